@@ -1,0 +1,73 @@
+/* Run configuration: INI file (inih) + --set overrides, every key with a documented default. */
+#ifndef DIKE_CONFIG_H
+#define DIKE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "dike/base.h"
+
+#define DIKE_STR_MAX 1024
+
+typedef struct dike_config {
+    /* [cluster] */
+    int64_t cluster_nodes;           /**< number of nodes */
+    int64_t cluster_gpus_per_node;   /**< GPUs per node */
+    int64_t cluster_nodes_per_rack;  /**< nodes per rack (racks are contiguous node ranges) */
+    char cluster_gpu_types[DIKE_STR_MAX];  /**< "type:count,..." node counts per GPU type, in node order; "" = all "v100" */
+    char cluster_gpu_speeds[DIKE_STR_MAX]; /**< "type:speed,..." speed relative to the reference type; unlisted = 1 */
+    double cluster_locality_rack;       /**< rate factor when a gang spans nodes of one rack but could fit on one node */
+    double cluster_locality_cross_rack; /**< rate factor when a gang spans racks but could fit in one rack */
+
+    /* [workload] */
+    char workload_trace[DIKE_STR_MAX];        /**< trace file; "" = synthetic workload */
+    char workload_trace_format[64];           /**< "dike" */
+    bool workload_skip_invalid;               /**< drop and count invalid rows instead of failing */
+    int64_t workload_jobs;                    /**< synthetic: number of jobs */
+    double workload_load;                     /**< synthetic: offered load (GPU demand / cluster GPUs) */
+    int64_t workload_tenants;                 /**< synthetic: number of tenants */
+    double workload_tenant_skew;              /**< synthetic: Zipf exponent of tenant popularity (0 = uniform) */
+    double workload_duration_median_s;        /**< synthetic: median job duration, s */
+    double workload_duration_sigma;           /**< synthetic: sigma of log(duration) (lognormal) */
+    double workload_duration_max_s;           /**< synthetic: durations are capped here, s */
+    char workload_gpu_mix[DIKE_STR_MAX];      /**< synthetic: "gpus:weight,..." GPU-count mix */
+
+    /* [scheduler] */
+    char scheduler_policy[64];           /**< policy name, see list-policies */
+    char scheduler_placement[64];        /**< placement name: pack, spread */
+    double scheduler_round_s;            /**< round length for time-sharing policies, s */
+    double scheduler_preemption_cost_s;  /**< checkpoint + restore cost paid on every resume, s (GPUs held) */
+    bool scheduler_backfill;             /**< fifo/sjf: let later jobs fill in when the head does not fit */
+
+    /* [run] */
+    int64_t run_seed;            /**< seed of every random stream */
+    char run_out[DIKE_STR_MAX];  /**< output HDF5 path */
+
+    /* [output] */
+    double output_timeseries_interval_s; /**< sampling interval of /timeseries, s */
+
+    /* [engine] */
+    int64_t engine_window_actions;         /**< actions buffered by the coordinator before a window ends */
+    char engine_coordinator_owns_nodes[16];/**< "auto" (yes for 1-2 ranks), "true", "false" */
+} dike_config;
+
+/** Fill every field with its documented default. */
+void dike_config_defaults(dike_config *c);
+
+/** Read an INI file over the current values. Unknown section/key, malformed value: error naming
+ *  "file:line: [section] key: reason". */
+int dike_config_load_file(dike_config *c, const char *path, dike_err *e);
+
+/** Apply one "section.key=value" assignment; @p origin names it in messages (e.g. "--set"). */
+int dike_config_set(dike_config *c, const char *assignment, const char *origin, dike_err *e);
+
+/** Check cross-key constraints (positive sizes, probabilities in range, known names). */
+int dike_config_validate(const dike_config *c, dike_err *e);
+
+/** Resolved configuration as INI text (every key, final values); caller frees. */
+char *dike_config_to_ini(const dike_config *c);
+
+/** Print the key reference (section, key, default, description) as a Markdown table. */
+void dike_config_print_reference(FILE *out);
+
+#endif

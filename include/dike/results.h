@@ -1,0 +1,135 @@
+/* What a run produces: the rows and attributes of the HDF5 file (SPEC §7), filled by rank 0
+ * (job-level data) and by every rank (its node block and its perf row). */
+#ifndef DIKE_RESULTS_H
+#define DIKE_RESULTS_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "dike/base.h"
+#include "dike/cluster.h"
+
+#define DIKE_NAME_MAX 64
+
+/** One row of /jobs. Times in seconds. */
+typedef struct dike_job_record {
+    int64_t job_id;       /**< trace job id */
+    uint32_t tenant;      /**< tenant index (see /tenants) */
+    uint32_t num_gpus;    /**< gang size */
+    double submit_time;   /**< s */
+    double start_time;    /**< first start, s (-1 if never started) */
+    double finish_time;   /**< s (-1 if not finished) */
+    double duration;      /**< s, on the best placement of the reference type */
+    double jct;           /**< finish - submit, s */
+    double queue_delay;   /**< first start - submit, s */
+    double t_ideal;       /**< Themis ideal time, s */
+    double rho;           /**< jct / t_ideal */
+    double run_time;      /**< s with GPUs held (sum over all runs, preemption cost included) */
+    uint32_t preemptions; /**< times the job was preempted */
+    uint32_t migrations;  /**< resumes on a different set of nodes */
+    char gpu_type[DIKE_GPU_TYPE_NAME]; /**< GPU type of its last placement ("" if never started) */
+} dike_job_record;
+
+/** One row of /tenants. */
+typedef struct dike_tenant_record {
+    uint32_t tenant;             /**< tenant index */
+    char name[DIKE_NAME_MAX];    /**< name from the trace */
+    double weight;               /**< scheduling weight */
+    uint32_t jobs;               /**< jobs submitted */
+    uint32_t finished;           /**< jobs finished */
+    double gpu_seconds;          /**< allocated GPU-seconds */
+    double avg_jct;              /**< s */
+    double mean_rho;             /**< mean rho of finished jobs */
+    double fairness_ratio;       /**< x_u = sum t_ideal / sum jct (Jain's input) */
+} dike_tenant_record;
+
+/** /summary attributes. */
+typedef struct dike_summary {
+    uint64_t jobs, finished;
+    double avg_jct, p50_jct, p95_jct, p99_jct;   /**< s */
+    double makespan;                             /**< s */
+    double avg_queue_delay;                      /**< s */
+    double mean_rho, p99_rho, max_rho;
+    double unfair_fraction;                      /**< fraction of finished jobs with rho > 1 */
+    double jain;                                 /**< Jain's index over tenants */
+    double utilization;                          /**< allocated GPU-s / (G x makespan) */
+    double effective_utilization;                /**< rate-weighted GPU-s / (G x makespan) */
+    uint64_t preemptions, migrations;
+    double allocated_gpu_seconds;                /**< s x GPUs */
+} dike_summary;
+
+/** /timeseries: n samples; tenant_gpus is n x ntenants, row-major. */
+typedef struct dike_timeseries {
+    size_t n, cap;
+    uint32_t ntenants;
+    double *time;          /**< s */
+    uint32_t *busy_gpus;
+    uint32_t *queued;
+    uint32_t *running;
+    uint32_t *tenant_gpus; /**< [n][ntenants] */
+} dike_timeseries;
+
+/** One row of /nodes, owned by the node's rank. */
+typedef struct dike_node_record {
+    uint32_t node;            /**< node index */
+    uint32_t rack;            /**< rack index */
+    char gpu_type[DIKE_GPU_TYPE_NAME]; /**< GPU type */
+    double busy_gpu_seconds;  /**< GPU-seconds allocated on this node */
+    uint32_t jobs_hosted;     /**< job runs (starts) hosted */
+    uint32_t failures;        /**< node failures */
+} dike_node_record;
+
+/** One row of /perf, one per rank. */
+typedef struct dike_perf_record {
+    int32_t rank;
+    uint64_t events;        /**< events processed (coordinator events or node actions) */
+    uint64_t windows;       /**< collective window rounds */
+    uint64_t messages;      /**< point-to-point messages sent (collective contributions count 1) */
+    uint64_t bytes_sent;    /**< bytes sent */
+    double wall_seconds;    /**< engine wall time (MPI_Init/Finalize excluded) */
+    double compute_seconds; /**< time in local work */
+    double comm_seconds;    /**< time in collectives */
+    uint64_t decisions;     /**< decision steps run (rank 0) */
+    uint32_t nodes_owned;   /**< nodes in this rank's block */
+} dike_perf_record;
+
+/** Root attributes. */
+typedef struct dike_run_meta {
+    char version[32];
+    char policy[64];
+    char placement[64];
+    int64_t seed;
+    int32_t ranks;
+    char *config_text;              /**< resolved configuration, INI */
+    char trace_path[1024];          /**< "synthetic" for generated workloads */
+    char trace_sha256[65];
+    double wall_seconds;            /**< whole run, s */
+} dike_run_meta;
+
+/** Everything rank 0 writes. */
+typedef struct dike_results {
+    dike_run_meta meta;
+    dike_job_record *jobs; size_t njobs;
+    dike_tenant_record *tenants; size_t ntenants;
+    dike_timeseries ts;
+    dike_summary summary;
+} dike_results;
+
+void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);
+/** Append one sample; returns a pointer to its ntenants tenant_gpus slots. */
+uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uint32_t queued,
+                               uint32_t running);
+void dike_timeseries_free(dike_timeseries *ts);
+void dike_results_free(dike_results *r);
+
+/** Write the output file, collectively over @p comm. Rank 0 passes @p r (others NULL); every rank
+ *  passes its own node rows (node indices contiguous, may be 0 rows) and its perf row. The file is
+ *  written as "<path>.tmp-<pid>" and renamed to @p path only when complete; on any failure it is
+ *  removed. Returns the same status on every rank. @p total_nodes = rows of /nodes. */
+int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
+                  const dike_node_record *nodes, size_t nnodes, uint64_t total_nodes,
+                  const dike_perf_record *perf, dike_err *e);
+
+/** Check early that @p path can be created (its folder exists and is writable); no file is left. */
+int dike_h5_check_writable(const char *path, dike_err *e);
+
+#endif

@@ -1,0 +1,77 @@
+/* Error messages, the one fatal path, checked allocation. */
+#include "dike/base.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+dike_time dike_time_from_s(double s)
+{
+    return (dike_time)llround(s * 1e6);
+}
+
+int dike_err_set(dike_err *e, int code, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+        e->code = code;
+    }
+    return code;
+}
+
+void dike__fatal(const char *file, int line, const char *fmt, ...)
+{
+    int inited = 0, rank = 0;
+    MPI_Initialized(&inited);
+    if (inited)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "dike-emu: fatal error on rank %d at %s:%d: %s\n", rank, file, line, msg);
+    fflush(stderr);
+    /* MPI_Abort ends every rank of the job; exit() on one rank would leave the others waiting. */
+    if (inited)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    abort();
+}
+
+void *dike_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        dike_fatal("out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *dike_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        dike_fatal("out of memory allocating %zu x %zu bytes", n, size);
+    return p;
+}
+
+void *dike_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        dike_fatal("out of memory reallocating %zu bytes", n);
+    return q;
+}
+
+char *dike_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = dike_xmalloc(n);
+    memcpy(d, s, n);
+    return d;
+}
