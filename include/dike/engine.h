@@ -1,0 +1,78 @@
+/* Event engine primitives: pooled fixed-size events and the binary heap that orders them.
+ *
+ * One comparator defines the total order of SPEC §3: (time, phase, kind, entity, seq). No two
+ * live events compare equal because (entity, seq) is unique, so the order never depends on
+ * insertion order, heap shape or hash order — the root of rank-count-invariant results. */
+#ifndef DIKE_ENGINE_H
+#define DIKE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dike/base.h"
+
+/** Phases within one timestamp: resources are released before new work arrives, and the
+ *  decision step runs after every event of the timestamp has been applied. */
+enum dike_phase {
+    DIKE_PHASE_RELEASE = 0, /**< completions, node failures: capacity comes back first */
+    DIKE_PHASE_ARRIVE = 1,  /**< job arrivals, repairs */
+    DIKE_PHASE_ROUND = 2    /**< round boundaries of time-sharing policies */
+};
+
+enum dike_event_kind {
+    DIKE_EV_JOB_FINISH = 0, /**< entity = job index, data = job epoch at scheduling */
+    DIKE_EV_JOB_ARRIVE = 1, /**< entity = job index */
+    DIKE_EV_ROUND = 2       /**< entity = 0, seq = round number */
+};
+
+/** A fixed-size event; lives in a dike_event_pool. */
+typedef struct dike_event {
+    dike_time time;   /**< simulated time, us */
+    uint32_t entity;  /**< job index, node index, ... (meaning set by kind) */
+    uint32_t seq;     /**< per-entity sequence number: breaks the last ties */
+    uint32_t data;    /**< kind-specific payload (e.g. the job epoch, to discard stale finishes) */
+    uint8_t phase;    /**< enum dike_phase */
+    uint8_t kind;     /**< enum dike_event_kind */
+    uint16_t pad_;
+} dike_event;
+
+/** The one comparator: < 0 if a comes first. */
+static inline int dike_event_cmp(const dike_event *a, const dike_event *b)
+{
+    if (a->time != b->time) return a->time < b->time ? -1 : 1;
+    if (a->phase != b->phase) return a->phase < b->phase ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    if (a->entity != b->entity) return a->entity < b->entity ? -1 : 1;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    return 0;
+}
+
+/** Event pool: events are carved from fixed chunks that never move and are recycled through a
+ *  free list, so the hot path never calls malloc once the pool has warmed up. */
+typedef struct dike_event_pool {
+    dike_event **chunks;  /**< chunk pointers */
+    size_t nchunks;       /**< chunks allocated */
+    size_t used_in_last;  /**< events handed out from the last chunk */
+    dike_event *free_list;/**< recycled events, linked through their first bytes */
+    size_t live;          /**< events currently handed out */
+} dike_event_pool;
+
+void dike_pool_init(dike_event_pool *p);
+void dike_pool_free(dike_event_pool *p);
+dike_event *dike_pool_get(dike_event_pool *p);
+void dike_pool_put(dike_event_pool *p, dike_event *ev);
+
+/** Binary min-heap of event pointers under dike_event_cmp. */
+typedef struct dike_heap {
+    dike_event **a; /**< heap array */
+    size_t n;       /**< events in the heap */
+    size_t cap;     /**< capacity of a */
+} dike_heap;
+
+void dike_heap_init(dike_heap *h);
+void dike_heap_free(dike_heap *h);
+void dike_heap_push(dike_heap *h, dike_event *ev);
+/** Smallest event, or NULL when empty. */
+static inline dike_event *dike_heap_top(const dike_heap *h) { return h->n ? h->a[0] : NULL; }
+dike_event *dike_heap_pop(dike_heap *h);
+
+#endif

@@ -1,0 +1,123 @@
+/* The coordinator's view: running jobs, free capacity, and the two plug-in interfaces
+ * (policy, placement). A policy decides which jobs run; a placement decides where. */
+#ifndef DIKE_SCHED_H
+#define DIKE_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dike/base.h"
+#include "dike/cluster.h"
+#include "dike/config.h"
+#include "dike/workload.h"
+
+enum dike_job_state {
+    DIKE_JOB_FUTURE = 0,  /**< not yet submitted */
+    DIKE_JOB_QUEUED = 1,  /**< submitted, waiting (new or preempted) */
+    DIKE_JOB_RUNNING = 2, /**< holding GPUs */
+    DIKE_JOB_DONE = 3     /**< finished */
+};
+
+/** A piece of a gang's placement: @p gpus GPUs on node @p node. */
+typedef struct dike_slice {
+    uint32_t node; /**< node index */
+    uint32_t gpus; /**< GPUs on that node */
+} dike_slice;
+
+/** A job's run-time state at the coordinator. */
+typedef struct dike_job {
+    const dike_job_spec *spec; /**< immutable input */
+    uint32_t idx;              /**< index in submit order = entity id */
+    uint8_t state;             /**< enum dike_job_state */
+    int8_t type;               /**< GPU type of the current / last placement, -1 none */
+    uint8_t level;             /**< locality level of the current placement */
+    uint32_t epoch;            /**< bumped on preemption; stale finish events carry an old one */
+    uint32_t seq;              /**< per-job event sequence */
+    dike_time first_start;     /**< first start, us; -1 before */
+    dike_time run_start;       /**< start of the current run, us */
+    dike_time progress_start;  /**< when the current run starts making progress (after restore), us */
+    dike_time finish;          /**< finish of the current run if undisturbed, us */
+    double remaining;          /**< reference-rate work left at progress_start, us */
+    double rate;               /**< current rate relative to the reference (0 when queued) */
+    double held_us;            /**< us with GPUs held, all runs */
+    double rate_gpu_us;        /**< sum of rate x GPUs x us, all runs (effective utilisation) */
+    double attained_gpu_s;     /**< attained service in GPU-seconds (LAS) */
+    double area_at_submit;     /**< active-jobs integral at submit (for N_avg), job-seconds */
+    double navg;               /**< time-average active jobs while in the system (set at finish) */
+    uint32_t preemptions;      /**< times preempted */
+    uint32_t migrations;       /**< resumes on a different node set */
+    uint32_t nslices;          /**< slices of the current placement */
+    dike_slice *slices;        /**< placement slots: spec->num_gpus entries reserved */
+    uint32_t last_sig;         /**< hash of the last node set (migration detection) */
+    int32_t pol_i;             /**< policy-private index (e.g. heap position) */
+    int32_t pol_j;             /**< policy-private index */
+} dike_job;
+
+/** Free capacity: what the coordinator knows about every node's free GPUs. Kept exactly in step
+ *  with the node ranks (only the coordinator allocates), so placement needs no round trip.
+ *  Nodes are bucketed by free-GPU count per GPU type so a placement never scans every node. */
+typedef struct dike_capacity dike_capacity;
+
+typedef struct dike_sched dike_sched;
+
+/* ---- policy interface ---- */
+
+enum {
+    DIKE_POLICY_PREEMPTIVE = 1u << 0, /**< may preempt running jobs */
+    DIKE_POLICY_ROUNDS = 1u << 1      /**< wants a decision at every round boundary */
+};
+
+typedef int (*dike_policy_init_fn)(dike_sched *s, void **state, dike_err *e);
+typedef void (*dike_policy_job_fn)(void *state, dike_sched *s, dike_job *j);
+typedef void (*dike_policy_decide_fn)(void *state, dike_sched *s);
+typedef void (*dike_policy_free_fn)(void *state);
+
+/** A scheduling policy: one file in src/policy/, one line in the registry. */
+typedef struct dike_policy {
+    const char *name;                 /**< --policy NAME */
+    const char *summary;              /**< one line for list-policies */
+    unsigned flags;                   /**< DIKE_POLICY_* */
+    dike_policy_init_fn init;         /**< allocate state */
+    dike_policy_job_fn on_arrival;    /**< a job was submitted (state QUEUED) */
+    dike_policy_job_fn on_finish;     /**< a running job finished (already released) */
+    dike_policy_decide_fn decide;     /**< start / preempt jobs through dike_sched_* */
+    dike_policy_free_fn free;         /**< release state */
+} dike_policy;
+
+const dike_policy *dike_policy_find(const char *name);
+/** NULL-terminated list of all policies, in registry order. */
+const dike_policy *const *dike_policy_all(void);
+
+/* ---- placement interface ---- */
+
+typedef int (*dike_place_fn)(dike_capacity *cap, const dike_job *j, dike_slice *out,
+                             uint32_t *nout, int *type, int *level);
+
+/** A placement strategy: returns 1 and fills out[] (GPUs per node, summing to num_gpus) if the gang
+ *  fits now, 0 otherwise. It only chooses; the caller commits the allocation. */
+typedef struct dike_placement {
+    const char *name;    /**< --placement NAME */
+    const char *summary; /**< one line */
+    dike_place_fn place; /**< choose nodes */
+} dike_placement;
+
+const dike_placement *dike_placement_find(const char *name);
+const dike_placement *const *dike_placement_all(void);
+
+/* ---- what policies may ask and do (implemented by the coordinator) ---- */
+
+dike_time dike_sched_now(const dike_sched *s);
+const dike_cluster *dike_sched_cluster(const dike_sched *s);
+const dike_config *dike_sched_config(const dike_sched *s);
+/** Free GPUs of @p type (-1: all types). */
+uint64_t dike_sched_free_gpus(const dike_sched *s, int type);
+/** Free GPUs usable by job @p j (its GPU type constraint applied; largest single type pool if none). */
+uint64_t dike_sched_free_for(const dike_sched *s, const dike_job *j);
+/** Place and start a QUEUED job now. Returns 1 if started, 0 if it does not fit. */
+int dike_sched_start(dike_sched *s, dike_job *j);
+/** Preempt a RUNNING job now: its GPUs are free at once, its progress is kept, it becomes QUEUED
+ *  (the policy must requeue it in its own structures). */
+void dike_sched_preempt(dike_sched *s, dike_job *j);
+/** Remaining reference work of @p j at now, us. */
+double dike_sched_remaining(const dike_sched *s, const dike_job *j);
+
+#endif

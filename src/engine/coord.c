@@ -1,0 +1,423 @@
+/* Coordinator: the event loop of rank 0 and the dike_sched API that policies call. */
+#include "engine/coord.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dike/metrics.h"
+#include "placement/capacity.h"
+
+/* ---- events ---- */
+
+static void push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
+                       uint32_t seq, uint32_t data)
+{
+    dike_event *ev = dike_pool_get(&s->pool);
+    ev->time = t;
+    ev->phase = phase;
+    ev->kind = kind;
+    ev->entity = entity;
+    ev->seq = seq;
+    ev->data = data;
+    ev->pad_ = 0;
+    dike_heap_push(&s->heap, ev);
+}
+
+static void push_next_arrival(dike_sched *s)
+{
+    if (s->next_arrival >= s->w->njobs)
+        return;
+    dike_job *j = &s->jobs[s->next_arrival++];
+    push_event(s, j->spec->submit, DIKE_PHASE_ARRIVE, DIKE_EV_JOB_ARRIVE, j->idx, j->seq++, 0);
+}
+
+/* ---- accounting ---- */
+
+/* The integral of active jobs over time gives each job's N_avg (SPEC §6) in O(1). */
+static void touch_area(dike_sched *s)
+{
+    if (s->now > s->area_t) {
+        s->area += (double)s->active * dike_time_to_s(s->now - s->area_t);
+        s->area_t = s->now;
+    }
+}
+
+static void emit_sample(dike_sched *s, dike_time t)
+{
+    uint32_t *tg = dike_timeseries_push(&s->ts, dike_time_to_s(t), (uint32_t)s->busy_gpus,
+                                        s->queued, s->running);
+    memcpy(tg, s->tenant_gpus, s->w->ntenants * sizeof *tg);
+}
+
+/* Samples at times before t see the state left by every event before t. */
+static void advance_to(dike_sched *s, dike_time t)
+{
+    while (s->next_sample < t) {
+        emit_sample(s, s->next_sample);
+        s->next_sample += s->sample_step;
+    }
+    s->now = t;
+}
+
+static void add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl)
+{
+    if (s->nact == s->act_cap) {
+        s->act_cap = s->act_cap ? 2 * s->act_cap : 4096;
+        s->act = dike_xrealloc(s->act, s->act_cap * sizeof *s->act);
+    }
+    dike_action *a = &s->act[s->nact++];
+    a->time = s->now;
+    a->run_start = j->run_start;
+    a->node = sl->node;
+    a->gpus = sl->gpus;
+    a->job = j->idx;
+    a->kind = kind;
+}
+
+/* Order-independent signature of a node set, to tell a migration from a resume in place. */
+static uint32_t node_set_sig(const dike_slice *sl, uint32_t n)
+{
+    uint64_t sum = 0, x = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t h = (sl[i].node + 1) * UINT64_C(0x9E3779B97F4A7C15);
+        h ^= h >> 29;
+        sum += h;
+        x ^= h * 31;
+    }
+    return (uint32_t)(sum ^ (x >> 17) ^ n);
+}
+
+/* Release a running job's GPUs at now: capacity, node actions, run accounting. */
+static void release(dike_sched *s, dike_job *j)
+{
+    uint32_t g = j->spec->num_gpus;
+    for (uint32_t i = 0; i < j->nslices; i++) {
+        dike_capacity_give(s->cap, j->slices[i].node, j->slices[i].gpus);
+        add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
+    }
+    double held = (double)(s->now - j->run_start);
+    double productive = s->now > j->progress_start ? (double)(s->now - j->progress_start) : 0.0;
+    j->held_us += held;
+    j->rate_gpu_us += j->rate * g * productive;
+    j->attained_gpu_s += g * held / 1e6;
+    s->tenant_gpu_s[j->spec->tenant] += g * held / 1e6;
+    s->busy_gpus -= g;
+    s->tenant_gpus[j->spec->tenant] -= g;
+    s->running--;
+}
+
+/* ---- the API policies use ---- */
+
+dike_time dike_sched_now(const dike_sched *s) { return s->now; }
+const dike_cluster *dike_sched_cluster(const dike_sched *s) { return s->cl; }
+const dike_config *dike_sched_config(const dike_sched *s) { return s->cfg; }
+
+uint64_t dike_sched_free_gpus(const dike_sched *s, int type)
+{
+    return type < 0 ? s->cap->total_free : s->cap->type_free[type];
+}
+
+uint64_t dike_sched_free_for(const dike_sched *s, const dike_job *j)
+{
+    if (j->spec->gpu_type >= 0)
+        return s->cap->type_free[j->spec->gpu_type];
+    uint64_t best = 0; /* a gang uses one GPU type: the largest free pool is what it can get */
+    for (uint32_t t = 0; t < s->cl->ntypes; t++)
+        if (s->cap->type_free[t] > best)
+            best = s->cap->type_free[t];
+    return best;
+}
+
+double dike_sched_remaining(const dike_sched *s, const dike_job *j)
+{
+    if (j->state != DIKE_JOB_RUNNING || s->now <= j->progress_start)
+        return j->remaining;
+    double left = j->remaining - (double)(s->now - j->progress_start) * j->rate;
+    return left > 0 ? left : 0;
+}
+
+int dike_sched_start(dike_sched *s, dike_job *j)
+{
+    if (j->state != DIKE_JOB_QUEUED)
+        dike_fatal("policy %s started job %u in state %u", s->pol->name, j->idx, j->state);
+    uint32_t g = j->spec->num_gpus;
+    if (dike_sched_free_for(s, j) < g)
+        return 0;
+    uint32_t n = 0;
+    int type = -1, level = 0;
+    if (!s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
+        return 0;
+    memcpy(j->slices, s->scratch, n * sizeof *j->slices);
+    j->nslices = n;
+    int resume = j->first_start >= 0;
+    if (resume && node_set_sig(j->slices, n) != j->last_sig) {
+        j->migrations++;
+        s->migrations++;
+    }
+    j->run_start = s->now;
+    /* Checkpoint + restore is paid on every resume with the GPUs held (SPEC §2). */
+    j->progress_start = s->now + (resume ? s->preempt_cost_us : 0);
+    j->type = (int8_t)type;
+    j->level = (uint8_t)level;
+    j->rate = dike_cluster_rate(s->cl, type, g, level);
+    j->finish = j->progress_start + (dike_time)ceil(j->remaining / j->rate);
+    if (j->finish <= s->now)
+        j->finish = s->now + 1;
+    if (!resume)
+        j->first_start = s->now;
+    for (uint32_t i = 0; i < n; i++) {
+        dike_capacity_take(s->cap, j->slices[i].node, j->slices[i].gpus);
+        add_action(s, DIKE_ACT_START, j, &j->slices[i]);
+    }
+    j->state = DIKE_JOB_RUNNING;
+    s->queued--;
+    s->running++;
+    s->busy_gpus += g;
+    s->tenant_gpus[j->spec->tenant] += g;
+    push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++, j->epoch);
+    return 1;
+}
+
+void dike_sched_preempt(dike_sched *s, dike_job *j)
+{
+    if (j->state != DIKE_JOB_RUNNING)
+        dike_fatal("policy %s preempted job %u in state %u", s->pol->name, j->idx, j->state);
+    j->remaining = dike_sched_remaining(s, j);
+    if (j->remaining <= 0)
+        j->remaining = 1; /* cannot happen (its finish would have come first); stay positive */
+    release(s, j);
+    j->last_sig = node_set_sig(j->slices, j->nslices);
+    j->nslices = 0;
+    j->epoch++; /* its finish event is now stale */
+    j->preemptions++;
+    s->preemptions++;
+    j->rate = 0;
+    j->state = DIKE_JOB_QUEUED;
+    s->queued++;
+}
+
+/* ---- event handlers ---- */
+
+static void on_arrival(dike_sched *s, dike_job *j)
+{
+    touch_area(s);
+    j->area_at_submit = s->area;
+    j->state = DIKE_JOB_QUEUED;
+    s->active++;
+    s->queued++;
+    push_next_arrival(s);
+    s->pol->on_arrival(s->pol_state, s, j);
+}
+
+static void on_finish(dike_sched *s, dike_job *j)
+{
+    release(s, j);
+    j->remaining = 0;
+    j->nslices = 0;
+    touch_area(s);
+    double jct_s = dike_time_to_s(s->now - j->spec->submit);
+    j->navg = jct_s > 0 ? (s->area - j->area_at_submit) / jct_s : 1.0;
+    j->finish = s->now;
+    j->state = DIKE_JOB_DONE;
+    s->active--;
+    s->finished++;
+    if (s->pol->on_finish)
+        s->pol->on_finish(s->pol_state, s, j);
+}
+
+static void handle(dike_sched *s, const dike_event *ev)
+{
+    switch (ev->kind) {
+    case DIKE_EV_JOB_ARRIVE:
+        on_arrival(s, &s->jobs[ev->entity]);
+        break;
+    case DIKE_EV_JOB_FINISH: {
+        dike_job *j = &s->jobs[ev->entity];
+        if (ev->data != j->epoch || j->state != DIKE_JOB_RUNNING) {
+            s->stale_events++; /* the run it ended was preempted */
+            return;
+        }
+        on_finish(s, j);
+        break;
+    }
+    case DIKE_EV_ROUND:
+        s->round_pending = 0;
+        break;
+    default:
+        dike_fatal("unknown event kind %u", ev->kind);
+    }
+}
+
+dike_time dike_coord_next_time(const dike_sched *s)
+{
+    const dike_event *ev = dike_heap_top(&s->heap);
+    return ev ? ev->time : DIKE_TIME_INF;
+}
+
+int dike_coord_done(const dike_sched *s)
+{
+    return s->finished == s->w->njobs;
+}
+
+void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
+{
+    const dike_event *top;
+    while ((top = dike_heap_top(&s->heap)) && top->time < horizon && s->nact < max_actions) {
+        dike_time t = top->time;
+        advance_to(s, t);
+        while ((top = dike_heap_top(&s->heap)) && top->time == t) {
+            dike_event *ev = dike_heap_pop(&s->heap);
+            handle(s, ev);
+            dike_pool_put(&s->pool, ev);
+            s->events++;
+        }
+        /* One decision step per timestamp, after every arrival and completion at it. */
+        s->pol->decide(s->pol_state, s);
+        s->decisions++;
+        if ((s->pol->flags & DIKE_POLICY_ROUNDS) && !s->round_pending && s->active > 0) {
+            dike_time next = (s->now / s->round_us + 1) * s->round_us;
+            push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
+            s->round_pending = 1;
+        }
+    }
+    if (dike_coord_done(s)) {
+        /* Close the time series at the last event. */
+        while (s->next_sample <= s->now) {
+            emit_sample(s, s->next_sample);
+            s->next_sample += s->sample_step;
+        }
+    }
+}
+
+/* ---- set-up ---- */
+
+int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,
+                    const dike_workload *w, dike_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = cfg;
+    s->cl = cl;
+    s->w = w;
+    s->pol = dike_policy_find(cfg->scheduler_policy);
+    if (!s->pol)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[scheduler] policy: unknown policy '%s' (dike-emu list-policies)",
+                            cfg->scheduler_policy);
+    s->plc = dike_placement_find(cfg->scheduler_placement);
+    if (!s->plc)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[scheduler] placement: unknown placement '%s' (dike-emu list-policies)",
+                            cfg->scheduler_placement);
+    if (w->njobs > UINT32_MAX - 1)
+        return dike_err_set(e, DIKE_EINVAL, "%s: %zu jobs, at most %u supported", w->source,
+                            w->njobs, UINT32_MAX - 1);
+    s->round_us = dike_time_from_s(cfg->scheduler_round_s);
+    s->preempt_cost_us = dike_time_from_s(cfg->scheduler_preemption_cost_s);
+    s->sample_step = dike_time_from_s(cfg->output_timeseries_interval_s);
+    if (s->round_us <= 0 || s->sample_step <= 0)
+        return dike_err_set(e, DIKE_EINVAL, "[scheduler] round_s and [output] timeseries_interval_s must be positive");
+
+    size_t total_slots = 0;
+    uint32_t max_gang = 1;
+    for (size_t i = 0; i < w->njobs; i++) {
+        total_slots += w->jobs[i].num_gpus;
+        if (w->jobs[i].num_gpus > max_gang)
+            max_gang = w->jobs[i].num_gpus;
+    }
+    s->jobs = dike_xcalloc(w->njobs, sizeof *s->jobs);
+    s->slice_arena = dike_xmalloc(total_slots * sizeof *s->slice_arena);
+    s->scratch = dike_xmalloc(max_gang * sizeof *s->scratch);
+    size_t off = 0;
+    for (size_t i = 0; i < w->njobs; i++) {
+        dike_job *j = &s->jobs[i];
+        j->spec = &w->jobs[i];
+        j->idx = (uint32_t)i;
+        j->type = -1;
+        j->first_start = -1;
+        j->remaining = (double)j->spec->duration;
+        j->slices = &s->slice_arena[off];
+        j->pol_i = j->pol_j = -1;
+        off += j->spec->num_gpus;
+    }
+    s->cap = dike_capacity_new(cl);
+    s->tenant_gpus = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpus);
+    s->tenant_gpu_s = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpu_s);
+    dike_timeseries_init(&s->ts, w->ntenants);
+    dike_pool_init(&s->pool);
+    dike_heap_init(&s->heap);
+    int rc = s->pol->init(s, &s->pol_state, e);
+    if (rc)
+        return rc;
+    push_next_arrival(s);
+    return 0;
+}
+
+void dike_coord_free(dike_sched *s)
+{
+    if (s->pol && s->pol_state)
+        s->pol->free(s->pol_state);
+    dike_capacity_free(s->cap);
+    dike_heap_free(&s->heap);
+    dike_pool_free(&s->pool);
+    dike_timeseries_free(&s->ts);
+    free(s->jobs);
+    free(s->slice_arena);
+    free(s->scratch);
+    free(s->tenant_gpus);
+    free(s->tenant_gpu_s);
+    free(s->act);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- results ---- */
+
+void dike_coord_results(dike_sched *s, dike_results *r)
+{
+    const dike_workload *w = s->w;
+    r->njobs = w->njobs;
+    r->jobs = dike_xcalloc(w->njobs, sizeof *r->jobs);
+    double alloc_gpu_s = 0, eff_gpu_s = 0;
+    for (size_t i = 0; i < w->njobs; i++) {
+        const dike_job *j = &s->jobs[i];
+        dike_job_record *o = &r->jobs[i];
+        o->job_id = j->spec->id;
+        o->tenant = j->spec->tenant;
+        o->num_gpus = j->spec->num_gpus;
+        o->submit_time = dike_time_to_s(j->spec->submit);
+        o->duration = dike_time_to_s(j->spec->duration);
+        o->start_time = j->first_start >= 0 ? dike_time_to_s(j->first_start) : -1;
+        o->preemptions = j->preemptions;
+        o->migrations = j->migrations;
+        o->run_time = j->held_us / 1e6;
+        alloc_gpu_s += o->run_time * j->spec->num_gpus;
+        eff_gpu_s += j->rate_gpu_us / 1e6;
+        if (j->type >= 0)
+            snprintf(o->gpu_type, sizeof o->gpu_type, "%s", s->cl->types[j->type].name);
+        if (j->state == DIKE_JOB_DONE) {
+            o->finish_time = dike_time_to_s(j->finish);
+            o->jct = dike_time_to_s(j->finish - j->spec->submit);
+            o->queue_delay = dike_time_to_s(j->first_start - j->spec->submit);
+            o->t_ideal = dike_t_ideal(o->duration, o->num_gpus, j->navg, s->cl->total_gpus);
+            o->rho = o->jct / o->t_ideal;
+        } else {
+            o->finish_time = o->jct = o->t_ideal = o->rho = -1;
+            o->queue_delay = j->first_start >= 0 ? o->start_time - o->submit_time : -1;
+        }
+    }
+    r->ntenants = w->ntenants;
+    r->tenants = dike_xcalloc(w->ntenants + 1, sizeof *r->tenants);
+    for (uint32_t t = 0; t < w->ntenants; t++) {
+        r->tenants[t].tenant = t;
+        snprintf(r->tenants[t].name, sizeof r->tenants[t].name, "%s", w->tenants[t]);
+        r->tenants[t].weight = 1.0;
+        r->tenants[t].gpu_seconds = s->tenant_gpu_s[t];
+    }
+    for (size_t i = 0; i < w->njobs; i++)
+        r->tenants[w->jobs[i].tenant].jobs++;
+    dike_summarize(r->jobs, r->njobs, r->tenants, r->ntenants, s->cl->total_gpus, alloc_gpu_s,
+                   eff_gpu_s, &r->summary);
+    r->ts = s->ts; /* ownership moves to the results */
+    memset(&s->ts, 0, sizeof s->ts);
+}

@@ -1,0 +1,81 @@
+/* The coordinator (rank 0): jobs, queue, policy, placement, job-level accounting (internal).
+ *
+ * It advances its own event heap window by window. Every start and stop it decides becomes a
+ * dike_action for the node rank that owns the node; actions are buffered and shipped at the
+ * window end. A job's completion time is known when it starts (its rate is fixed by its
+ * placement), so the coordinator needs the node ranks only for what it cannot predict. */
+#ifndef DIKE_COORD_H
+#define DIKE_COORD_H
+
+#include <stdint.h>
+#include "dike/engine.h"
+#include "dike/results.h"
+#include "dike/sched.h"
+
+enum { DIKE_ACT_START = 1, DIKE_ACT_STOP = 2 };
+
+/** A start or stop of one job's slice on one node, sent to the node's owner. */
+typedef struct dike_action {
+    dike_time time;       /**< when, us */
+    dike_time run_start;  /**< STOP: when this run started (for busy GPU-seconds), us */
+    uint32_t node;        /**< node index */
+    uint32_t gpus;        /**< GPUs of the slice */
+    uint32_t job;         /**< job index */
+    uint32_t kind;        /**< DIKE_ACT_* */
+} dike_action;
+
+struct dike_sched {
+    const dike_config *cfg;
+    const dike_cluster *cl;
+    const dike_workload *w;
+    const dike_policy *pol;
+    void *pol_state;
+    const dike_placement *plc;
+    dike_capacity *cap;
+
+    dike_job *jobs;          /**< one per workload job, submit order */
+    dike_slice *slice_arena; /**< num_gpus slots per job, reserved up front */
+    dike_slice *scratch;     /**< placement output scratch (max gang) */
+
+    dike_event_pool pool;
+    dike_heap heap;
+    dike_time now;
+    size_t next_arrival;     /**< next job to submit (only one arrival event is in the heap) */
+    uint32_t round_seq;      /**< rounds scheduled so far */
+    int round_pending;       /**< a round event is in the heap */
+    dike_time round_us, preempt_cost_us;
+
+    /* accounting */
+    uint64_t busy_gpus;
+    uint32_t queued, running, active;
+    size_t finished;
+    double area;             /**< integral of active jobs over time, job-seconds */
+    dike_time area_t;        /**< time of the last area update */
+    uint32_t *tenant_gpus;   /**< GPUs held per tenant now */
+    double *tenant_gpu_s;    /**< allocated GPU-seconds per tenant */
+    dike_timeseries ts;
+    dike_time sample_step, next_sample;
+    uint64_t preemptions, migrations;
+
+    /* actions for the node ranks, in time order */
+    dike_action *act;
+    size_t nact, act_cap;
+
+    /* instrumentation */
+    uint64_t events, stale_events, decisions;
+};
+
+int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,
+                    const dike_workload *w, dike_err *e);
+void dike_coord_free(dike_sched *s);
+/** Time of the next coordinator event, DIKE_TIME_INF if none. */
+dike_time dike_coord_next_time(const dike_sched *s);
+/** Process events with time < @p horizon; stop early (at a timestamp boundary) once
+ *  @p max_actions actions are buffered. */
+void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions);
+/** All jobs finished. */
+int dike_coord_done(const dike_sched *s);
+/** Build the job-level results (jobs, tenants, timeseries, summary). */
+void dike_coord_results(dike_sched *s, dike_results *r);
+
+#endif

@@ -1,0 +1,160 @@
+/* dike_run: configuration -> cluster -> workload -> window loop -> results -> HDF5. */
+#include "dike/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dike/cluster.h"
+#include "dike/workload.h"
+#include "engine/coord.h"
+#include "engine/partition.h"
+#include "engine/window.h"
+#include "engine/run_internal.h"
+
+/* Rank 0's status reaches every rank, so all return the same code and message and nobody is left
+ * waiting in a collective. */
+static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    if (rc && e) {
+        MPI_Bcast(e->msg, (int)sizeof e->msg, MPI_CHAR, 0, comm);
+        e->code = rc;
+    } else if (rc) {
+        char buf[sizeof ((dike_err *)0)->msg];
+        MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, 0, comm);
+    }
+    return rc;
+}
+
+static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
+{
+    if (strcmp(cfg->engine_coordinator_owns_nodes, "true") == 0)
+        return 1;
+    if (strcmp(cfg->engine_coordinator_owns_nodes, "false") == 0)
+        return nranks == 1;
+    return nranks <= 2; /* auto: with 1-2 ranks an idle coordinator would waste half the job */
+}
+
+int dike_run(const dike_config *cfg, MPI_Comm comm, const char *out_path, dike_results *out,
+             dike_perf_record *perf_out, dike_err *e)
+{
+    return dike__run_workload(cfg, comm, NULL, out_path, out, perf_out, e);
+}
+
+int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
+                       const char *out_path, dike_results *out, dike_perf_record *perf_out,
+                       dike_err *e)
+{
+    int rank, nranks, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    double t_start = MPI_Wtime();
+    memset(out, 0, sizeof *out);
+
+    dike_cluster cl;
+    dike_workload w;
+    dike_sched s;
+    dike_part part;
+    dike_perf_record perf;
+    dike_node_record *nodes = NULL;
+    memset(&perf, 0, sizeof perf);
+    memset(&s, 0, sizeof s);
+    memset(&part, 0, sizeof part);
+    dike_workload_init(&w);
+
+    /* Every rank derives the same cluster from the same configuration. */
+    if (rank == 0) {
+        rc = dike_config_validate(cfg, e);
+        if (!rc)
+            rc = dike_cluster_init(&cl, cfg, e);
+        if (!rc && cl.gpus_per_node > 256)
+            rc = dike_err_set(e, DIKE_EINVAL, "[cluster] gpus_per_node: at most 256 supported (got %u)",
+                              cl.gpus_per_node);
+        if (!rc && cl.nodes_per_rack > 1024)
+            rc = dike_err_set(e, DIKE_EINVAL, "[cluster] nodes_per_rack: at most 1024 supported (got %u)",
+                              cl.nodes_per_rack);
+        if (!rc && out_path && *out_path)
+            rc = dike_h5_check_writable(out_path, e);
+        if (!rc && !given)
+            rc = dike_workload_load(cfg, &cl, &w, e);
+        if (!rc)
+            rc = dike_coord_init(&s, cfg, &cl, given ? given : &w, e);
+    }
+    if (bcast_status(comm, rc, e))
+        goto out;
+    if (rank != 0 && (rc = dike_cluster_init(&cl, cfg, e)))
+        dike_fatal("rank %d: cluster differs from rank 0: %s", rank, e->msg);
+
+    dike_part_layout layout;
+    dike_part_layout_init(&layout, &cl, nranks, coordinator_owns_nodes(cfg, nranks));
+    uint32_t first, n;
+    dike_part_block(&layout, rank, &first, &n);
+    dike_part_init(&part, &cl, first, n);
+
+    dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout,
+                     (size_t)cfg->engine_window_actions, &perf);
+
+    if (rank == 0) {
+        dike_coord_results(&s, out);
+        dike_run_meta *m = &out->meta;
+        snprintf(m->version, sizeof m->version, "%s", DIKE_VERSION);
+        snprintf(m->policy, sizeof m->policy, "%s", cfg->scheduler_policy);
+        snprintf(m->placement, sizeof m->placement, "%s", cfg->scheduler_placement);
+        m->seed = cfg->run_seed;
+        m->ranks = nranks;
+        m->config_text = dike_config_to_ini(cfg);
+        const dike_workload *used = given ? given : &w;
+        snprintf(m->trace_path, sizeof m->trace_path, "%s", used->source);
+        snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", used->sha256);
+    }
+    double wall = MPI_Wtime() - t_start;
+    MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm);
+    if (rank == 0)
+        out->meta.wall_seconds = wall;
+    nodes = dike_part_records(&part);
+    if (out_path && *out_path)
+        rc = dike_h5_write(out_path, comm, rank == 0 ? out : NULL, nodes, part.n, cl.nodes, &perf, e);
+    if (perf_out)
+        *perf_out = perf;
+out:
+    free(nodes);
+    dike_part_free(&part);
+    if (rank == 0) {
+        dike_coord_free(&s);
+        dike_workload_free(&w);
+    }
+    if (rc && rank == 0)
+        dike_results_free(out);
+    return rc;
+}
+
+void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *perf)
+{
+    const dike_summary *m = &r->summary;
+    fprintf(f, "dike-emu %s  policy=%s placement=%s seed=%lld ranks=%d\n", r->meta.version,
+            r->meta.policy, r->meta.placement, (long long)r->meta.seed, r->meta.ranks);
+    fprintf(f, "trace: %s\n", r->meta.trace_path);
+    fprintf(f, "  %-22s %14s\n", "metric", "value");
+    fprintf(f, "  %-22s %14llu\n", "jobs", (unsigned long long)m->jobs);
+    fprintf(f, "  %-22s %14llu\n", "finished", (unsigned long long)m->finished);
+    fprintf(f, "  %-22s %14.2f\n", "avg JCT (s)", m->avg_jct);
+    fprintf(f, "  %-22s %14.2f\n", "p50 JCT (s)", m->p50_jct);
+    fprintf(f, "  %-22s %14.2f\n", "p99 JCT (s)", m->p99_jct);
+    fprintf(f, "  %-22s %14.2f\n", "makespan (s)", m->makespan);
+    fprintf(f, "  %-22s %14.2f\n", "avg queue delay (s)", m->avg_queue_delay);
+    fprintf(f, "  %-22s %14.4f\n", "mean rho", m->mean_rho);
+    fprintf(f, "  %-22s %14.4f\n", "max rho", m->max_rho);
+    fprintf(f, "  %-22s %14.4f\n", "unfair fraction", m->unfair_fraction);
+    fprintf(f, "  %-22s %14.4f\n", "Jain index", m->jain);
+    fprintf(f, "  %-22s %14.4f\n", "GPU utilisation", m->utilization);
+    fprintf(f, "  %-22s %14llu\n", "preemptions", (unsigned long long)m->preemptions);
+    if (perf) {
+        fprintf(f, "  %-22s %14.3f\n", "engine wall (s)", perf->wall_seconds);
+        fprintf(f, "  %-22s %14.0f\n", "events/s",
+                perf->wall_seconds > 0 ? (double)perf->events / perf->wall_seconds : 0.0);
+        fprintf(f, "  %-22s %14llu\n", "windows", (unsigned long long)perf->windows);
+    }
+}

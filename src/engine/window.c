@@ -1,0 +1,125 @@
+/* Conservative window synchronisation (SPEC §3).
+ *
+ * Each round: rank 0 runs its events up to the horizon (the earliest event a node rank could
+ * originate, from the last Allreduce) or until its action buffer is full; the actions go to the
+ * owners with one Scatterv; every rank applies them; one Allreduce carries the next horizon and
+ * whether rank 0 is done. The coordinator can run ahead alone because it predicts every
+ * completion itself, so rounds are counted in buffer-fulls and node-originated events, not in
+ * job events. */
+#include "engine/window.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_MPI(call)                                                                            \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS)                                                                    \
+            dike_fatal("MPI call failed (%d): %s", rc_, #call);                                    \
+    } while (0)
+
+/* Reorder rank 0's actions by owner (stable, so each owner sees them in time order). */
+static void bucket_by_owner(const dike_part_layout *l, const dike_action *a, size_t n,
+                            dike_action *out, int *counts, int *displs)
+{
+    memset(counts, 0, (size_t)l->nranks * sizeof *counts);
+    for (size_t i = 0; i < n; i++)
+        counts[dike_part_owner(l, a[i].node)]++;
+    int off = 0;
+    for (int r = 0; r < l->nranks; r++) {
+        displs[r] = off;
+        off += counts[r];
+    }
+    int *pos = dike_xmalloc((size_t)l->nranks * sizeof *pos);
+    memcpy(pos, displs, (size_t)l->nranks * sizeof *pos);
+    for (size_t i = 0; i < n; i++)
+        out[pos[dike_part_owner(l, a[i].node)]++] = a[i];
+    free(pos);
+}
+
+void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
+                      size_t window_actions, dike_perf_record *perf)
+{
+    int rank, nranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    MPI_Datatype act_type;
+    CHECK_MPI(MPI_Type_contiguous((int)sizeof(dike_action), MPI_BYTE, &act_type));
+    CHECK_MPI(MPI_Type_commit(&act_type));
+
+    int *counts = dike_xcalloc((size_t)nranks, sizeof *counts);
+    int *displs = dike_xcalloc((size_t)nranks, sizeof *displs);
+    dike_action *sorted = NULL, *recv = NULL;
+    size_t sorted_cap = 0, recv_cap = 0;
+    double t_start = MPI_Wtime(), t_comm = 0;
+
+    int64_t in[2], out[2];
+    in[0] = dike_part_next_time(p);
+    in[1] = 0;
+    double t0 = MPI_Wtime();
+    CHECK_MPI(MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm));
+    t_comm += MPI_Wtime() - t0;
+    dike_time horizon = out[0];
+
+    for (;;) {
+        if (rank == 0) {
+            dike_coord_run(s, horizon, window_actions);
+            if (!dike_coord_done(s) && dike_coord_next_time(s) == DIKE_TIME_INF &&
+                horizon == DIKE_TIME_INF)
+                dike_fatal("policy %s left %zu jobs that can never start", s->pol->name,
+                           s->w->njobs - s->finished);
+            if (s->nact > sorted_cap) {
+                sorted_cap = s->nact;
+                sorted = dike_xrealloc(sorted, sorted_cap * sizeof *sorted);
+            }
+            bucket_by_owner(l, s->act, s->nact, sorted, counts, displs);
+            for (int r = 1; r < nranks; r++)
+                if (counts[r]) {
+                    perf->messages++;
+                    perf->bytes_sent += (uint64_t)counts[r] * sizeof(dike_action);
+                }
+        }
+        t0 = MPI_Wtime();
+        int mine = 0;
+        CHECK_MPI(MPI_Scatter(counts, 1, MPI_INT, &mine, 1, MPI_INT, 0, comm));
+        if ((size_t)mine > recv_cap) {
+            recv_cap = (size_t)mine;
+            recv = dike_xrealloc(recv, recv_cap * sizeof *recv);
+        }
+        CHECK_MPI(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine, act_type, 0, comm));
+        t_comm += MPI_Wtime() - t0;
+        dike_part_apply(p, recv, (size_t)mine);
+        if (rank == 0)
+            s->nact = 0;
+
+        /* Next horizon from the node ranks; "continue" travels as -1 so one MIN carries both. */
+        in[0] = dike_part_next_time(p);
+        in[1] = (rank == 0 && !dike_coord_done(s)) ? -1 : 0;
+        t0 = MPI_Wtime();
+        CHECK_MPI(MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm));
+        t_comm += MPI_Wtime() - t0;
+        perf->messages++;
+        perf->bytes_sent += sizeof in;
+        perf->windows++;
+        horizon = out[0];
+        if (out[1] == 0)
+            break;
+    }
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->free[i] != p->cl->gpus_per_node)
+            dike_fatal("node %u ends with %u of %u GPUs free", p->first + i, p->free[i],
+                       p->cl->gpus_per_node);
+
+    perf->rank = rank;
+    perf->events = p->applied + (rank == 0 ? s->events : 0);
+    perf->decisions = rank == 0 ? s->decisions : 0;
+    perf->nodes_owned = p->n;
+    perf->wall_seconds = MPI_Wtime() - t_start;
+    perf->comm_seconds = t_comm;
+    perf->compute_seconds = perf->wall_seconds - t_comm;
+    free(counts);
+    free(displs);
+    free(sorted);
+    free(recv);
+    MPI_Type_free(&act_type);
+}

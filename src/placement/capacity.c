@@ -1,0 +1,270 @@
+/* Free-capacity index: per-type free-count buckets, rack counters. */
+#include "placement/capacity.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline size_t bidx(const dike_capacity *c, int type, uint32_t k)
+{
+    return (size_t)type * (c->gpn + 1) + k;
+}
+
+static void bucket_insert(dike_capacity *c, uint32_t node)
+{
+    size_t b = bidx(c, c->type[node], c->free[node]);
+    uint32_t h = c->head[b];
+    c->next[node] = h;
+    c->prev[node] = DIKE_NIL;
+    if (h != DIKE_NIL)
+        c->prev[h] = node;
+    c->head[b] = node;
+    c->count[b]++;
+}
+
+static void bucket_remove(dike_capacity *c, uint32_t node)
+{
+    size_t b = bidx(c, c->type[node], c->free[node]);
+    if (c->prev[node] != DIKE_NIL)
+        c->next[c->prev[node]] = c->next[node];
+    else
+        c->head[b] = c->next[node];
+    if (c->next[node] != DIKE_NIL)
+        c->prev[c->next[node]] = c->prev[node];
+    c->count[b]--;
+}
+
+dike_capacity *dike_capacity_new(const dike_cluster *cl)
+{
+    dike_capacity *c = dike_xcalloc(1, sizeof *c);
+    c->cl = cl;
+    c->gpn = cl->gpus_per_node;
+    c->free = dike_xmalloc(cl->nodes * sizeof *c->free);
+    c->type = dike_xmalloc(cl->nodes);
+    c->next = dike_xmalloc(cl->nodes * sizeof *c->next);
+    c->prev = dike_xmalloc(cl->nodes * sizeof *c->prev);
+    size_t nb = (size_t)cl->ntypes * (c->gpn + 1);
+    c->head = dike_xmalloc(nb * sizeof *c->head);
+    c->count = dike_xcalloc(nb, sizeof *c->count);
+    for (size_t b = 0; b < nb; b++)
+        c->head[b] = DIKE_NIL;
+    c->rack_free = dike_xcalloc(cl->nracks, sizeof *c->rack_free);
+    c->rack_full = dike_xcalloc(cl->nracks, sizeof *c->rack_full);
+    /* Insert in reverse so each bucket lists nodes in ascending order at start. */
+    for (uint32_t n = cl->nodes; n-- > 0;) {
+        c->free[n] = c->gpn;
+        c->type[n] = (uint8_t)dike_cluster_node_type(cl, n);
+        bucket_insert(c, n);
+        c->rack_free[dike_cluster_rack(cl, n)] += c->gpn;
+        c->rack_full[dike_cluster_rack(cl, n)]++;
+        c->type_free[c->type[n]] += c->gpn;
+    }
+    c->total_free = cl->total_gpus;
+    /* Unconstrained jobs try the fastest type first; ties keep configuration order. */
+    for (uint32_t t = 0; t < cl->ntypes; t++)
+        c->type_order[t] = (uint8_t)t;
+    for (uint32_t i = 1; i < cl->ntypes; i++)
+        for (uint32_t j = i; j > 0 && cl->types[c->type_order[j]].speed >
+                                          cl->types[c->type_order[j - 1]].speed; j--) {
+            uint8_t tmp = c->type_order[j];
+            c->type_order[j] = c->type_order[j - 1];
+            c->type_order[j - 1] = tmp;
+        }
+    return c;
+}
+
+void dike_capacity_free(dike_capacity *c)
+{
+    if (!c)
+        return;
+    free(c->free);
+    free(c->type);
+    free(c->next);
+    free(c->prev);
+    free(c->head);
+    free(c->count);
+    free(c->rack_free);
+    free(c->rack_full);
+    free(c);
+}
+
+void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus)
+{
+    if (gpus == 0 || gpus > c->free[node])
+        dike_fatal("capacity: taking %u GPUs from node %u with %u free", gpus, node, c->free[node]);
+    uint32_t r = dike_cluster_rack(c->cl, node);
+    if (c->free[node] == c->gpn)
+        c->rack_full[r]--;
+    bucket_remove(c, node);
+    c->free[node] -= gpus;
+    bucket_insert(c, node);
+    c->rack_free[r] -= gpus;
+    c->type_free[c->type[node]] -= gpus;
+    c->total_free -= gpus;
+}
+
+void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
+{
+    if (gpus == 0 || c->free[node] + gpus > c->gpn)
+        dike_fatal("capacity: returning %u GPUs to node %u with %u free of %u", gpus, node,
+                   c->free[node], c->gpn);
+    uint32_t r = dike_cluster_rack(c->cl, node);
+    bucket_remove(c, node);
+    c->free[node] += gpus;
+    bucket_insert(c, node);
+    if (c->free[node] == c->gpn)
+        c->rack_full[r]++;
+    c->rack_free[r] += gpus;
+    c->type_free[c->type[node]] += gpus;
+    c->total_free += gpus;
+}
+
+int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n)
+{
+    if (n <= 1)
+        return DIKE_LOC_NODE;
+    uint32_t r = dike_cluster_rack(cl, s[0].node);
+    for (uint32_t i = 1; i < n; i++)
+        if (dike_cluster_rack(cl, s[i].node) != r)
+            return DIKE_LOC_CROSS;
+    return DIKE_LOC_RACK;
+}
+
+int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
+                       uint32_t *nout)
+{
+    if (g > c->gpn || c->type_free[type] < g)
+        return 0;
+    for (uint32_t i = 0; i <= c->gpn - g; i++) {
+        uint32_t k = best_fit ? g + i : c->gpn - i;
+        uint32_t node = dike_capacity_bucket(c, type, k);
+        if (node != DIKE_NIL) {
+            out[0].node = node;
+            out[0].gpus = g;
+            *nout = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Fill out[] from candidate nodes so the gang uses few nodes and leaves few fragments: whole
+ * nodes first, largest first, as long as a node's free GPUs do not exceed what is still needed;
+ * what is left then goes to the best-fitting unused node. */
+static uint32_t take_largest_first(const dike_capacity *c, const uint32_t *nodes, uint32_t n,
+                                   uint32_t g, dike_slice *out)
+{
+    uint32_t nout = 0, need = g;
+    for (uint32_t k = c->gpn; k > 0 && need > 0; k--)
+        for (uint32_t i = 0; i < n && need >= k; i++)
+            if (c->free[nodes[i]] == k) {
+                out[nout].node = nodes[i];
+                out[nout].gpus = k;
+                nout++;
+                need -= k;
+            }
+    if (need > 0) {
+        /* Every node with free <= need is taken; the best fit has the fewest free above need. */
+        uint32_t best = DIKE_NIL;
+        for (uint32_t i = 0; i < n; i++)
+            if (c->free[nodes[i]] > need && (best == DIKE_NIL || c->free[nodes[i]] < c->free[best]))
+                best = nodes[i];
+        if (best == DIKE_NIL)
+            dike_fatal("placement: rack candidate list cannot hold %u GPUs", g);
+        out[nout].node = best;
+        out[nout].gpus = need;
+        nout++;
+    }
+    return nout;
+}
+
+int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+                        uint32_t *nout)
+{
+    const dike_cluster *cl = c->cl;
+    const dike_gpu_type *t = &cl->types[type];
+    if (t->nnodes == 0 || c->type_free[type] < g)
+        return 0;
+    uint32_t first_rack = dike_cluster_rack(cl, t->first_node);
+    uint32_t last_rack = dike_cluster_rack(cl, t->first_node + t->nnodes - 1);
+    uint32_t lower_bound = (g + c->gpn - 1) / c->gpn;
+    uint32_t best_rack = DIKE_NIL, best_nodes = UINT32_MAX, best_free = UINT32_MAX;
+    uint32_t cand[1024];
+    for (uint32_t r = first_rack; r <= last_rack; r++) {
+        if (c->rack_free[r] < g)
+            continue;
+        uint32_t lo = r * cl->nodes_per_rack, hi = lo + cl->nodes_per_rack;
+        if (lo < t->first_node) lo = t->first_node;
+        if (hi > t->first_node + t->nnodes) hi = t->first_node + t->nnodes;
+        /* Count the nodes this rack would need, largest free first. */
+        uint32_t counts[257] = {0};
+        uint32_t avail = 0;
+        for (uint32_t n = lo; n < hi; n++) {
+            counts[c->free[n]]++;
+            avail += c->free[n];
+        }
+        if (avail < g)
+            continue;
+        uint32_t need = g, used = 0;
+        for (uint32_t k = c->gpn; k > 0 && need > 0; k--) {
+            uint32_t m = counts[k];
+            while (m-- > 0 && need > 0) {
+                need -= k < need ? k : need;
+                used++;
+            }
+        }
+        if (used < best_nodes || (used == best_nodes && avail < best_free)) {
+            /* fewest nodes first; among equals the fullest rack, to keep empty racks whole */
+            best_rack = r;
+            best_nodes = used;
+            best_free = avail;
+            if (used == lower_bound)
+                break; /* no rack can use fewer nodes: take the first that reaches the bound */
+        }
+    }
+    if (best_rack == DIKE_NIL)
+        return 0;
+    uint32_t lo = best_rack * cl->nodes_per_rack, hi = lo + cl->nodes_per_rack;
+    if (lo < t->first_node) lo = t->first_node;
+    if (hi > t->first_node + t->nnodes) hi = t->first_node + t->nnodes;
+    uint32_t n = 0;
+    for (uint32_t i = lo; i < hi && n < sizeof cand / sizeof cand[0]; i++)
+        if (c->free[i] > 0)
+            cand[n++] = i;
+    *nout = take_largest_first(c, cand, n, g, out);
+    return 1;
+}
+
+int dike__place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+                       uint32_t *nout)
+{
+    if (c->type_free[type] < g)
+        return 0;
+    uint32_t need = g, n = 0;
+    uint32_t taken[257] = {0}; /* nodes taken whole from the head of each bucket */
+    for (uint32_t k = c->gpn; k > 0 && need > 0; k--)
+        for (uint32_t node = dike_capacity_bucket(c, type, k); node != DIKE_NIL && need >= k;
+             node = c->next[node]) {
+            out[n].node = node;
+            out[n].gpus = k;
+            n++;
+            taken[k]++;
+            need -= k;
+        }
+    if (need > 0) {
+        /* Best fit for the rest: the smallest bucket above need that still has an unused node. */
+        for (uint32_t k = need + 1; k <= c->gpn; k++) {
+            if (dike_capacity_bucket_count(c, type, k) <= taken[k])
+                continue;
+            uint32_t node = dike_capacity_bucket(c, type, k);
+            for (uint32_t skip = taken[k]; skip > 0; skip--)
+                node = c->next[node];
+            out[n].node = node;
+            out[n].gpus = need;
+            n++;
+            need = 0;
+            break;
+        }
+    }
+    *nout = n;
+    return need == 0;
+}

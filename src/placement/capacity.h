@@ -1,0 +1,59 @@
+/* Free-capacity index used by every placement strategy (internal).
+ *
+ * Nodes sit in one doubly linked bucket per (GPU type, free GPUs), so "a node of type t with
+ * exactly k free GPUs" is O(1) and best-fit / worst-fit look at gpus_per_node + 1 buckets instead
+ * of every node. Per-rack free counts let multi-node placement skip racks that cannot help. */
+#ifndef DIKE_CAPACITY_H
+#define DIKE_CAPACITY_H
+
+#include <stdint.h>
+#include "dike/cluster.h"
+#include "dike/sched.h"
+
+#define DIKE_NIL UINT32_MAX
+
+struct dike_capacity {
+    const dike_cluster *cl;  /**< the cluster */
+    uint32_t gpn;            /**< GPUs per node */
+    uint32_t *free;          /**< free GPUs per node */
+    uint8_t *type;           /**< GPU type per node */
+    uint32_t *next, *prev;   /**< bucket links per node */
+    uint32_t *head;          /**< [type][k] first node of bucket, DIKE_NIL if empty */
+    uint32_t *count;         /**< [type][k] nodes in bucket */
+    uint32_t *rack_free;     /**< free GPUs per rack (all types) */
+    uint32_t *rack_full;     /**< fully free nodes per rack */
+    uint64_t type_free[DIKE_MAX_GPU_TYPES]; /**< free GPUs per type */
+    uint64_t total_free;     /**< free GPUs, all types */
+    uint8_t type_order[DIKE_MAX_GPU_TYPES]; /**< types by speed (fastest first), then index */
+};
+
+dike_capacity *dike_capacity_new(const dike_cluster *cl);
+void dike_capacity_free(dike_capacity *c);
+/** Allocate / release @p gpus GPUs on @p node (moves it between buckets). */
+void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus);
+void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus);
+
+static inline uint32_t dike_capacity_bucket(const dike_capacity *c, int type, uint32_t k)
+{
+    return c->head[(size_t)type * (c->gpn + 1) + k];
+}
+static inline uint32_t dike_capacity_bucket_count(const dike_capacity *c, int type, uint32_t k)
+{
+    return c->count[(size_t)type * (c->gpn + 1) + k];
+}
+
+/** Locality level of a list of slices. */
+int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n);
+
+/* Shared building blocks of the strategies. Each returns 1 and fills out/nout on success. */
+/** One node of @p type with free >= g: best fit (fewest free) or worst fit (most free). */
+int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
+                       uint32_t *nout);
+/** Fewest nodes inside one rack of @p type; best-fit rack on ties. */
+int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+                        uint32_t *nout);
+/** Fewest nodes anywhere: largest free nodes first. */
+int dike__place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+                       uint32_t *nout);
+
+#endif

@@ -1,0 +1,178 @@
+/* Bucketed job priority queue. */
+#include "policy/jobq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void dike_jobq_init(dike_jobq *q)
+{
+    memset(q, 0, sizeof *q);
+}
+
+void dike_jobq_free(dike_jobq *q)
+{
+    for (uint32_t i = 0; i < q->nb; i++) {
+        free(q->b[i].heap);
+        free(q->b[i].keys);
+    }
+    free(q->b);
+    memset(q, 0, sizeof *q);
+}
+
+static inline int before(const dike_jobq_bucket *b, size_t x, size_t y)
+{
+    if (b->keys[x] != b->keys[y])
+        return b->keys[x] < b->keys[y];
+    return b->heap[x]->idx < b->heap[y]->idx;
+}
+
+static inline void put(dike_jobq_bucket *b, size_t i, dike_job *j, double key)
+{
+    b->heap[i] = j;
+    b->keys[i] = key;
+    j->pol_i = (int32_t)i;
+}
+
+static void sift_up(dike_jobq_bucket *b, size_t i)
+{
+    dike_job *j = b->heap[i];
+    double key = b->keys[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (b->keys[p] < key || (b->keys[p] == key && b->heap[p]->idx < j->idx))
+            break;
+        put(b, i, b->heap[p], b->keys[p]);
+        i = p;
+    }
+    put(b, i, j, key);
+}
+
+static void sift_down(dike_jobq_bucket *b, size_t i)
+{
+    for (;;) {
+        size_t c = 2 * i + 1, best = i;
+        if (c < b->n && before(b, c, best))
+            best = c;
+        if (c + 1 < b->n && before(b, c + 1, best))
+            best = c + 1;
+        if (best == i)
+            return;
+        dike_job *tj = b->heap[i];
+        double tk = b->keys[i];
+        put(b, i, b->heap[best], b->keys[best]);
+        put(b, best, tj, tk);
+        i = best;
+    }
+}
+
+static uint32_t bucket_for(dike_jobq *q, uint32_t gpus)
+{
+    uint32_t lo = 0, hi = q->nb;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (q->b[mid].gpus < gpus)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < q->nb && q->b[lo].gpus == gpus)
+        return lo;
+    /* New gang size: insert a bucket, keeping buckets sorted; fix the jobs' bucket indices. */
+    q->b = dike_xrealloc(q->b, (q->nb + 1) * sizeof *q->b);
+    memmove(&q->b[lo + 1], &q->b[lo], (q->nb - lo) * sizeof *q->b);
+    memset(&q->b[lo], 0, sizeof q->b[lo]);
+    q->b[lo].gpus = gpus;
+    q->nb++;
+    for (uint32_t i = lo + 1; i < q->nb; i++)
+        for (size_t k = 0; k < q->b[i].n; k++)
+            q->b[i].heap[k]->pol_j = (int32_t)i;
+    return lo;
+}
+
+void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
+{
+    uint32_t bi = bucket_for(q, j->spec->num_gpus);
+    dike_jobq_bucket *b = &q->b[bi];
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 64;
+        b->heap = dike_xrealloc(b->heap, b->cap * sizeof *b->heap);
+        b->keys = dike_xrealloc(b->keys, b->cap * sizeof *b->keys);
+    }
+    j->pol_j = (int32_t)bi;
+    put(b, b->n++, j, key);
+    sift_up(b, b->n - 1);
+    q->size++;
+}
+
+void dike_jobq_remove(dike_jobq *q, dike_job *j)
+{
+    dike_jobq_bucket *b = &q->b[j->pol_j];
+    size_t i = (size_t)j->pol_i;
+    if (i >= b->n || b->heap[i] != j)
+        dike_fatal("jobq: job %u is not in the queue", j->idx);
+    b->n--;
+    q->size--;
+    j->pol_i = j->pol_j = -1;
+    if (i == b->n)
+        return;
+    put(b, i, b->heap[b->n], b->keys[b->n]);
+    if (i > 0 && before(b, i, (i - 1) / 2))
+        sift_up(b, i);
+    else
+        sift_down(b, i);
+}
+
+static int better(const dike_jobq_bucket *x, const dike_jobq_bucket *y)
+{
+    if (x->keys[0] != y->keys[0])
+        return x->keys[0] < y->keys[0];
+    return x->heap[0]->idx < y->heap[0]->idx;
+}
+
+dike_job *dike_jobq_min(const dike_jobq *q)
+{
+    return dike_jobq_min_fitting(q, UINT64_MAX, NULL, NULL);
+}
+
+dike_job *dike_jobq_min_fitting(const dike_jobq *q, uint64_t max_gpus, const uint8_t *skip,
+                                uint32_t *bucket)
+{
+    const dike_jobq_bucket *best = NULL;
+    uint32_t bi = 0;
+    for (uint32_t i = 0; i < q->nb && q->b[i].gpus <= max_gpus; i++) {
+        if (!q->b[i].n || (skip && skip[i]))
+            continue;
+        if (!best || better(&q->b[i], best)) {
+            best = &q->b[i];
+            bi = i;
+        }
+    }
+    if (bucket)
+        *bucket = bi;
+    return best ? best->heap[0] : NULL;
+}
+
+void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill)
+{
+    if (!backfill) {
+        /* Strict order: the head starts or everybody waits (head-of-line blocking). */
+        dike_job *j;
+        while ((j = dike_jobq_min(q)) && dike_sched_start(s, j))
+            dike_jobq_remove(q, j);
+        return;
+    }
+    /* Fill-in: the best job that fits starts; a bucket whose head cannot be placed (GPU-type
+     * constraint) is skipped for the rest of this decision. No reservation for the head. */
+    uint8_t skip_small[64] = {0};
+    uint8_t *skip = q->nb <= sizeof skip_small ? skip_small : dike_xcalloc(q->nb, 1);
+    uint32_t bi;
+    dike_job *j;
+    while ((j = dike_jobq_min_fitting(q, dike_sched_free_gpus(s, -1), skip, &bi))) {
+        if (dike_sched_start(s, j))
+            dike_jobq_remove(q, j);
+        else
+            skip[bi] = 1;
+    }
+    if (skip != skip_small)
+        free(skip);
+}

@@ -1,0 +1,43 @@
+/* Job priority queue shared by the policies (internal).
+ *
+ * Jobs are kept in one binary heap per gang size, ordered by (key, job index). The overall head
+ * is the best of the bucket heads (few distinct gang sizes exist), and "the best job that fits in
+ * k GPUs" skips whole buckets — which keeps fill-in (backfill) scheduling linear in the number of
+ * starts instead of the queue length. */
+#ifndef DIKE_JOBQ_H
+#define DIKE_JOBQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dike/sched.h"
+
+typedef struct dike_jobq_bucket {
+    uint32_t gpus;     /**< gang size of the jobs in this bucket */
+    dike_job **heap;   /**< binary heap */
+    double *keys;      /**< key per heap slot */
+    size_t n, cap;     /**< size, capacity */
+} dike_jobq_bucket;
+
+typedef struct dike_jobq {
+    dike_jobq_bucket *b; /**< buckets, sorted by gpus */
+    uint32_t nb;         /**< number of buckets */
+    size_t size;         /**< jobs in the queue */
+} dike_jobq;
+
+void dike_jobq_init(dike_jobq *q);
+void dike_jobq_free(dike_jobq *q);
+/** Insert @p j with priority @p key (smaller first; ties by job index). Uses j->pol_i / pol_j. */
+void dike_jobq_push(dike_jobq *q, dike_job *j, double key);
+void dike_jobq_remove(dike_jobq *q, dike_job *j);
+/** The best job overall, or NULL. */
+dike_job *dike_jobq_min(const dike_jobq *q);
+/** The best job with num_gpus <= @p max_gpus whose bucket is not marked in @p skip (a bitmask
+ *  indexed by bucket, may be NULL), or NULL. *bucket receives its bucket index. */
+dike_job *dike_jobq_min_fitting(const dike_jobq *q, uint64_t max_gpus, const uint8_t *skip,
+                                uint32_t *bucket);
+
+/** Start queued jobs in key order. backfill = 0: stop at the first job that does not fit
+ *  (head-of-line blocking); 1: let any later job that fits start (greedy fill-in, no reservation). */
+void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill);
+
+#endif
