@@ -153,6 +153,7 @@ int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fi
 static uint32_t take_largest_first(const dike_capacity *c, const uint32_t *nodes, uint32_t n,
                                    uint32_t g, dike_slice *out)
 {
+    uint8_t taken[1024] = {0}; /* n <= nodes_per_rack <= 1024 */
     uint32_t nout = 0, need = g;
     for (uint32_t k = c->gpn; k > 0 && need > 0; k--)
         for (uint32_t i = 0; i < n && need >= k; i++)
@@ -160,17 +161,19 @@ static uint32_t take_largest_first(const dike_capacity *c, const uint32_t *nodes
                 out[nout].node = nodes[i];
                 out[nout].gpus = k;
                 nout++;
+                taken[i] = 1;
                 need -= k;
             }
     if (need > 0) {
         /* Every node with free <= need is taken; the best fit has the fewest free above need. */
         uint32_t best = DIKE_NIL;
         for (uint32_t i = 0; i < n; i++)
-            if (c->free[nodes[i]] > need && (best == DIKE_NIL || c->free[nodes[i]] < c->free[best]))
-                best = nodes[i];
+            if (!taken[i] && c->free[nodes[i]] > need &&
+                (best == DIKE_NIL || c->free[nodes[i]] < c->free[nodes[best]]))
+                best = i;
         if (best == DIKE_NIL)
             dike_fatal("placement: rack candidate list cannot hold %u GPUs", g);
-        out[nout].node = best;
+        out[nout].node = nodes[best];
         out[nout].gpus = need;
         nout++;
     }

@@ -1,11 +1,16 @@
 /* srtf: shortest remaining time first, preemptive, oracle durations.
  *
- * The shortest queued job starts if it fits. If it does not, running jobs whose remaining time
- * is strictly longer than its remaining work are preempted, longest first, but only when that
- * frees enough GPUs of one type for it — a preemption that cannot start the job is never made.
- * A queued job's remaining time is its remaining reference work (rate 1: the best placement on
- * the reference type); a running job's is its exact time to finish. Strict comparison means two
- * jobs never preempt each other back and forth at one instant. Resumes pay the preemption cost. */
+ * "Remaining time" is measured as remaining reference work (seconds at rate 1, the job's best
+ * placement on the reference GPU type) plus, for a job that would resume, the restore cost.
+ * Using work rather than wall time to finish keeps the order consistent between queued and
+ * running jobs: a job on a slow placement does not look longer than it is, so two jobs cannot
+ * preempt each other back and forth (each preemption raises the victim's key by the restore
+ * cost, and running only lowers keys).
+ *
+ * The shortest queued job starts if it fits. If not, running jobs with more remaining work are
+ * preempted, the longest-running-to-finish first, but only when that frees enough GPUs of one
+ * type for it: a preemption that cannot start the job is never made. A job started at this
+ * instant is never preempted at the same instant. */
 #include "dike/sched.h"
 #include "policy/jobq.h"
 #include "policy/policy.h"
@@ -14,7 +19,7 @@
 
 typedef struct srtf_state {
     dike_jobq queued;  /**< by remaining work */
-    dike_jobq running; /**< by -finish: head = the job that finishes last */
+    dike_jobq running; /**< by -finish: head = the job that finishes last (work <= time left) */
     int backfill;
     dike_job **tmp;    /**< scratch for popped running jobs */
     size_t tmp_cap;
@@ -30,10 +35,17 @@ static int srtf_init(dike_sched *s, void **state, dike_err *e)
     return 0;
 }
 
+/* Time the job would need if it started now on its best placement. */
+static double queued_time(const dike_sched *s, const dike_job *j)
+{
+    double restore = j->first_start >= 0 ? dike_sched_config(s)->scheduler_preemption_cost_s * 1e6 : 0;
+    return j->remaining + restore;
+}
+
 static void srtf_arrival(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    dike_jobq_push(&st->queued, j, j->remaining);
+    dike_jobq_push(&st->queued, j, queued_time(s, j));
 }
 
 static void srtf_finish(void *state, dike_sched *s, dike_job *j)
@@ -60,13 +72,16 @@ static int preempt_for(srtf_state *st, dike_sched *s, dike_job *q, int t)
     size_t npop = 0, nvictims = 0;
     dike_job *r;
     /* Pop running jobs, latest finish first, while they are longer than q. */
-    while (have < g && (r = dike_jobq_min(&st->running)) && (double)(r->finish - now) > q->remaining) {
+    double need_time = queued_time(s, q);
+    /* Remaining work never exceeds time to finish (rates <= 1 on the reference type), so once
+     * the time to finish drops to need_time no later job can be a victim. */
+    while (have < g && (r = dike_jobq_min(&st->running)) && (double)(r->finish - now) > need_time) {
         dike_jobq_remove(&st->running, r);
         if (npop == st->tmp_cap) {
             st->tmp_cap = st->tmp_cap ? 2 * st->tmp_cap : 64;
             st->tmp = dike_xrealloc(st->tmp, st->tmp_cap * sizeof *st->tmp);
         }
-        if (r->type == t) {
+        if (r->type == t && r->run_start < now && dike_sched_remaining(s, r) > need_time) {
             /* victims are kept at the front of tmp, in pop order */
             st->tmp[npop] = st->tmp[nvictims];
             st->tmp[nvictims++] = r;
@@ -81,7 +96,7 @@ static int preempt_for(srtf_state *st, dike_sched *s, dike_job *q, int t)
         dike_job *v = st->tmp[i];
         if (ok && i < nvictims) {
             dike_sched_preempt(s, v);
-            dike_jobq_push(&st->queued, v, v->remaining);
+            dike_jobq_push(&st->queued, v, queued_time(s, v));
         } else {
             dike_jobq_push(&st->running, v, -(double)v->finish);
         }

@@ -1,0 +1,599 @@
+/* Run configuration. One table of keys (below) drives everything: defaults, INI parsing, --set,
+ * range checks, the resolved INI text and the Markdown reference. Adding a key is one table row and
+ * one struct member; no code elsewhere names a key. */
+#include "dike/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/parse.h"
+
+typedef enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING } key_type;
+
+/** Extra syntax check of a string value: 0, or DIKE_EINVAL with a reason in why. */
+typedef int (*check_fn)(const char *value, char *why, size_t whylen);
+
+/** Allowed numeric range: [lo, hi], or (lo, hi] when lo_open; infinite bounds mean none. */
+typedef struct key_range {
+    double lo, hi;
+    bool lo_open;
+} key_range;
+
+typedef struct key_def {
+    const char *section;  /**< INI section */
+    const char *name;     /**< key inside the section */
+    key_type type;        /**< value type */
+    size_t offset;        /**< offset of the field in dike_config */
+    size_t size;          /**< size of the field (strings: buffer size) */
+    const char *def;      /**< default, as text (parsed like any other value) */
+    key_range range;      /**< numeric keys: allowed range */
+    check_fn check;       /**< string keys: syntax check, or NULL */
+    const char *desc;     /**< one line for the reference, with units */
+} key_def;
+
+/* Times in seconds are capped so that they convert to microseconds without overflow, with room to
+ * add them up. */
+#define SECONDS_MAX 1e9
+
+#define FIELD(f) offsetof(dike_config, f), sizeof(((dike_config *)0)->f)
+#define ANY {-INFINITY, INFINITY, false}
+#define AT_LEAST(lo, hi) {(lo), (hi), false}
+#define ABOVE(lo, hi) {(lo), (hi), true}
+
+static int check_gpu_types(const char *v, char *why, size_t n);
+static int check_gpu_speeds(const char *v, char *why, size_t n);
+static int check_gpu_mix(const char *v, char *why, size_t n);
+static int check_name(const char *v, char *why, size_t n);
+static int check_auto_bool(const char *v, char *why, size_t n);
+
+static const key_def keys[] = {
+    {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, UINT32_MAX), NULL,
+     "number of nodes"},
+    {"cluster", "gpus_per_node", KEY_INT, FIELD(cluster_gpus_per_node), "8", AT_LEAST(1, 65535), NULL,
+     "GPUs per node"},
+    {"cluster", "nodes_per_rack", KEY_INT, FIELD(cluster_nodes_per_rack), "32", AT_LEAST(1, UINT32_MAX),
+     NULL, "nodes per rack; racks are contiguous node ranges, the last one may be short"},
+    {"cluster", "gpu_types", KEY_STRING, FIELD(cluster_gpu_types), "", ANY, check_gpu_types,
+     "GPU types as `type:nodes,...` in node order, counts summing to `nodes`; empty = all `v100`"},
+    {"cluster", "gpu_speeds", KEY_STRING, FIELD(cluster_gpu_speeds), "", ANY, check_gpu_speeds,
+     "throughput relative to the reference type as `type:speed,...`; unlisted types run at 1"},
+    {"cluster", "locality_rack", KEY_DOUBLE, FIELD(cluster_locality_rack), "0.4246", ABOVE(0, 1), NULL,
+     "rate factor of a gang spread over nodes of one rack that could fit on one node (Gavel V100 "
+     "median unconsolidated/consolidated throughput, 57 model-scale pairs)"},
+    {"cluster", "locality_cross_rack", KEY_DOUBLE, FIELD(cluster_locality_cross_rack), "0.3821",
+     ABOVE(0, 1), NULL,
+     "rate factor of a gang spread over racks that could fit in one rack (0.9 x `locality_rack`, "
+     "a project assumption)"},
+
+    {"workload", "trace", KEY_STRING, FIELD(workload_trace), "", ANY, NULL,
+     "trace file to replay; empty = synthetic workload from the keys below"},
+    {"workload", "trace_format", KEY_STRING, FIELD(workload_trace_format), "dike", ANY, check_name,
+     "format of `trace` (`dike` = the project CSV, docs/trace-format.md)"},
+    {"workload", "skip_invalid", KEY_BOOL, FIELD(workload_skip_invalid), "false", ANY, NULL,
+     "drop and count invalid trace rows instead of stopping at the first one"},
+    {"workload", "jobs", KEY_INT, FIELD(workload_jobs), "1000", AT_LEAST(1, 1e8), NULL,
+     "synthetic: number of jobs"},
+    {"workload", "load", KEY_DOUBLE, FIELD(workload_load), "0.8", ABOVE(0, INFINITY), NULL,
+     "synthetic: offered load, GPU-seconds demanded per GPU-second of the cluster"},
+    {"workload", "tenants", KEY_INT, FIELD(workload_tenants), "4", AT_LEAST(1, 1e6), NULL,
+     "synthetic: number of tenants, named t0, t1, ..."},
+    {"workload", "tenant_skew", KEY_DOUBLE, FIELD(workload_tenant_skew), "1.0", AT_LEAST(0, 100), NULL,
+     "synthetic: tenant k (1-based) submits with weight 1/k^skew; 0 = uniform"},
+    {"workload", "duration_median_s", KEY_DOUBLE, FIELD(workload_duration_median_s), "1800",
+     ABOVE(0, SECONDS_MAX), NULL, "synthetic: median job duration (lognormal), s"},
+    {"workload", "duration_sigma", KEY_DOUBLE, FIELD(workload_duration_sigma), "1.8", AT_LEAST(0, 10),
+     NULL, "synthetic: standard deviation of ln(duration)"},
+    {"workload", "duration_max_s", KEY_DOUBLE, FIELD(workload_duration_max_s), "1209600",
+     AT_LEAST(1, SECONDS_MAX), NULL, "synthetic: durations are capped here (default 14 days), s"},
+    {"workload", "gpu_mix", KEY_STRING, FIELD(workload_gpu_mix), "1:0.70,2:0.10,4:0.10,8:0.07,16:0.02,32:0.01",
+     ANY, check_gpu_mix,
+     "synthetic: GPU-count mix as `gpus:weight,...`; weights are normalised, counts above the "
+     "largest GPU pool are dropped"},
+
+    {"scheduler", "policy", KEY_STRING, FIELD(scheduler_policy), "fifo", ANY, check_name,
+     "scheduling policy (`dike-emu list-policies`)"},
+    {"scheduler", "placement", KEY_STRING, FIELD(scheduler_placement), "pack", ANY, check_name,
+     "placement strategy: `pack`, `spread`, `random`, `topo`"},
+    {"scheduler", "round_s", KEY_DOUBLE, FIELD(scheduler_round_s), "300", ABOVE(0, SECONDS_MAX), NULL,
+     "round length of time-sharing policies, s"},
+    {"scheduler", "preemption_cost_s", KEY_DOUBLE, FIELD(scheduler_preemption_cost_s), "30",
+     AT_LEAST(0, SECONDS_MAX), NULL,
+     "checkpoint + restore cost paid on every resume while the GPUs are held, s"},
+    {"scheduler", "backfill", KEY_BOOL, FIELD(scheduler_backfill), "false", ANY, NULL,
+     "fifo/sjf: let later jobs start when the head of the queue does not fit"},
+
+    {"run", "seed", KEY_INT, FIELD(run_seed), "1", AT_LEAST(0, INFINITY), NULL,
+     "seed of every random stream"},
+    {"run", "out", KEY_STRING, FIELD(run_out), "dike-emu.h5", ANY, NULL, "output HDF5 file"},
+
+    {"output", "timeseries_interval_s", KEY_DOUBLE, FIELD(output_timeseries_interval_s), "300",
+     ABOVE(0, SECONDS_MAX), NULL, "sampling interval of /timeseries, s"},
+
+    {"engine", "window_actions", KEY_INT, FIELD(engine_window_actions), "65536", AT_LEAST(1, INT32_MAX),
+     NULL, "actions the coordinator buffers before it ends a window"},
+    {"engine", "coordinator_owns_nodes", KEY_STRING, FIELD(engine_coordinator_owns_nodes), "auto", ANY,
+     check_auto_bool, "whether rank 0 also owns nodes: `auto` (yes for 1-2 ranks), `true`, `false`"},
+};
+
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+/* --- string checks --- */
+
+static int check_gpu_types(const char *v, char *why, size_t n)
+{
+    dike__type_count t[DIKE_MAX_GPU_TYPES];
+    size_t cnt;
+    return dike__parse_gpu_types(v, t, &cnt, why, n);
+}
+
+static int check_gpu_speeds(const char *v, char *why, size_t n)
+{
+    dike__type_speed t[DIKE_MAX_GPU_TYPES];
+    size_t cnt;
+    return dike__parse_gpu_speeds(v, t, &cnt, why, n);
+}
+
+static int check_gpu_mix(const char *v, char *why, size_t n)
+{
+    dike__mix_entry m[DIKE__MIX_MAX];
+    size_t cnt;
+    return dike__parse_gpu_mix(v, m, &cnt, why, n);
+}
+
+/* Names of policies, placements and formats are looked up in registries elsewhere; here only their
+ * shape is checked, so a typo such as "fifo," is caught with the line that holds it. */
+static int check_name(const char *v, char *why, size_t n)
+{
+    if (!*v) {
+        snprintf(why, n, "must not be empty");
+        return DIKE_EINVAL;
+    }
+    for (const char *p = v; *p; p++) {
+        char ch = *p;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '-' || ch == '_')) {
+            snprintf(why, n, "a name may only use letters, digits, '-' and '_'");
+            return DIKE_EINVAL;
+        }
+    }
+    return 0;
+}
+
+static int check_auto_bool(const char *v, char *why, size_t n)
+{
+    if (strcmp(v, "auto") && strcmp(v, "true") && strcmp(v, "false")) {
+        snprintf(why, n, "must be auto, true or false");
+        return DIKE_EINVAL;
+    }
+    return 0;
+}
+
+/* --- one value --- */
+
+static void range_reason(const key_range *r, char *why, size_t n)
+{
+    if (isinf(r->hi))
+        snprintf(why, n, "must be %s %.15g", r->lo_open ? ">" : ">=", r->lo);
+    else
+        snprintf(why, n, "must be in %c%.15g, %.15g]", r->lo_open ? '(' : '[', r->lo, r->hi);
+}
+
+static bool in_range(const key_range *r, double v)
+{
+    return (r->lo_open ? v > r->lo : v >= r->lo) && v <= r->hi;
+}
+
+static int parse_bool(const char *s, bool *v)
+{
+    static const char *const yes[] = {"true", "1", "yes", "on"};
+    static const char *const no[] = {"false", "0", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *v = true;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *v = false;
+            return 0;
+        }
+    }
+    return DIKE_EINVAL;
+}
+
+/* Check a string so that to_ini() can write it and read it back unchanged: INI has no quoting. */
+static int check_string(const key_def *k, const char *s, char *why, size_t n)
+{
+    size_t len = strlen(s);
+    if (len >= k->size) {
+        snprintf(why, n, "longer than %zu characters", k->size - 1);
+        return DIKE_EINVAL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+            snprintf(why, n, "contains a control character");
+            return DIKE_EINVAL;
+        }
+        if (s[i] == ';' && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+            snprintf(why, n, "contains ' ;', which starts a comment in INI files");
+            return DIKE_EINVAL;
+        }
+    }
+    if (len && (s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t')) {
+        snprintf(why, n, "has leading or trailing blanks");
+        return DIKE_EINVAL;
+    }
+    return k->check ? k->check(s, why, n) : 0;
+}
+
+/* Parse @p text as the value of @p k and store it in @p c; on error @p c is unchanged and the reason
+ * is in why. */
+static int set_value(dike_config *c, const key_def *k, const char *text, char *why, size_t n)
+{
+    void *field = (char *)c + k->offset;
+    const char *bad;
+    switch (k->type) {
+    case KEY_INT: {
+        int64_t v;
+        if ((bad = dike__parse_i64(text, &v))) {
+            snprintf(why, n, "%s", bad);
+            return DIKE_EINVAL;
+        }
+        if (!in_range(&k->range, (double)v)) {
+            range_reason(&k->range, why, n);
+            return DIKE_EINVAL;
+        }
+        *(int64_t *)field = v;
+        return 0;
+    }
+    case KEY_DOUBLE: {
+        double v;
+        if ((bad = dike__parse_f64(text, &v))) {
+            snprintf(why, n, "%s", bad);
+            return DIKE_EINVAL;
+        }
+        if (!in_range(&k->range, v)) {
+            range_reason(&k->range, why, n);
+            return DIKE_EINVAL;
+        }
+        *(double *)field = v;
+        return 0;
+    }
+    case KEY_BOOL: {
+        bool v;
+        if (parse_bool(text, &v)) {
+            snprintf(why, n, "not a boolean (true/false, yes/no, on/off, 1/0)");
+            return DIKE_EINVAL;
+        }
+        *(bool *)field = v;
+        return 0;
+    }
+    case KEY_STRING:
+        if (check_string(k, text, why, n))
+            return DIKE_EINVAL;
+        /* Clear the whole buffer so equal configs are equal bytes (memcmp, hashing). */
+        memset(field, 0, k->size);
+        memcpy(field, text, strlen(text));
+        return 0;
+    }
+    return DIKE_EINVAL;
+}
+
+/* Current value of @p k in @p c as text that set_value() reads back to the same value. */
+static void format_value(const dike_config *c, const key_def *k, char *buf, size_t n)
+{
+    const void *field = (const char *)c + k->offset;
+    switch (k->type) {
+    case KEY_INT:
+        snprintf(buf, n, "%" PRId64, *(const int64_t *)field);
+        break;
+    case KEY_DOUBLE: {
+        /* The shortest of %.15g..%.17g that reads back to the same double: exact like %.17g, but
+         * 0.8 stays "0.8" instead of "0.80000000000000004". */
+        double v = *(const double *)field;
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, n, "%.*g", digits, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
+        break;
+    }
+    case KEY_BOOL:
+        snprintf(buf, n, "%s", *(const bool *)field ? "true" : "false");
+        break;
+    case KEY_STRING:
+        snprintf(buf, n, "%s", (const char *)field);
+        break;
+    }
+}
+
+/* --- lookup --- */
+
+static const key_def *find_key(const char *section, const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].name, name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static bool section_known(const char *section)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].section, section) == 0)
+            return true;
+    return false;
+}
+
+/* "cluster, workload, ..." or the keys of one section, for "unknown ..." messages. */
+static void list_names(const char *section, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NKEYS && len < n; i++) {
+        const char *name;
+        if (section) {
+            if (strcmp(keys[i].section, section))
+                continue;
+            name = keys[i].name;
+        } else {
+            if (i > 0 && strcmp(keys[i].section, keys[i - 1].section) == 0)
+                continue;
+            name = keys[i].section;
+        }
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", name);
+    }
+}
+
+/* Apply one assignment; on error fills @p e with "WHERE: [section] key: reason (got 'value')". */
+static int assign(dike_config *c, const char *where, const char *section, const char *name,
+                  const char *value, dike_err *e)
+{
+    char why[512], names[512];
+    const key_def *k;
+    if (!section_known(section)) {
+        list_names(NULL, names, sizeof names);
+        return dike_err_set(e, DIKE_EINVAL, "%s: [%s] %s: unknown section '%s' (sections: %s)", where,
+                            section, name, section, names);
+    }
+    if (!(k = find_key(section, name))) {
+        list_names(section, names, sizeof names);
+        return dike_err_set(e, DIKE_EINVAL, "%s: [%s] %s: unknown key (keys of [%s]: %s)", where,
+                            section, name, section, names);
+    }
+    if (set_value(c, k, value, why, sizeof why))
+        return dike_err_set(e, DIKE_EINVAL, "%s: [%s] %s: %s (got '%s')", where, section, name, why,
+                            value);
+    return 0;
+}
+
+/* --- public --- */
+
+void dike_config_defaults(dike_config *c)
+{
+    char why[512];
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < NKEYS; i++)
+        if (set_value(c, &keys[i], keys[i].def, why, sizeof why))
+            dike_fatal("bad default of [%s] %s: %s", keys[i].section, keys[i].name, why);
+}
+
+/* State shared by the inih reader and handler. inih 55 passes no line number to the handler, so the
+ * reader counts lines itself; the handler runs on the line the reader returned last. */
+typedef struct ini_state {
+    dike_config cfg;   /**< values being read; copied out only when the whole file is good */
+    const char *path;
+    FILE *f;
+    char *line;        /**< getline buffer */
+    size_t cap;
+    int lineno;        /**< line most recently handed to inih */
+    int read_errno;    /**< errno of a read error, 0 if none */
+    bool failed;       /**< an error is in err; stops reading */
+    int err_line;      /**< line of that error */
+    dike_err err;
+} ini_state;
+
+static char *read_line(char *str, int num, void *stream)
+{
+    ini_state *st = stream;
+    if (st->failed)
+        return NULL; /* stop at the first error: one message, the first one */
+    errno = 0;
+    ssize_t got = getline(&st->line, &st->cap, st->f);
+    if (got < 0) {
+        if (ferror(st->f))
+            st->read_errno = errno ? errno : EIO;
+        return NULL;
+    }
+    st->lineno++;
+    if (strlen(st->line) != (size_t)got) {
+        st->failed = true;
+        st->err_line = st->lineno;
+        dike_err_set(&st->err, DIKE_EINVAL, "%s:%d: contains a NUL byte (binary file?)", st->path,
+                     st->lineno);
+        return NULL;
+    }
+    /* inih treats an indented line as the continuation of the previous value; indentation is only
+     * layout here, so it is removed before inih sees the line. */
+    const char *s = st->line;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t len = strlen(s);
+    if (len + 1 > (size_t)num) {
+        /* inih reads lines into a fixed buffer and would split a longer one silently. */
+        st->failed = true;
+        st->err_line = st->lineno;
+        dike_err_set(&st->err, DIKE_EINVAL, "%s:%d: line longer than %d characters", st->path,
+                     st->lineno, num - 2);
+        return NULL;
+    }
+    memcpy(str, s, len + 1);
+    return str;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    ini_state *st = user;
+    char where[1200];
+    if (st->failed)
+        return 0;
+    snprintf(where, sizeof where, "%s:%d", st->path, st->lineno);
+    if (!*section)
+        dike_err_set(&st->err, DIKE_EINVAL, "%s: %s: key outside any [section]", where, name);
+    else if (!assign(&st->cfg, where, section, name, value, &st->err))
+        return 1;
+    st->failed = true;
+    st->err_line = st->lineno;
+    return 0;
+}
+
+int dike_config_load_file(dike_config *c, const char *path, dike_err *e)
+{
+    ini_state *st = dike_xcalloc(1, sizeof *st);
+    int rc = 0;
+    st->cfg = *c;
+    st->path = path;
+    if (!(st->f = fopen(path, "r"))) {
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
+        goto out;
+    }
+    /* inih returns the first line it could not parse (no '=', unclosed '['); such a line never
+     * reaches the handler, and inih goes on reading, so it may precede the handler's error. */
+    int bad_line = ini_parse_stream(read_line, st, on_key, st);
+    if (st->read_errno) {
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", path, strerror(st->read_errno));
+    } else if (st->failed && (bad_line <= 0 || st->err_line <= bad_line)) {
+        rc = dike_err_set(e, DIKE_EINVAL, "%s", st->err.msg);
+    } else if (bad_line > 0) {
+        rc = dike_err_set(e, DIKE_EINVAL, "%s:%d: syntax error: expected '[section]' or 'key = value'",
+                          path, bad_line);
+    } else if (bad_line < 0) {
+        rc = dike_err_set(e, DIKE_ENOMEM, "%s: inih could not allocate its line buffer", path);
+    } else {
+        *c = st->cfg;
+    }
+out:
+    if (st->f)
+        fclose(st->f);
+    free(st->line);
+    free(st);
+    return rc;
+}
+
+int dike_config_set(dike_config *c, const char *assignment, const char *origin, dike_err *e)
+{
+    char where[1200];
+    char *copy = dike_xstrdup(assignment);
+    int rc;
+    snprintf(where, sizeof where, "%s '%s'", origin ? origin : "--set", assignment);
+    char *eq = strchr(copy, '=');
+    char *dot = eq ? memchr(copy, '.', (size_t)(eq - copy)) : NULL;
+    if (!eq || !dot) {
+        rc = dike_err_set(e, DIKE_EINVAL, "%s: expected section.key=value", where);
+        goto out;
+    }
+    *eq = '\0';
+    *dot = '\0';
+    rc = assign(c, where, dike__trim(copy), dike__trim(dot + 1), dike__trim(eq + 1), e);
+out:
+    free(copy);
+    return rc;
+}
+
+/* Sum of the node counts in cluster.gpu_types must match cluster.nodes; gpu_speeds must name types
+ * that exist. The list syntax was checked when the values were set, but a caller may have filled
+ * the struct directly, so every key is checked again here. */
+int dike_config_validate(const dike_config *c, dike_err *e)
+{
+    char why[512], val[DIKE_STR_MAX + 32];
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_def *k = &keys[i];
+        const void *field = (const char *)c + k->offset;
+        int bad = 0;
+        if (k->type == KEY_INT || k->type == KEY_DOUBLE) {
+            double v = k->type == KEY_INT ? (double)*(const int64_t *)field : *(const double *)field;
+            if (!isfinite(v) || !in_range(&k->range, v)) {
+                range_reason(&k->range, why, sizeof why);
+                bad = 1;
+            }
+        } else if (k->type == KEY_STRING) {
+            /* A string filled by hand may lack its terminator; never read past the field. */
+            if (!memchr(field, '\0', k->size)) {
+                snprintf(why, sizeof why, "not terminated");
+                bad = 1;
+            } else {
+                bad = check_string(k, field, why, sizeof why) != 0;
+            }
+        }
+        if (bad) {
+            format_value(c, k, val, sizeof val);
+            return dike_err_set(e, DIKE_EINVAL, "[%s] %s: %s (got '%s')", k->section, k->name, why, val);
+        }
+    }
+
+    dike__type_count types[DIKE_MAX_GPU_TYPES];
+    dike__type_speed speeds[DIKE_MAX_GPU_TYPES];
+    size_t ntypes = 0, nspeeds = 0;
+    dike__parse_gpu_types(c->cluster_gpu_types, types, &ntypes, why, sizeof why);
+    dike__parse_gpu_speeds(c->cluster_gpu_speeds, speeds, &nspeeds, why, sizeof why);
+    if (ntypes) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < ntypes; i++)
+            sum += types[i].nodes;
+        if (sum != (uint64_t)c->cluster_nodes)
+            return dike_err_set(e, DIKE_EINVAL,
+                                "[cluster] gpu_types: node counts sum to %" PRIu64
+                                ", cluster.nodes is %" PRId64,
+                                sum, c->cluster_nodes);
+    }
+    for (size_t i = 0; i < nspeeds; i++) {
+        bool found = ntypes == 0 && strcmp(speeds[i].name, "v100") == 0;
+        for (size_t j = 0; j < ntypes && !found; j++)
+            found = strcmp(types[j].name, speeds[i].name) == 0;
+        if (!found)
+            return dike_err_set(e, DIKE_EINVAL,
+                                "[cluster] gpu_speeds: type '%s' is not a type of cluster.gpu_types "
+                                "(got '%s')",
+                                speeds[i].name, c->cluster_gpu_types);
+    }
+    if (c->workload_duration_median_s > c->workload_duration_max_s)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[workload] duration_median_s: %.17g is above workload.duration_max_s %.17g",
+                            c->workload_duration_median_s, c->workload_duration_max_s);
+    return 0;
+}
+
+char *dike_config_to_ini(const dike_config *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    char val[DIKE_STR_MAX + 32];
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        dike_fatal("open_memstream: %s", strerror(errno));
+    fprintf(f, "# dike-emu %s resolved configuration\n", DIKE_VERSION);
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
+            fprintf(f, "%s[%s]\n", i ? "\n" : "", keys[i].section);
+        format_value(c, &keys[i], val, sizeof val);
+        fprintf(f, "%s =%s%s\n", keys[i].name, *val ? " " : "", val);
+    }
+    if (fclose(f))
+        dike_fatal("writing the resolved configuration: %s", strerror(errno));
+    return text;
+}
+
+void dike_config_print_reference(FILE *out)
+{
+    fprintf(out, "| section | key | default | description |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_def *k = &keys[i];
+        fprintf(out, "| %s | %s | `%s` | %s |\n", k->section, k->name, *k->def ? k->def : "\"\"",
+                k->desc);
+    }
+}

@@ -1,0 +1,954 @@
+/* HDF5 output writer (SPEC §7; the layout is documented in docs/output-schema.md).
+ *
+ * Two phases, because the data live in two places:
+ *  1. Every rank owns a block of /nodes and one row of /perf. The ranks create the file together
+ *     through MPI-IO and each writes its own hyperslab with a collective transfer.
+ *  2. Everything else (attributes, /jobs, /tenants, /timeseries, /summary) is held by rank 0
+ *     alone, which reopens the file with the default (sec2) driver. Parallel HDF5 requires every
+ *     rank to make every metadata call with identical arguments; doing that for data only rank 0
+ *     has would mean broadcasting all of it for nothing.
+ * The file is built under "<path>.tmp-<pid of rank 0>", fsync'ed, and renamed to <path> by rank 0
+ * only when complete, so a crashed or failed run never leaves a file at <path> that looks complete.
+ *
+ * Errors. Parallel HDF5 calls are collective: a rank that fails must not leave the others waiting
+ * in the next collective call. After every collective step the ranks agree (one MPI_Allreduce) on
+ * whether any rank failed, and then all of them take the same path to the one cleanup label, so
+ * the collective closes there happen in the same order everywhere. At the end the message of the
+ * lowest failing rank is broadcast: every rank returns the same code and text. */
+#include "dike/results.h"
+#include "io/h5types.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Target chunk size of the serial tables: large enough that a million-row /jobs is a few hundred
+ * chunks, small enough to fit HDF5's default 1 MiB chunk cache. */
+#define H5_CHUNK_BYTES (256u * 1024u)
+#define H5_MAX_FIELDS 24
+
+/* ------------------------------------------------------------------------------------------------
+ * Record types. One table per record: it builds the HDF5 compound type and the `units` attribute,
+ * so the two cannot drift apart. Units: s, GPUs, GPU*s, B, and 1 for anything dimensionless
+ * (indices, counts, ratios, labels). */
+
+typedef struct h5_field {
+    const char *name;  /**< member name = C field name */
+    size_t offset;     /**< offsetof in the C struct */
+    hid_t type;        /**< native HDF5 type; H5I_INVALID_HID for a string of strsize bytes */
+    size_t strsize;    /**< bytes of a fixed-length string member */
+    const char *unit;  /**< unit of the column */
+} h5_field;
+
+#define F_NUM(st, m, t, u) { #m, offsetof(st, m), (t), 0, (u) }
+#define F_STR(st, m, u) { #m, offsetof(st, m), H5I_INVALID_HID, sizeof(((st *)0)->m), (u) }
+#define F_COPY(f, t)                                                                              \
+    do {                                                                                          \
+        _Static_assert(sizeof(t) / sizeof((t)[0]) <= H5_MAX_FIELDS, "raise H5_MAX_FIELDS");       \
+        memcpy((f), (t), sizeof(t));                                                              \
+    } while (0)
+
+static size_t job_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_job_record, job_id, H5T_NATIVE_INT64, "1"),
+        F_NUM(dike_job_record, tenant, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_job_record, num_gpus, H5T_NATIVE_UINT32, "GPUs"),
+        F_NUM(dike_job_record, submit_time, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, start_time, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, finish_time, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, duration, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, queue_delay, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, t_ideal, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, rho, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_job_record, run_time, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_job_record, preemptions, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_job_record, migrations, H5T_NATIVE_UINT32, "1"),
+        F_STR(dike_job_record, gpu_type, "1"),
+    };
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+static size_t tenant_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_tenant_record, tenant, H5T_NATIVE_UINT32, "1"),
+        F_STR(dike_tenant_record, name, "1"),
+        F_NUM(dike_tenant_record, weight, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, jobs, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_tenant_record, finished, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_tenant_record, gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
+        F_NUM(dike_tenant_record, avg_jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_tenant_record, mean_rho, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, fairness_ratio, H5T_NATIVE_DOUBLE, "1"),
+    };
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+static size_t node_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_node_record, node, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_node_record, rack, H5T_NATIVE_UINT32, "1"),
+        F_STR(dike_node_record, gpu_type, "1"),
+        F_NUM(dike_node_record, busy_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
+        F_NUM(dike_node_record, jobs_hosted, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_node_record, failures, H5T_NATIVE_UINT32, "1"),
+    };
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+static size_t perf_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_perf_record, rank, H5T_NATIVE_INT32, "1"),
+        F_NUM(dike_perf_record, events, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_perf_record, windows, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_perf_record, messages, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_perf_record, bytes_sent, H5T_NATIVE_UINT64, "B"),
+        F_NUM(dike_perf_record, wall_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, compute_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),
+    };
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+/* /summary is written as scalar attributes, one per field, from the same kind of table. */
+static size_t summary_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_summary, jobs, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_summary, finished, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_summary, avg_jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_summary, p50_jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_summary, p95_jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_summary, p99_jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_summary, makespan, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_summary, avg_queue_delay, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_summary, mean_rho, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, p99_rho, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, max_rho, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, unfair_fraction, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, jain, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, utilization, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, effective_utilization, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_summary, preemptions, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_summary, migrations, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_summary, allocated_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
+    };
+    /* Every member is 8 bytes: a field added to dike_summary but not here changes the size. */
+    _Static_assert(sizeof(dike_summary) == 8 * (sizeof t / sizeof t[0]),
+                   "dike_summary changed: update summary_fields()");
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+hid_t dike__h5_str_type(size_t size)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0)
+        return H5I_INVALID_HID;
+    if (H5Tset_size(t, size) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+static hid_t build_compound(size_t size, const h5_field *f, size_t n)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, size), str = H5I_INVALID_HID;
+    if (t < 0)
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        hid_t m = f[i].type;
+        if (m == H5I_INVALID_HID && (m = str = dike__h5_str_type(f[i].strsize)) < 0)
+            goto fail;
+        if (H5Tinsert(t, f[i].name, f[i].offset, m) < 0)
+            goto fail;
+        if (str >= 0 && H5Tclose(str) < 0) {
+            str = H5I_INVALID_HID;
+            goto fail;
+        }
+        str = H5I_INVALID_HID;
+    }
+    return t;
+fail:
+    if (str >= 0)
+        H5Tclose(str);
+    if (t >= 0)
+        H5Tclose(t);
+    return H5I_INVALID_HID;
+}
+
+hid_t dike__h5_job_type(void)
+{
+    h5_field f[H5_MAX_FIELDS];
+    return build_compound(sizeof(dike_job_record), f, job_fields(f));
+}
+
+hid_t dike__h5_tenant_type(void)
+{
+    h5_field f[H5_MAX_FIELDS];
+    return build_compound(sizeof(dike_tenant_record), f, tenant_fields(f));
+}
+
+hid_t dike__h5_node_type(void)
+{
+    h5_field f[H5_MAX_FIELDS];
+    return build_compound(sizeof(dike_node_record), f, node_fields(f));
+}
+
+hid_t dike__h5_perf_type(void)
+{
+    h5_field f[H5_MAX_FIELDS];
+    return build_compound(sizeof(dike_perf_record), f, perf_fields(f));
+}
+
+/* The on-disk type: the memory type without its C padding, so files hold no garbage bytes and
+ * do not depend on the writer's struct alignment. */
+static hid_t packed_type(hid_t mem)
+{
+    hid_t t = H5Tcopy(mem);
+    if (t >= 0 && H5Tpack(t) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* "name=unit,name=unit,..." for the `units` attribute. */
+static char *units_string(const h5_field *f, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(f[i].name) + strlen(f[i].unit) + 2;
+    char *s = dike_xmalloc(len), *p = s;
+    *p = '\0';
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s%s=%s", i ? "," : "", f[i].name, f[i].unit);
+    return s;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Error handling. */
+
+typedef struct h5ctx {
+    const char *path; /**< the final output path, named in every message */
+    dike_err *e;      /**< this rank's message */
+} h5ctx;
+
+typedef struct h5_reason {
+    char *buf;
+    size_t n;
+} h5_reason;
+
+static herr_t reason_cb(unsigned n, const H5E_error2_t *err, void *data)
+{
+    h5_reason *r = data;
+    /* Walked upward, entry 0 is where the error was first detected: the most specific text. */
+    if (n == 0) {
+        if (err->desc && err->desc[0])
+            snprintf(r->buf, r->n, "%s", err->desc);
+        else if (H5Eget_msg(err->min_num, NULL, r->buf, r->n) < 0)
+            r->buf[0] = '\0';
+    }
+    return 0;
+}
+
+/* Record an HDF5 failure: "<path>: cannot write output: <what> (HDF5: <innermost reason>)". Call
+ * it right after the failing call, before another HDF5 call replaces the error stack. */
+static int h5fail(const h5ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int h5fail(const h5ctx *c, const char *fmt, ...)
+{
+    char what[512], why[384] = "";
+    h5_reason r = { why, sizeof why };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_cb, &r);
+    H5Eclear2(H5E_DEFAULT);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (why[0])
+        return dike_err_set(c->e, DIKE_EH5, "%s: cannot write output: %s (HDF5: %s)", c->path, what,
+                            why);
+    return dike_err_set(c->e, DIKE_EH5, "%s: cannot write output: %s", c->path, what);
+}
+
+/* Close @p id with @p fn if it is open; a failure becomes the status unless one is already set. */
+static void h5close(const h5ctx *c, int *st, hid_t id, herr_t (*fn)(hid_t), const char *what,
+                    const char *obj)
+{
+    if (id < 0)
+        return;
+    if (fn(id) < 0 && *st == 0)
+        *st = h5fail(c, "closing %s %s", what, obj);
+}
+
+/* True if any rank of @p comm has a non-zero status. */
+static bool agree(MPI_Comm comm, int *st, const h5ctx *c)
+{
+    int mine = *st != 0, any = 1;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm) != MPI_SUCCESS) {
+        if (*st == 0)
+            *st = dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allreduce failed",
+                               c->path);
+        return true;
+    }
+    return any != 0;
+}
+
+/* Every rank gets the code and message of the lowest failing rank. */
+static int share_status(MPI_Comm comm, int rank, int size, int st, const h5ctx *c)
+{
+    int who = st ? rank : size, first = size, code = st;
+    if (MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return st ? st
+                  : dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allreduce failed",
+                                 c->path);
+    if (first == size)
+        return 0;
+    if (MPI_Bcast(&code, 1, MPI_INT, first, comm) != MPI_SUCCESS ||
+        MPI_Bcast(c->e->msg, (int)sizeof c->e->msg, MPI_CHAR, first, comm) != MPI_SUCCESS)
+        return dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Bcast failed", c->path);
+    c->e->msg[sizeof c->e->msg - 1] = '\0';
+    c->e->code = code;
+    return code;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Argument checks: every rank learns the node blocks of all ranks, so the check of the whole
+ * /nodes tiling gives the same answer (and message) everywhere. */
+
+enum { BLK_OK = 0, BLK_NODES_NULL, BLK_NOT_CONTIGUOUS, BLK_PERF_NULL };
+
+typedef struct node_block {
+    uint64_t first, count, bad, total;
+} node_block;
+
+static int cmp_block(const void *a, const void *b)
+{
+    const node_block *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static int check_blocks(const h5ctx *c, MPI_Comm comm, int size, const dike_node_record *nodes,
+                        size_t nnodes, uint64_t total_nodes, const dike_perf_record *perf,
+                        uint64_t *first)
+{
+    node_block mine = { nnodes && nodes ? nodes[0].node : 0, nnodes, BLK_OK, total_nodes };
+    if (!perf)
+        mine.bad = BLK_PERF_NULL;
+    else if (nnodes && !nodes)
+        mine.bad = BLK_NODES_NULL;
+    for (size_t i = 1; mine.bad == BLK_OK && i < nnodes; i++)
+        if (nodes[i].node != mine.first + i)
+            mine.bad = BLK_NOT_CONTIGUOUS;
+    *first = mine.first;
+
+    node_block *all = dike_xcalloc((size_t)size, sizeof *all);
+    int st = 0;
+    if (MPI_Allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, comm) != MPI_SUCCESS) {
+        st = dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allgather failed", c->path);
+        goto out;
+    }
+    uint64_t sum = 0;
+    for (int r = 0; r < size; r++) {
+        const node_block *b = &all[r];
+        if (b->bad == BLK_PERF_NULL) {
+            st = dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: rank %d passed no perf row",
+                              c->path, r);
+            goto out;
+        }
+        if (b->total != total_nodes) {
+            st = dike_err_set(c->e, DIKE_EINTERNAL,
+                              "%s: cannot write output: total_nodes is %llu on rank %d but %llu here",
+                              c->path, (unsigned long long)b->total, r,
+                              (unsigned long long)total_nodes);
+            goto out;
+        }
+        if (b->bad != BLK_OK) {
+            st = dike_err_set(c->e, DIKE_EINTERNAL,
+                              "%s: cannot write output: rank %d: its %llu /nodes rows are %s", c->path,
+                              r, (unsigned long long)b->count,
+                              b->bad == BLK_NODES_NULL ? "NULL" : "not contiguous node indices");
+            goto out;
+        }
+        if (b->count && (b->first >= total_nodes || b->count > total_nodes - b->first)) {
+            st = dike_err_set(c->e, DIKE_EINTERNAL,
+                              "%s: cannot write output: rank %d: /nodes rows %llu..%llu outside 0..%llu",
+                              c->path, r, (unsigned long long)b->first,
+                              (unsigned long long)(b->first + b->count - 1),
+                              (unsigned long long)total_nodes - 1);
+            goto out;
+        }
+        sum += b->count;
+    }
+    if (sum != total_nodes) {
+        st = dike_err_set(c->e, DIKE_EINTERNAL,
+                          "%s: cannot write output: the ranks hold %llu /nodes rows, expected %llu",
+                          c->path, (unsigned long long)sum, (unsigned long long)total_nodes);
+        goto out;
+    }
+    /* In range and summing to total_nodes: they tile 0..total_nodes-1 unless two overlap. */
+    qsort(all, (size_t)size, sizeof *all, cmp_block);
+    for (int r = 1; r < size; r++)
+        if (all[r].count && all[r - 1].count && all[r].first < all[r - 1].first + all[r - 1].count) {
+            st = dike_err_set(c->e, DIKE_EINTERNAL,
+                              "%s: cannot write output: two ranks both hold /nodes row %llu",
+                              c->path, (unsigned long long)all[r].first);
+            goto out;
+        }
+out:
+    free(all);
+    return st;
+}
+
+static int check_results(const h5ctx *c, const dike_results *r)
+{
+    const char *bad = NULL;
+    if (!r)
+        bad = "no results on rank 0";
+    else if (r->njobs && !r->jobs)
+        bad = "jobs is NULL";
+    else if (r->ntenants && !r->tenants)
+        bad = "tenants is NULL";
+    else if (r->ts.n && (!r->ts.time || !r->ts.busy_gpus || !r->ts.queued || !r->ts.running ||
+                         (r->ts.ntenants && !r->ts.tenant_gpus)))
+        bad = "a timeseries array is NULL";
+    if (bad)
+        return dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: %s", c->path, bad);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Phase 1: /nodes and /perf, collectively. */
+
+/* Convert @p n rows from @p mem to @p file layout into a new buffer (freed by the caller). Writing
+ * already-packed rows keeps the transfer collective: HDF5 1.10 silently falls back to independent
+ * I/O when a collective write needs a type conversion. */
+static void *pack_rows(const h5ctx *c, int *st, hid_t mem, hid_t file, const void *rows, size_t n,
+                       const char *obj)
+{
+    size_t msz = H5Tget_size(mem), fsz = H5Tget_size(file);
+    if (!msz || !fsz) {
+        *st = h5fail(c, "getting the row size of %s", obj);
+        return NULL;
+    }
+    size_t sz = msz > fsz ? msz : fsz;
+    void *buf = dike_xcalloc(n ? n : 1, sz);
+    if (n) {
+        /* Compound conversions may use a background buffer; HDF5 crashes if it needs one and
+         * gets NULL. */
+        void *bkg = dike_xcalloc(n, sz);
+        memcpy(buf, rows, n * msz);
+        herr_t rc = H5Tconvert(mem, file, n, buf, bkg, H5P_DEFAULT);
+        free(bkg);
+        if (rc < 0) {
+            *st = h5fail(c, "converting the rows of %s", obj);
+            free(buf);
+            return NULL;
+        }
+    }
+    return buf;
+}
+
+/* Select rows [first, first+count) of @p fspace and a matching @p count-row memory space. */
+static hid_t select_rows(hid_t fspace, uint64_t first, uint64_t count)
+{
+    hsize_t start = first, cnt = count, one = 1;
+    hid_t m = H5Screate_simple(1, count ? &cnt : &one, NULL);
+    if (m < 0)
+        return H5I_INVALID_HID;
+    herr_t rc = count ? H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &cnt, NULL)
+                      : H5Sselect_none(fspace);
+    if (rc >= 0 && !count)
+        rc = H5Sselect_none(m);
+    if (rc < 0) {
+        H5Sclose(m);
+        return H5I_INVALID_HID;
+    }
+    return m;
+}
+
+static int write_parallel(const h5ctx *c, const char *tmp, MPI_Comm comm, int rank, int size,
+                          const dike_node_record *nodes, size_t nnodes, uint64_t first,
+                          uint64_t total_nodes, const dike_perf_record *perf)
+{
+    hid_t fapl = H5I_INVALID_HID, dxpl = H5I_INVALID_HID, file = H5I_INVALID_HID;
+    hid_t nmem = H5I_INVALID_HID, nfile = H5I_INVALID_HID, pmem = H5I_INVALID_HID,
+          pfile = H5I_INVALID_HID;
+    hid_t nspace = H5I_INVALID_HID, nsel = H5I_INVALID_HID, pspace = H5I_INVALID_HID,
+          psel = H5I_INVALID_HID;
+    hid_t nds = H5I_INVALID_HID, pds = H5I_INVALID_HID;
+    void *nbuf = NULL, *pbuf = NULL;
+    hsize_t ndims = total_nodes, pdims = (hsize_t)size;
+    int st = 0;
+
+    /* Local preparation: nothing here is collective. */
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0)
+        st = h5fail(c, "setting up MPI-IO file access");
+    else if ((dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
+             H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+        st = h5fail(c, "setting up collective transfers");
+    else if ((nmem = dike__h5_node_type()) < 0 || (nfile = packed_type(nmem)) < 0)
+        st = h5fail(c, "building the /nodes row type");
+    else if ((pmem = dike__h5_perf_type()) < 0 || (pfile = packed_type(pmem)) < 0)
+        st = h5fail(c, "building the /perf row type");
+    else if ((nspace = H5Screate_simple(1, &ndims, NULL)) < 0 ||
+             (nsel = select_rows(nspace, first, nnodes)) < 0)
+        st = h5fail(c, "selecting rows %llu..+%zu of /nodes", (unsigned long long)first, nnodes);
+    else if ((pspace = H5Screate_simple(1, &pdims, NULL)) < 0 ||
+             (psel = select_rows(pspace, (uint64_t)rank, 1)) < 0)
+        st = h5fail(c, "selecting row %d of /perf", rank);
+    else if ((nbuf = pack_rows(c, &st, nmem, nfile, nodes, nnodes, "/nodes")) != NULL)
+        pbuf = pack_rows(c, &st, pmem, pfile, perf, 1, "/perf");
+    if (agree(comm, &st, c))
+        goto out;
+
+    if ((file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+        st = h5fail(c, "creating temporary file %s", tmp);
+    if (agree(comm, &st, c))
+        goto out;
+    if ((nds = H5Dcreate2(file, "/nodes", nfile, nspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating dataset /nodes");
+    if (agree(comm, &st, c))
+        goto out;
+    if ((pds = H5Dcreate2(file, "/perf", pfile, pspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating dataset /perf");
+    if (agree(comm, &st, c))
+        goto out;
+    /* A zero-size contiguous dataset has no storage address: HDF 1.10 fails even an empty write
+     * to it. total_nodes is the same on every rank (checked), so all skip the write together. */
+    if (total_nodes && H5Dwrite(nds, nfile, nsel, nspace, dxpl, nbuf) < 0)
+        st = h5fail(c, "writing rows %llu..+%zu of /nodes", (unsigned long long)first, nnodes);
+    if (agree(comm, &st, c))
+        goto out;
+    if (H5Dwrite(pds, pfile, psel, pspace, dxpl, pbuf) < 0)
+        st = h5fail(c, "writing row %d of /perf", rank);
+    agree(comm, &st, c);
+
+out:
+    /* Every rank reaches this point with the same objects open (each step above ends in an
+     * agreement), so the collective closes of the datasets and the file match across ranks. */
+    h5close(c, &st, pds, H5Dclose, "dataset", "/perf");
+    h5close(c, &st, nds, H5Dclose, "dataset", "/nodes");
+    h5close(c, &st, file, H5Fclose, "temporary file", tmp);
+    h5close(c, &st, psel, H5Sclose, "memory space of", "/perf");
+    h5close(c, &st, pspace, H5Sclose, "dataspace of", "/perf");
+    h5close(c, &st, nsel, H5Sclose, "memory space of", "/nodes");
+    h5close(c, &st, nspace, H5Sclose, "dataspace of", "/nodes");
+    h5close(c, &st, pfile, H5Tclose, "row type of", "/perf");
+    h5close(c, &st, pmem, H5Tclose, "row type of", "/perf");
+    h5close(c, &st, nfile, H5Tclose, "row type of", "/nodes");
+    h5close(c, &st, nmem, H5Tclose, "row type of", "/nodes");
+    h5close(c, &st, dxpl, H5Pclose, "transfer properties of", tmp);
+    h5close(c, &st, fapl, H5Pclose, "access properties of", tmp);
+    free(pbuf);
+    free(nbuf);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Phase 2: rank 0 alone. */
+
+static char *bounded_dup(const char *s, size_t maxlen)
+{
+    size_t n = s ? strnlen(s, maxlen) : 0;
+    char *d = dike_xmalloc(n + 1);
+    if (n)
+        memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+static int attr_write(const h5ctx *c, hid_t obj, const char *objpath, const char *name, hid_t ftype,
+                      hid_t mtype, const void *value)
+{
+    hid_t space = H5I_INVALID_HID, a = H5I_INVALID_HID;
+    int st = 0;
+    if ((space = H5Screate(H5S_SCALAR)) < 0)
+        st = h5fail(c, "creating the dataspace of attribute %s of %s", name, objpath);
+    else if ((a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating attribute %s of %s", name, objpath);
+    else if (H5Awrite(a, mtype, value) < 0)
+        st = h5fail(c, "writing attribute %s of %s", name, objpath);
+    h5close(c, &st, a, H5Aclose, "attribute of", objpath);
+    h5close(c, &st, space, H5Sclose, "attribute dataspace of", objpath);
+    return st;
+}
+
+/* Strings are variable-length UTF-8 scalar attributes: the config text has no useful bound, and
+ * h5py returns them as str. */
+static int attr_str(const h5ctx *c, hid_t obj, const char *objpath, const char *name, const char *s,
+                    size_t maxlen)
+{
+    char *copy = bounded_dup(s, maxlen);
+    const char *p = copy;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    int st = 0;
+    if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
+        st = h5fail(c, "building the string type of attribute %s of %s", name, objpath);
+    else
+        st = attr_write(c, obj, objpath, name, t, t, &p);
+    h5close(c, &st, t, H5Tclose, "string type of", objpath);
+    free(copy);
+    return st;
+}
+
+/* The `units` and `description` attributes every dataset and group carries. */
+static int annotate(const h5ctx *c, hid_t obj, const char *objpath, const char *units,
+                    const char *desc)
+{
+    int st = 0;
+    if (units)
+        st = attr_str(c, obj, objpath, "units", units, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, obj, objpath, "description", desc, SIZE_MAX);
+    return st;
+}
+
+static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const char *units,
+                         const char *desc)
+{
+    int st = 0;
+    hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
+    if (o < 0)
+        st = h5fail(c, "opening %s", objpath);
+    else
+        st = annotate(c, o, objpath, units, desc);
+    h5close(c, &st, o, H5Oclose, "object", objpath);
+    return st;
+}
+
+/* A chunked dataset with unlimited maximum dimensions: zero-row tables are valid datasets. */
+static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t mtype, hid_t ftype,
+                         int rank, const hsize_t *dims, const void *buf, const char *units,
+                         const char *desc)
+{
+    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
+    hsize_t maxdims[2] = { H5S_UNLIMITED, H5S_UNLIMITED }, chunk[2] = { 1, 1 };
+    int st = 0;
+    size_t row = H5Tget_size(ftype);
+    bool empty = dims[0] == 0;
+    if (rank == 2) {
+        chunk[1] = dims[1] ? dims[1] : 1;
+        row *= chunk[1];
+        empty = empty || dims[1] == 0;
+    }
+    if (!row) {
+        st = h5fail(c, "getting the element size of %s", objpath);
+        goto out;
+    }
+    chunk[0] = H5_CHUNK_BYTES / row ? H5_CHUNK_BYTES / row : 1;
+    if (chunk[0] > dims[0])
+        chunk[0] = dims[0] ? dims[0] : 1;
+
+    if ((space = H5Screate_simple(rank, dims, maxdims)) < 0)
+        st = h5fail(c, "creating the dataspace of %s", objpath);
+    else if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0)
+        st = h5fail(c, "setting the chunking of %s", objpath);
+    else if ((ds = H5Dcreate2(file, objpath, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating dataset %s", objpath);
+    else if (!empty && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        st = h5fail(c, "writing dataset %s", objpath);
+    else
+        st = annotate(c, ds, objpath, units, desc);
+out:
+    h5close(c, &st, ds, H5Dclose, "dataset", objpath);
+    h5close(c, &st, dcpl, H5Pclose, "creation properties of", objpath);
+    h5close(c, &st, space, H5Sclose, "dataspace of", objpath);
+    return st;
+}
+
+typedef size_t (*fields_fn)(h5_field *f);
+
+static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*type_fn)(void),
+                       fields_fn fields, const void *rows, size_t n, const char *desc)
+{
+    h5_field f[H5_MAX_FIELDS];
+    char *units = units_string(f, fields(f));
+    hid_t mem = H5I_INVALID_HID, disk = H5I_INVALID_HID;
+    hsize_t dims = n;
+    int st = 0;
+    if ((mem = type_fn()) < 0 || (disk = packed_type(mem)) < 0)
+        st = h5fail(c, "building the row type of %s", objpath);
+    else
+        st = write_dataset(c, file, objpath, mem, disk, 1, &dims, rows, units, desc);
+    h5close(c, &st, disk, H5Tclose, "row type of", objpath);
+    h5close(c, &st, mem, H5Tclose, "row type of", objpath);
+    free(units);
+    return st;
+}
+
+static int write_root_attrs(const h5ctx *c, hid_t file, const dike_run_meta *m)
+{
+    int32_t schema = DIKE_SCHEMA_VERSION;
+    int st = attr_write(c, file, "/", "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32, &schema);
+    if (!st)
+        st = attr_str(c, file, "/", "version", m->version, sizeof m->version);
+    if (!st)
+        st = attr_str(c, file, "/", "policy", m->policy, sizeof m->policy);
+    if (!st)
+        st = attr_str(c, file, "/", "placement", m->placement, sizeof m->placement);
+    if (!st)
+        st = attr_write(c, file, "/", "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, &m->seed);
+    if (!st)
+        st = attr_write(c, file, "/", "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &m->ranks);
+    if (!st)
+        st = attr_str(c, file, "/", "config", m->config_text, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "trace_path", m->trace_path, sizeof m->trace_path);
+    if (!st)
+        st = attr_str(c, file, "/", "trace_sha256", m->trace_sha256, sizeof m->trace_sha256);
+    if (!st)
+        st = attr_write(c, file, "/", "wall_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                        &m->wall_seconds);
+    if (!st)
+        st = annotate(c, file, "/", "wall_seconds=s",
+                      "dike-emu run output; layout in docs/output-schema.md");
+    return st;
+}
+
+static int write_timeseries(const h5ctx *c, hid_t file, const dike_timeseries *ts)
+{
+    hid_t g = H5Gcreate2(file, "/timeseries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t n[2] = { ts->n, ts->ntenants };
+    int st = 0;
+    if (g < 0) {
+        st = h5fail(c, "creating group /timeseries");
+        goto out;
+    }
+    st = annotate(c, g, "/timeseries", NULL,
+                  "cluster state sampled at regular simulated times; one row per sample");
+    if (!st)
+        st = write_dataset(c, file, "/timeseries/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 1, n,
+                           ts->time, "s", "simulated time of the sample");
+    if (!st)
+        st = write_dataset(c, file, "/timeseries/busy_gpus", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1,
+                           n, ts->busy_gpus, "GPUs", "GPUs allocated to jobs");
+    if (!st)
+        st = write_dataset(c, file, "/timeseries/queued", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1, n,
+                           ts->queued, "1", "jobs submitted and waiting for GPUs");
+    if (!st)
+        st = write_dataset(c, file, "/timeseries/running", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1, n,
+                           ts->running, "1", "jobs holding GPUs");
+    if (!st)
+        st = write_dataset(c, file, "/timeseries/tenant_gpus", H5T_NATIVE_UINT32, H5T_STD_U32LE, 2,
+                           n, ts->tenant_gpus, "GPUs",
+                           "GPUs allocated per tenant: [sample][tenant index]");
+out:
+    h5close(c, &st, g, H5Gclose, "group", "/timeseries");
+    return st;
+}
+
+static int write_summary(const h5ctx *c, hid_t file, const dike_summary *s)
+{
+    h5_field f[H5_MAX_FIELDS];
+    size_t n = summary_fields(f);
+    char *units = units_string(f, n);
+    hid_t g = H5Gcreate2(file, "/summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int st = 0;
+    if (g < 0) {
+        st = h5fail(c, "creating group /summary");
+        goto out;
+    }
+    for (size_t i = 0; !st && i < n; i++)
+        st = attr_write(c, g, "/summary", f[i].name, f[i].type, f[i].type,
+                        (const char *)s + f[i].offset);
+    if (!st)
+        st = annotate(c, g, "/summary", units, "whole-run metrics, one scalar attribute each");
+out:
+    h5close(c, &st, g, H5Gclose, "group", "/summary");
+    free(units);
+    return st;
+}
+
+static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
+{
+    hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID;
+    h5_field f[H5_MAX_FIELDS];
+    char *nunits = units_string(f, node_fields(f)), *punits = units_string(f, perf_fields(f));
+    int st = 0;
+    /* Best-effort file locking: some parallel file systems have no flock, and the file is only
+     * ours (its name holds our pid) until the rename. */
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0)
+        st = h5fail(c, "setting up file access");
+#if H5_VERSION_GE(1, 10, 7)
+    else if (H5Pset_file_locking(fapl, 1, 1) < 0)
+        st = h5fail(c, "setting up file locking");
+#endif
+    else if ((file = H5Fopen(tmp, H5F_ACC_RDWR, fapl)) < 0)
+        st = h5fail(c, "reopening temporary file %s", tmp);
+    if (!st)
+        st = write_root_attrs(c, file, &r->meta);
+    if (!st)
+        st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank");
+    if (!st)
+        st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers");
+    if (!st)
+        st = write_table(c, file, "/jobs", dike__h5_job_type, job_fields, r->jobs, r->njobs,
+                         "one row per job of the workload");
+    if (!st)
+        st = write_table(c, file, "/tenants", dike__h5_tenant_type, tenant_fields, r->tenants,
+                         r->ntenants, "one row per tenant, by tenant index");
+    if (!st)
+        st = write_timeseries(c, file, &r->ts);
+    if (!st)
+        st = write_summary(c, file, &r->summary);
+    h5close(c, &st, file, H5Fclose, "temporary file", tmp);
+    h5close(c, &st, fapl, H5Pclose, "access properties of", tmp);
+    free(punits);
+    free(nunits);
+    return st;
+}
+
+/* Make the complete file durable, then give it its final name: rename(2) is atomic, so <path> is
+ * either absent (or the previous file) or this complete one. */
+static int commit(const h5ctx *c, const char *tmp)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: syncing %s: %s", c->path, tmp,
+                            strerror(err));
+    }
+    if (close(fd) != 0)
+        return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: closing %s: %s", c->path, tmp,
+                            strerror(errno));
+    if (rename(tmp, c->path) != 0)
+        return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: renaming %s: %s", c->path, tmp,
+                            strerror(errno));
+    return 0;
+}
+
+/* Rank 0 chooses the temporary name (its pid makes it unique on its host) and tells the others. */
+static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
+{
+    int len = 0;
+    char *name = NULL;
+    if (rank == 0) {
+        size_t n = strlen(c->path) + 32;
+        name = dike_xmalloc(n);
+        snprintf(name, n, "%s.tmp-%ld", c->path, (long)getpid());
+        len = (int)strlen(name) + 1;
+    }
+    if (MPI_Bcast(&len, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+        goto fail;
+    if (rank != 0)
+        name = dike_xmalloc((size_t)len);
+    if (MPI_Bcast(name, len, MPI_CHAR, 0, comm) != MPI_SUCCESS)
+        goto fail;
+    *out = name;
+    return 0;
+fail:
+    free(name);
+    return dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Bcast failed", c->path);
+}
+
+int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
+                  const dike_node_record *nodes, size_t nnodes, uint64_t total_nodes,
+                  const dike_perf_record *perf, dike_err *e)
+{
+    dike_err le = { 0, "" };
+    h5ctx c = { path ? path : "(no path)", &le };
+    int rank = 0, size = 0, st = 0;
+    bool failed = false;
+    char *tmp = NULL;
+    uint64_t first = 0;
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return dike_err_set(e, DIKE_EMPI, "%s: cannot write output: bad communicator", c.path);
+    /* Our messages replace HDF5's own stack dumps, which would print once per rank. */
+    bool restore = H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data) >= 0;
+    if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+        restore = false;
+
+    if (rank == 0) {
+        if (!path || !path[0])
+            st = dike_err_set(&le, DIKE_EIO, "%s: cannot write output: empty path", c.path);
+        else if (!(st = check_results(&c, r)))
+            st = dike_h5_check_writable(path, &le);
+    }
+    /* Every rank takes part in the gather even when it already failed, or the others would wait
+     * for it; the first error found is the one reported. */
+    dike_err scratch = { 0, "" };
+    int bst = check_blocks(&(h5ctx){ c.path, st ? &scratch : &le }, comm, size, nodes, nnodes,
+                           total_nodes, perf, &first);
+    if (!st)
+        st = bst;
+    if ((failed = agree(comm, &st, &c)))
+        goto out;
+    st = bcast_tmp_name(&c, comm, rank, &tmp);
+    if ((failed = agree(comm, &st, &c)))
+        goto out;
+
+    st = write_parallel(&c, tmp, comm, rank, size, nodes, nnodes, first, total_nodes, perf);
+    if ((failed = agree(comm, &st, &c)))
+        goto out;
+    if (rank == 0 && !(st = write_serial(&c, tmp, r)))
+        st = commit(&c, tmp);
+    failed = st != 0;
+
+out:
+    /* Every rank has closed the file by now: write_parallel ends with a collective close. */
+    if (rank == 0 && failed && tmp)
+        unlink(tmp);
+    free(tmp);
+    st = share_status(comm, rank, size, st, &c);
+    if (restore)
+        H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    if (st && e)
+        *e = le;
+    return st;
+}
+
+int dike_h5_check_writable(const char *path, dike_err *e)
+{
+    if (!path || !path[0])
+        return dike_err_set(e, DIKE_EIO, "(no path): cannot write output: empty path");
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return dike_err_set(e, DIKE_EIO, "%s: cannot write output: %s", path, strerror(EISDIR));
+
+    /* A probe beside the output: same folder, same permissions, same file system. O_EXCL so a
+     * file of someone else's is never touched; retry a few names if one happens to exist. */
+    size_t n = strlen(path) + 48;
+    char *probe = dike_xmalloc(n);
+    int fd = -1, err = 0;
+    for (int i = 0; i < 8 && fd < 0; i++) {
+        snprintf(probe, n, "%s.probe-%ld-%d", path, (long)getpid(), i);
+        fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        err = errno;
+        if (fd < 0 && err != EEXIST)
+            break;
+    }
+    int st = 0;
+    if (fd < 0) {
+        st = dike_err_set(e, DIKE_EIO, "%s: cannot write output: %s", path, strerror(err));
+    } else {
+        close(fd);
+        if (unlink(probe) != 0)
+            st = dike_err_set(e, DIKE_EIO, "%s: cannot write output: removing probe %s: %s", path,
+                              probe, strerror(errno));
+    }
+    free(probe);
+    return st;
+}

@@ -1,0 +1,242 @@
+/* Strict number parsing and the config's "name:number,..." lists. */
+#include "io/parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dike/base.h"
+
+static int is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+char *dike__trim(char *s)
+{
+    while (is_blank(*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && is_blank(s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+const char *dike__parse_i64(const char *s, int64_t *v)
+{
+    if (!*s)
+        return "empty value";
+    /* strtoll would skip leading blanks; a value must be exactly a number. */
+    if (is_blank(*s))
+        return "not an integer";
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end)
+        return "not an integer";
+    if (errno == ERANGE)
+        return "integer out of range";
+    *v = x;
+    return NULL;
+}
+
+const char *dike__parse_f64(const char *s, double *v)
+{
+    if (!*s)
+        return "empty value";
+    if (is_blank(*s))
+        return "not a number";
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end)
+        return "not a number";
+    /* Overflow gives HUGE_VAL (caught here); underflow to a tiny or zero value is harmless. */
+    if (!isfinite(x))
+        return "not a finite number";
+    *v = x;
+    return NULL;
+}
+
+/* --- lists --- */
+
+/* One "name:value" item of a list, both sides trimmed. */
+typedef struct item {
+    char *name;
+    char *value;
+} item;
+
+/* Split @p text (a private copy, modified in place) at commas into at most @p max items.
+ * Returns the item count, or -1 with a reason. */
+static int split_items(char *text, item *items, size_t max, const char *form, char *why, size_t whylen)
+{
+    size_t n = 0;
+    char *s = dike__trim(text);
+    if (!*s)
+        return 0;
+    for (;;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
+        char *it = dike__trim(s);
+        char *colon = strchr(it, ':');
+        if (n == max) {
+            snprintf(why, whylen, "more than %zu entries", max);
+            return -1;
+        }
+        if (!colon) {
+            snprintf(why, whylen, "entry %zu '%s' is not %s", n + 1, it, form);
+            return -1;
+        }
+        *colon = '\0';
+        items[n].name = dike__trim(it);
+        items[n].value = dike__trim(colon + 1);
+        if (!*items[n].name || !*items[n].value) {
+            snprintf(why, whylen, "entry %zu '%s:%s' is not %s", n + 1, items[n].name, items[n].value,
+                     form);
+            return -1;
+        }
+        n++;
+        if (!comma)
+            break;
+        s = comma + 1;
+    }
+    return (int)n;
+}
+
+/* GPU type names appear in HDF5 fixed-size strings and in messages: keep them short and plain. */
+static int check_type_name(const char *name, size_t idx, char *why, size_t whylen)
+{
+    if (strlen(name) >= DIKE_GPU_TYPE_NAME) {
+        snprintf(why, whylen, "entry %zu: type name '%s' is longer than %d characters", idx + 1, name,
+                 DIKE_GPU_TYPE_NAME - 1);
+        return DIKE_EINVAL;
+    }
+    for (const char *p = name; *p; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '-' || ch == '.';
+        if (!ok) {
+            snprintf(why, whylen, "entry %zu: type name '%s' may only use letters, digits, '_', '-', '.'",
+                     idx + 1, name);
+            return DIKE_EINVAL;
+        }
+    }
+    return 0;
+}
+
+int dike__parse_gpu_types(const char *text, dike__type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
+                          char *why, size_t whylen)
+{
+    item items[DIKE_MAX_GPU_TYPES];
+    char *copy = dike_xstrdup(text);
+    int rc = DIKE_EINVAL;
+    int cnt = split_items(copy, items, DIKE_MAX_GPU_TYPES, "type:nodes", why, whylen);
+    if (cnt < 0)
+        goto out;
+    for (size_t i = 0; i < (size_t)cnt; i++) {
+        int64_t v;
+        const char *bad = dike__parse_i64(items[i].value, &v);
+        if (check_type_name(items[i].name, i, why, whylen))
+            goto out;
+        if (bad || v < 1 || v > UINT32_MAX) {
+            snprintf(why, whylen, "entry %zu '%s:%s': node count must be an integer >= 1", i + 1,
+                     items[i].name, items[i].value);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(out[j].name, items[i].name) == 0) {
+                snprintf(why, whylen, "type '%s' listed twice", items[i].name);
+                goto out;
+            }
+        }
+        snprintf(out[i].name, sizeof out[i].name, "%s", items[i].name);
+        out[i].nodes = (uint32_t)v;
+    }
+    *n = (size_t)cnt;
+    rc = 0;
+out:
+    free(copy);
+    return rc;
+}
+
+int dike__parse_gpu_speeds(const char *text, dike__type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
+                           char *why, size_t whylen)
+{
+    item items[DIKE_MAX_GPU_TYPES];
+    char *copy = dike_xstrdup(text);
+    int rc = DIKE_EINVAL;
+    int cnt = split_items(copy, items, DIKE_MAX_GPU_TYPES, "type:speed", why, whylen);
+    if (cnt < 0)
+        goto out;
+    for (size_t i = 0; i < (size_t)cnt; i++) {
+        double v;
+        const char *bad = dike__parse_f64(items[i].value, &v);
+        if (check_type_name(items[i].name, i, why, whylen))
+            goto out;
+        if (bad || !(v > 0)) {
+            snprintf(why, whylen, "entry %zu '%s:%s': speed must be a number > 0", i + 1, items[i].name,
+                     items[i].value);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(out[j].name, items[i].name) == 0) {
+                snprintf(why, whylen, "type '%s' listed twice", items[i].name);
+                goto out;
+            }
+        }
+        snprintf(out[i].name, sizeof out[i].name, "%s", items[i].name);
+        out[i].speed = v;
+    }
+    *n = (size_t)cnt;
+    rc = 0;
+out:
+    free(copy);
+    return rc;
+}
+
+int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,
+                        size_t whylen)
+{
+    item items[DIKE__MIX_MAX];
+    char *copy = dike_xstrdup(text);
+    int rc = DIKE_EINVAL;
+    double total = 0;
+    int cnt = split_items(copy, items, DIKE__MIX_MAX, "gpus:weight", why, whylen);
+    if (cnt < 0)
+        goto out;
+    for (size_t i = 0; i < (size_t)cnt; i++) {
+        int64_t g;
+        double w;
+        if (dike__parse_i64(items[i].name, &g) || g < 1 || g > UINT32_MAX) {
+            snprintf(why, whylen, "entry %zu '%s:%s': GPU count must be an integer >= 1", i + 1,
+                     items[i].name, items[i].value);
+            goto out;
+        }
+        if (dike__parse_f64(items[i].value, &w) || w < 0) {
+            snprintf(why, whylen, "entry %zu '%s:%s': weight must be a number >= 0", i + 1,
+                     items[i].name, items[i].value);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (out[j].gpus == (uint32_t)g) {
+                snprintf(why, whylen, "GPU count %lld listed twice", (long long)g);
+                goto out;
+            }
+        }
+        out[i].gpus = (uint32_t)g;
+        out[i].weight = w;
+        total += w;
+    }
+    if (!(total > 0)) {
+        snprintf(why, whylen, "%s", cnt ? "weights sum to 0" : "empty mix");
+        goto out;
+    }
+    *n = (size_t)cnt;
+    rc = 0;
+out:
+    free(copy);
+    return rc;
+}

@@ -1,0 +1,45 @@
+/* Internal: strict parsing of numbers and of the "name:number,..." lists of the config
+ * (cluster.gpu_types, cluster.gpu_speeds, workload.gpu_mix). One parser per thing, shared by the config
+ * checks, the trace readers, the cluster model and the synthetic generator, so a value one part accepts
+ * is exactly a value the others can use. */
+#ifndef DIKE_IO_PARSE_H
+#define DIKE_IO_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dike/cluster.h"
+
+#define DIKE__MIX_MAX 64 /* entries of workload.gpu_mix */
+
+/* Whole-string number parsers: no leading/trailing blanks or junk, no empty string; doubles must be
+ * finite. They return NULL on success, else a short reason ("not an integer", ...). */
+const char *dike__parse_i64(const char *s, int64_t *v);
+const char *dike__parse_f64(const char *s, double *v);
+/** Strip blanks (space, tab, CR, LF) from both ends of @p s in place; returns the new start. */
+char *dike__trim(char *s);
+
+typedef struct dike__type_count {
+    char name[DIKE_GPU_TYPE_NAME]; /**< GPU type name */
+    uint32_t nodes;                /**< nodes of this type */
+} dike__type_count;
+
+typedef struct dike__type_speed {
+    char name[DIKE_GPU_TYPE_NAME]; /**< GPU type name */
+    double speed;                  /**< relative throughput, > 0 */
+} dike__type_speed;
+
+typedef struct dike__mix_entry {
+    uint32_t gpus;  /**< gang size, >= 1 */
+    double weight;  /**< relative weight, >= 0 (not normalised) */
+} dike__mix_entry;
+
+/* Each parser returns 0, or DIKE_EINVAL with a reason (no key prefix) in why[whylen].
+ * Empty or blank text is a valid empty list (*n = 0). */
+int dike__parse_gpu_types(const char *text, dike__type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
+                          char *why, size_t whylen);
+int dike__parse_gpu_speeds(const char *text, dike__type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
+                           char *why, size_t whylen);
+int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,
+                        size_t whylen);
+
+#endif
