@@ -86,7 +86,8 @@ typedef struct dike_perf_record {
     uint64_t messages;      /**< point-to-point messages sent (collective contributions count 1) */
     uint64_t bytes_sent;    /**< bytes sent */
     double wall_seconds;    /**< engine wall time (MPI_Init/Finalize excluded) */
-    double compute_seconds; /**< time in local work */
+    double compute_seconds; /**< time in local events (coordinator events, node actions), decision step excluded */
+    double decide_seconds;  /**< time in the policy's decision step (rank 0) */
     double comm_seconds;    /**< time in collectives */
     uint64_t decisions;     /**< decision steps run (rank 0) */
     uint32_t nodes_owned;   /**< nodes in this rank's block */
@@ -112,6 +113,7 @@ typedef struct dike_results {
     dike_tenant_record *tenants; size_t ntenants;
     dike_timeseries ts;
     dike_summary summary;
+    dike_perf_record *perf; size_t nperf; /**< every rank's perf row (rank 0 gathers them) */
 } dike_results;
 
 void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);

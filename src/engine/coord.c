@@ -2,6 +2,7 @@
 #include "engine/coord.h"
 
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,7 +275,9 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             s->events++;
         }
         /* One decision step per timestamp, after every arrival and completion at it. */
+        double t0 = MPI_Wtime();
         s->pol->decide(s->pol_state, s);
+        s->decide_seconds += MPI_Wtime() - t0;
         s->decisions++;
         if ((s->pol->flags & DIKE_POLICY_ROUNDS) && !s->round_pending && s->active > 0) {
             dike_time next = (s->now / s->round_us + 1) * s->round_us;

@@ -63,6 +63,7 @@ struct dike_sched {
 
     /* instrumentation */
     uint64_t events, stale_events, decisions;
+    double decide_seconds;   /**< wall time inside the policy's decide */
 };
 
 int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,

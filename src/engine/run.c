@@ -119,6 +119,15 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
         rc = dike_h5_write(out_path, comm, rank == 0 ? out : NULL, nodes, part.n, cl.nodes, &perf, e);
     if (perf_out)
         *perf_out = perf;
+    if (!rc) {
+        /* Every rank's counters to rank 0, for the table printed at the end. */
+        if (rank == 0) {
+            out->perf = dike_xcalloc((size_t)nranks, sizeof *out->perf);
+            out->nperf = (size_t)nranks;
+        }
+        MPI_Gather(&perf, (int)sizeof perf, MPI_BYTE, rank == 0 ? out->perf : NULL,
+                   (int)sizeof perf, MPI_BYTE, 0, comm);
+    }
 out:
     free(nodes);
     dike_part_free(&part);
@@ -156,5 +165,16 @@ void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *
         fprintf(f, "  %-22s %14.0f\n", "events/s",
                 perf->wall_seconds > 0 ? (double)perf->events / perf->wall_seconds : 0.0);
         fprintf(f, "  %-22s %14llu\n", "windows", (unsigned long long)perf->windows);
+    }
+    if (r->nperf) {
+        fprintf(f, "  per rank: %4s %8s %11s %9s %11s %9s %9s %9s %9s\n", "rank", "nodes", "events",
+                "messages", "bytes", "local_s", "decide_s", "comm_s", "wall_s");
+        for (size_t i = 0; i < r->nperf; i++) {
+            const dike_perf_record *p = &r->perf[i];
+            fprintf(f, "            %4d %8u %11llu %9llu %11llu %9.3f %9.3f %9.3f %9.3f\n", p->rank,
+                    p->nodes_owned, (unsigned long long)p->events, (unsigned long long)p->messages,
+                    (unsigned long long)p->bytes_sent, p->compute_seconds, p->decide_seconds,
+                    p->comm_seconds, p->wall_seconds);
+        }
     }
 }

@@ -116,7 +116,8 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
     perf->nodes_owned = p->n;
     perf->wall_seconds = MPI_Wtime() - t_start;
     perf->comm_seconds = t_comm;
-    perf->compute_seconds = perf->wall_seconds - t_comm;
+    perf->decide_seconds = rank == 0 ? s->decide_seconds : 0;
+    perf->compute_seconds = perf->wall_seconds - t_comm - perf->decide_seconds;
     free(counts);
     free(displs);
     free(sorted);

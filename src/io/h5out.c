@@ -118,6 +118,7 @@ static size_t perf_fields(h5_field *f)
         F_NUM(dike_perf_record, bytes_sent, H5T_NATIVE_UINT64, "B"),
         F_NUM(dike_perf_record, wall_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, compute_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, decide_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),

@@ -71,5 +71,6 @@ void dike_results_free(dike_results *r)
     free(r->tenants);
     dike_timeseries_free(&r->ts);
     free(r->meta.config_text);
+    free(r->perf);
     memset(r, 0, sizeof *r);
 }
