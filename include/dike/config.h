@@ -39,6 +39,11 @@ typedef struct dike_config {
     double scheduler_preemption_cost_s;  /**< checkpoint + restore cost paid on every resume, s (GPUs held) */
     bool scheduler_backfill;             /**< fifo/sjf: let later jobs fill in when the head does not fit */
 
+    /* [faults] */
+    double faults_mtbf_s;                /**< mean time between failures per node, s; 0 = off */
+    double faults_mttr_s;                /**< mean time to repair, s */
+    double faults_checkpoint_interval_s; /**< progress between checkpoints of a running job, s */
+
     /* [run] */
     int64_t run_seed;            /**< seed of every random stream */
     char run_out[DIKE_STR_MAX];  /**< output HDF5 path */

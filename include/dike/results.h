@@ -26,6 +26,8 @@ typedef struct dike_job_record {
     double run_time;      /**< s with GPUs held (sum over all runs, preemption cost included) */
     uint32_t preemptions; /**< times the job was preempted */
     uint32_t migrations;  /**< resumes on a different set of nodes */
+    uint32_t restarts;    /**< restarts after a node failure killed it */
+    double lost_work;     /**< GPU-seconds of progress lost to failures (since the last checkpoint) */
     char gpu_type[DIKE_GPU_TYPE_NAME]; /**< GPU type of its last placement ("" if never started) */
 } dike_job_record;
 
@@ -55,6 +57,9 @@ typedef struct dike_summary {
     double effective_utilization;                /**< rate-weighted GPU-s / (G x makespan) */
     uint64_t preemptions, migrations;
     double allocated_gpu_seconds;                /**< s x GPUs */
+    uint64_t restarts;                           /**< restarts after node failures */
+    double lost_work;                            /**< GPU-seconds of progress lost to failures */
+    double goodput;                              /**< 1 - lost_work / allocated_gpu_seconds */
 } dike_summary;
 
 /** /timeseries: n samples; tenant_gpus is n x ntenants, row-major. */

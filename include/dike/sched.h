@@ -44,6 +44,8 @@ typedef struct dike_job {
     double area_at_submit;     /**< active-jobs integral at submit (for N_avg), job-seconds */
     double navg;               /**< time-average active jobs while in the system (set at finish) */
     uint32_t preemptions;      /**< times preempted */
+    uint32_t restarts;         /**< times killed by a node failure and requeued */
+    double lost_gpu_s;         /**< GPU-seconds of progress lost to failures */
     uint32_t migrations;       /**< resumes on a different node set */
     uint32_t nslices;          /**< slices of the current placement */
     dike_slice *slices;        /**< placement slots: spec->num_gpus entries reserved */
@@ -79,6 +81,8 @@ typedef struct dike_policy {
     dike_policy_init_fn init;         /**< allocate state */
     dike_policy_job_fn on_arrival;    /**< a job was submitted (state QUEUED) */
     dike_policy_job_fn on_finish;     /**< a running job finished (already released) */
+    dike_policy_job_fn on_evicted;    /**< the engine stopped a running job (node failure); it is
+                                           QUEUED again and the policy must requeue it */
     dike_policy_decide_fn decide;     /**< start / preempt jobs through dike_sched_* */
     dike_policy_free_fn free;         /**< release state */
 } dike_policy;

@@ -199,6 +199,66 @@ void dike_sched_preempt(dike_sched *s, dike_job *j)
     s->queued++;
 }
 
+/* The engine stops a running job because its node failed: the job keeps the work up to its last
+ * checkpoint (every faults.checkpoint_interval_s of progress in this run), loses the rest, and goes
+ * back to the queue; the restore cost is paid when it resumes. */
+static void evict(dike_sched *s, dike_job *j)
+{
+    double kept = 0, lost_us = 0;
+    if (s->now > j->progress_start) {
+        double prog = (double)(s->now - j->progress_start);
+        double ckpt = floor(prog / (double)s->ckpt_us) * (double)s->ckpt_us;
+        kept = ckpt * j->rate;
+        lost_us = prog - ckpt;
+    }
+    j->remaining -= kept;
+    if (j->remaining < 1)
+        j->remaining = 1;
+    release(s, j);
+    j->last_sig = node_set_sig(j->slices, j->nslices);
+    j->nslices = 0;
+    j->epoch++;
+    j->restarts++;
+    j->lost_gpu_s += j->spec->num_gpus * lost_us / 1e6;
+    j->rate = 0;
+    j->state = DIKE_JOB_QUEUED;
+    s->queued++;
+    s->pol->on_evicted(s->pol_state, s, j);
+}
+
+void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t node, uint32_t seq,
+                           const uint32_t *jobs, uint32_t njobs)
+{
+    uint32_t data = 0;
+    if (kind == DIKE_EV_NODE_FAIL) {
+        if (s->nfail == s->fail_cap) {
+            s->fail_cap = s->fail_cap ? 2 * s->fail_cap : 64;
+            s->fail_jobs = dike_xrealloc(s->fail_jobs, s->fail_cap * sizeof *s->fail_jobs);
+            s->fail_njobs = dike_xrealloc(s->fail_njobs, s->fail_cap * sizeof *s->fail_njobs);
+        }
+        data = (uint32_t)s->nfail++;
+        s->fail_jobs[data] = njobs ? dike_xmalloc(njobs * sizeof *jobs) : NULL;
+        if (njobs)
+            memcpy(s->fail_jobs[data], jobs, njobs * sizeof *jobs);
+        s->fail_njobs[data] = njobs;
+    }
+    push_event(s, t, kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE,
+               (uint8_t)kind, node, seq, data);
+}
+
+static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
+{
+    for (uint32_t i = 0; i < s->fail_njobs[data]; i++) {
+        dike_job *j = &s->jobs[s->fail_jobs[data][i]];
+        if (j->state == DIKE_JOB_RUNNING) /* a job on several failed nodes is stopped once */
+            evict(s, j);
+    }
+    free(s->fail_jobs[data]);
+    s->fail_jobs[data] = NULL;
+    dike_capacity_set_down(s->cap, node);
+    s->node_failures++;
+}
+
 /* ---- event handlers ---- */
 
 static void on_arrival(dike_sched *s, dike_job *j)
@@ -245,6 +305,12 @@ static void handle(dike_sched *s, const dike_event *ev)
     }
     case DIKE_EV_ROUND:
         s->round_pending = 0;
+        break;
+    case DIKE_EV_NODE_FAIL:
+        on_node_fail(s, ev->entity, ev->data);
+        break;
+    case DIKE_EV_NODE_REPAIR:
+        dike_capacity_set_up(s->cap, ev->entity);
         break;
     default:
         dike_fatal("unknown event kind %u", ev->kind);
@@ -318,6 +384,9 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
                             w->njobs, UINT32_MAX - 1);
     s->round_us = dike_time_from_s(cfg->scheduler_round_s);
     s->preempt_cost_us = dike_time_from_s(cfg->scheduler_preemption_cost_s);
+    s->ckpt_us = dike_time_from_s(cfg->faults_checkpoint_interval_s);
+    if (s->ckpt_us <= 0)
+        s->ckpt_us = 1;
     s->sample_step = dike_time_from_s(cfg->output_timeseries_interval_s);
     if (s->round_us <= 0 || s->sample_step <= 0)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] round_s and [output] timeseries_interval_s must be positive");
@@ -371,6 +440,10 @@ void dike_coord_free(dike_sched *s)
     free(s->tenant_gpus);
     free(s->tenant_gpu_s);
     free(s->act);
+    for (size_t i = 0; i < s->nfail; i++)
+        free(s->fail_jobs[i]);
+    free(s->fail_jobs);
+    free(s->fail_njobs);
     memset(s, 0, sizeof *s);
 }
 
@@ -393,6 +466,8 @@ void dike_coord_results(dike_sched *s, dike_results *r)
         o->start_time = j->first_start >= 0 ? dike_time_to_s(j->first_start) : -1;
         o->preemptions = j->preemptions;
         o->migrations = j->migrations;
+        o->restarts = j->restarts;
+        o->lost_work = j->lost_gpu_s;
         o->run_time = j->held_us / 1e6;
         alloc_gpu_s += o->run_time * j->spec->num_gpus;
         eff_gpu_s += j->rate_gpu_us / 1e6;

@@ -61,6 +61,13 @@ struct dike_sched {
     dike_action *act;
     size_t nact, act_cap;
 
+    /* node failures reported by the node ranks: job lists of pending NODE_FAIL events */
+    uint32_t **fail_jobs;    /**< [i] jobs on the node of failure report i (freed when handled) */
+    uint32_t *fail_njobs;
+    size_t nfail, fail_cap;
+    dike_time ckpt_us;       /**< checkpoint interval */
+    uint64_t node_failures;  /**< failures handled */
+
     /* instrumentation */
     uint64_t events, stale_events, decisions;
     double decide_seconds;   /**< wall time inside the policy's decide */
@@ -74,6 +81,10 @@ dike_time dike_coord_next_time(const dike_sched *s);
 /** Process events with time < @p horizon; stop early (at a timestamp boundary) once
  *  @p max_actions actions are buffered. */
 void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions);
+/** A node event reported by its owner (time >= every event processed so far): queued as an event
+ *  in the total order. @p jobs: jobs on the node when it failed. */
+void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t node, uint32_t seq,
+                           const uint32_t *jobs, uint32_t njobs);
 /** All jobs finished. */
 int dike_coord_done(const dike_sched *s);
 /** Build the job-level results (jobs, tenants, timeseries, summary). */

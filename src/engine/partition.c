@@ -1,6 +1,7 @@
 /* Node partition and node-rank state. */
 #include "engine/partition.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,27 @@ void dike_part_block(const dike_part_layout *l, int rank, uint32_t *first, uint3
     *n = n1 - n0;
 }
 
-void dike_part_init(dike_part *p, const dike_cluster *cl, uint32_t first, uint32_t n)
+static dike_time draw_exp(dike_rng *r, double mean_us)
+{
+    dike_time d = (dike_time)llround(-log(dike_rng_uniform(r)) * mean_us);
+    return d > 0 ? d : 1;
+}
+
+static void push_node_event(dike_part *p, uint32_t k, dike_time t, int kind)
+{
+    dike_event *ev = dike_pool_get(&p->pool);
+    ev->time = t;
+    ev->kind = (uint8_t)kind;
+    ev->phase = kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE;
+    ev->entity = p->first + k;
+    ev->seq = p->seq[k]++;
+    ev->data = 0;
+    ev->pad_ = 0;
+    dike_heap_push(&p->heap, ev);
+}
+
+void dike_part_init(dike_part *p, const dike_cluster *cl, const dike_config *cfg, uint32_t first,
+                    uint32_t n)
 {
     memset(p, 0, sizeof *p);
     p->cl = cl;
@@ -58,6 +79,24 @@ void dike_part_init(dike_part *p, const dike_cluster *cl, uint32_t first, uint32
     p->failures = dike_xcalloc(n + 1, sizeof *p->failures);
     for (uint32_t i = 0; i < n; i++)
         p->free[i] = cl->gpus_per_node;
+    dike_pool_init(&p->pool);
+    dike_heap_init(&p->heap);
+    if (!cfg || cfg->faults_mtbf_s <= 0)
+        return;
+    /* Faults: each node's failures come from its own stream, so they are the same whichever rank
+     * owns the node. */
+    p->mtbf_us = cfg->faults_mtbf_s * 1e6;
+    p->mttr_us = cfg->faults_mttr_s * 1e6;
+    p->down = dike_xcalloc(n + 1, 1);
+    p->seq = dike_xcalloc(n + 1, sizeof *p->seq);
+    p->rng = dike_xmalloc((n + 1) * sizeof *p->rng);
+    size_t slots = (size_t)n * cl->gpus_per_node + 1;
+    p->jobs = dike_xmalloc(slots * sizeof *p->jobs);
+    memset(p->jobs, 0xff, slots * sizeof *p->jobs);
+    for (uint32_t k = 0; k < n; k++) {
+        dike_rng_init(&p->rng[k], (uint64_t)cfg->run_seed, first + k, DIKE_STREAM_FAILURE);
+        push_node_event(p, k, draw_exp(&p->rng[k], p->mtbf_us), DIKE_EV_NODE_FAIL);
+    }
 }
 
 void dike_part_free(dike_part *p)
@@ -66,7 +105,36 @@ void dike_part_free(dike_part *p)
     free(p->busy_gpu_s);
     free(p->jobs_hosted);
     free(p->failures);
+    free(p->down);
+    free(p->seq);
+    free(p->rng);
+    free(p->jobs);
+    dike_heap_free(&p->heap);
+    dike_pool_free(&p->pool);
     memset(p, 0, sizeof *p);
+}
+
+/* Per-node job slots: a node hosts at most gpus_per_node jobs (each holds >= 1 GPU). */
+static void slot_add(dike_part *p, uint32_t k, uint32_t job)
+{
+    uint32_t *sl = &p->jobs[(size_t)k * p->cl->gpus_per_node];
+    for (uint32_t i = 0; i < p->cl->gpus_per_node; i++)
+        if (sl[i] == UINT32_MAX) {
+            sl[i] = job;
+            return;
+        }
+    dike_fatal("node %u hosts more jobs than GPUs", p->first + k);
+}
+
+static void slot_remove(dike_part *p, uint32_t k, uint32_t job)
+{
+    uint32_t *sl = &p->jobs[(size_t)k * p->cl->gpus_per_node];
+    for (uint32_t i = 0; i < p->cl->gpus_per_node; i++)
+        if (sl[i] == job) {
+            sl[i] = UINT32_MAX;
+            return;
+        }
+    dike_fatal("job %u stops on node %u where it does not run", job, p->first + k);
 }
 
 void dike_part_apply(dike_part *p, const dike_action *a, size_t n)
@@ -81,14 +149,20 @@ void dike_part_apply(dike_part *p, const dike_action *a, size_t n)
             if (a[i].gpus > p->free[k])
                 dike_fatal("job %u starts on node %u with %u GPUs, only %u free (GPU allocated twice)",
                            a[i].job, node, a[i].gpus, p->free[k]);
+            if (p->down && p->down[k])
+                dike_fatal("job %u starts on failed node %u", a[i].job, node);
             p->free[k] -= a[i].gpus;
             p->jobs_hosted[k]++;
+            if (p->jobs)
+                slot_add(p, k, a[i].job);
         } else {
             if (p->free[k] + a[i].gpus > p->cl->gpus_per_node)
                 dike_fatal("job %u releases %u GPUs on node %u that has %u free", a[i].job,
                            a[i].gpus, node, p->free[k]);
             p->free[k] += a[i].gpus;
             p->busy_gpu_s[k] += a[i].gpus * dike_time_to_s(a[i].time - a[i].run_start);
+            if (p->jobs)
+                slot_remove(p, k, a[i].job);
         }
     }
     p->applied += n;
@@ -96,7 +170,43 @@ void dike_part_apply(dike_part *p, const dike_action *a, size_t n)
 
 dike_time dike_part_next_time(const dike_part *p)
 {
-    return DIKE_TIME_INF;
+    const dike_event *ev = dike_heap_top(&p->heap);
+    return ev ? ev->time : DIKE_TIME_INF;
+}
+
+void dike_part_process(dike_part *p, dike_time t, char **buf, size_t *len, size_t *cap)
+{
+    const dike_event *top;
+    while ((top = dike_heap_top(&p->heap)) && top->time == t) {
+        dike_event *ev = dike_heap_pop(&p->heap);
+        uint32_t k = ev->entity - p->first;
+        dike_node_report r = {t, ev->entity, ev->kind, ev->seq, 0};
+        const uint32_t *sl = &p->jobs[(size_t)k * p->cl->gpus_per_node];
+        if (ev->kind == DIKE_EV_NODE_FAIL) {
+            for (uint32_t i = 0; i < p->cl->gpus_per_node; i++)
+                r.njobs += sl[i] != UINT32_MAX;
+            p->down[k] = 1;
+            p->failures[k]++;
+            push_node_event(p, k, t + draw_exp(&p->rng[k], p->mttr_us), DIKE_EV_NODE_REPAIR);
+        } else {
+            p->down[k] = 0;
+            push_node_event(p, k, t + draw_exp(&p->rng[k], p->mtbf_us), DIKE_EV_NODE_FAIL);
+        }
+        size_t need = *len + sizeof r + r.njobs * sizeof(uint32_t);
+        if (need > *cap) {
+            *cap = need > 2 * *cap ? need : 2 * *cap;
+            *buf = dike_xrealloc(*buf, *cap);
+        }
+        memcpy(*buf + *len, &r, sizeof r);
+        *len += sizeof r;
+        for (uint32_t i = 0; i < p->cl->gpus_per_node && r.njobs; i++)
+            if (sl[i] != UINT32_MAX) {
+                memcpy(*buf + *len, &sl[i], sizeof sl[i]);
+                *len += sizeof sl[i];
+            }
+        dike_pool_put(&p->pool, ev);
+        p->node_events++;
+    }
 }
 
 dike_node_record *dike_part_records(const dike_part *p)

@@ -92,7 +92,7 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
     dike_part_layout_init(&layout, &cl, nranks, coordinator_owns_nodes(cfg, nranks));
     uint32_t first, n;
     dike_part_block(&layout, rank, &first, &n);
-    dike_part_init(&part, &cl, first, n);
+    dike_part_init(&part, &cl, cfg, first, n);
 
     dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout,
                      (size_t)cfg->engine_window_actions, &perf);

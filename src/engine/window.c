@@ -37,6 +37,23 @@ static void bucket_by_owner(const dike_part_layout *l, const dike_action *a, siz
     free(pos);
 }
 
+/* Rank 0 turns the gathered node reports into events in its heap. */
+static void deliver_reports(dike_sched *s, const char *buf, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        dike_node_report r;
+        memcpy(&r, buf + off, sizeof r);
+        off += sizeof r;
+        uint32_t jobs_small[64], *jobs = r.njobs <= 64 ? jobs_small : dike_xmalloc(r.njobs * 4);
+        memcpy(jobs, buf + off, r.njobs * sizeof *jobs);
+        off += r.njobs * sizeof *jobs;
+        dike_coord_node_event(s, r.time, r.kind, r.node, r.seq, jobs, r.njobs);
+        if (jobs != jobs_small)
+            free(jobs);
+    }
+}
+
 void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
                       size_t window_actions, dike_perf_record *perf)
 {
@@ -49,8 +66,13 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
 
     int *counts = dike_xcalloc((size_t)nranks, sizeof *counts);
     int *displs = dike_xcalloc((size_t)nranks, sizeof *displs);
+    int *hdr = dike_xcalloc((size_t)nranks * 2, sizeof *hdr);
+    int *rep_counts = dike_xcalloc((size_t)nranks, sizeof *rep_counts);
+    int *rep_displs = dike_xcalloc((size_t)nranks, sizeof *rep_displs);
     dike_action *sorted = NULL, *recv = NULL;
     size_t sorted_cap = 0, recv_cap = 0;
+    char *rep = NULL, *rep_all = NULL;
+    size_t rep_len = 0, rep_cap = 0, rep_all_cap = 0;
     double t_start = MPI_Wtime(), t_comm = 0;
 
     int64_t in[2], out[2];
@@ -62,8 +84,10 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
     dike_time horizon = out[0];
 
     for (;;) {
+        int reached = 0; /* rank 0 has processed every event before the horizon */
         if (rank == 0) {
             dike_coord_run(s, horizon, window_actions);
+            reached = horizon != DIKE_TIME_INF && dike_coord_next_time(s) >= horizon;
             if (!dike_coord_done(s) && dike_coord_next_time(s) == DIKE_TIME_INF &&
                 horizon == DIKE_TIME_INF)
                 dike_fatal("policy %s left %zu jobs that can never start", s->pol->name,
@@ -73,26 +97,58 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
                 sorted = dike_xrealloc(sorted, sorted_cap * sizeof *sorted);
             }
             bucket_by_owner(l, s->act, s->nact, sorted, counts, displs);
-            for (int r = 1; r < nranks; r++)
-                if (counts[r]) {
+            for (int r = 0; r < nranks; r++) {
+                hdr[2 * r] = counts[r];
+                hdr[2 * r + 1] = reached;
+                if (r > 0 && counts[r]) {
                     perf->messages++;
                     perf->bytes_sent += (uint64_t)counts[r] * sizeof(dike_action);
                 }
+            }
         }
+        /* 1. actions to their owners (with the "reached" flag in the count message) */
         t0 = MPI_Wtime();
-        int mine = 0;
-        CHECK_MPI(MPI_Scatter(counts, 1, MPI_INT, &mine, 1, MPI_INT, 0, comm));
-        if ((size_t)mine > recv_cap) {
-            recv_cap = (size_t)mine;
+        int mine[2] = {0, 0};
+        CHECK_MPI(MPI_Scatter(hdr, 2, MPI_INT, mine, 2, MPI_INT, 0, comm));
+        if ((size_t)mine[0] > recv_cap) {
+            recv_cap = (size_t)mine[0];
             recv = dike_xrealloc(recv, recv_cap * sizeof *recv);
         }
-        CHECK_MPI(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine, act_type, 0, comm));
+        CHECK_MPI(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine[0], act_type, 0, comm));
         t_comm += MPI_Wtime() - t0;
-        dike_part_apply(p, recv, (size_t)mine);
+        dike_part_apply(p, recv, (size_t)mine[0]);
         if (rank == 0)
             s->nact = 0;
 
-        /* Next horizon from the node ranks; "continue" travels as -1 so one MIN carries both. */
+        /* 2. node events at the horizon, once rank 0 has caught up with it: reports to rank 0 */
+        if (mine[1]) {
+            rep_len = 0;
+            dike_part_process(p, horizon, &rep, &rep_len, &rep_cap);
+            int len = (int)rep_len;
+            t0 = MPI_Wtime();
+            CHECK_MPI(MPI_Gather(&len, 1, MPI_INT, rep_counts, 1, MPI_INT, 0, comm));
+            size_t total = 0;
+            if (rank == 0)
+                for (int r = 0; r < nranks; r++) {
+                    rep_displs[r] = (int)total;
+                    total += (size_t)rep_counts[r];
+                }
+            if (rank == 0 && total > rep_all_cap) {
+                rep_all_cap = total;
+                rep_all = dike_xrealloc(rep_all, rep_all_cap);
+            }
+            CHECK_MPI(MPI_Gatherv(rep, len, MPI_BYTE, rep_all, rep_counts, rep_displs, MPI_BYTE, 0,
+                                  comm));
+            t_comm += MPI_Wtime() - t0;
+            if (rank > 0 && len) {
+                perf->messages++;
+                perf->bytes_sent += (uint64_t)len;
+            }
+            if (rank == 0)
+                deliver_reports(s, rep_all, total);
+        }
+
+        /* 3. next horizon; "continue" travels as -1 so one MIN carries both */
         in[0] = dike_part_next_time(p);
         in[1] = (rank == 0 && !dike_coord_done(s)) ? -1 : 0;
         t0 = MPI_Wtime();
@@ -111,7 +167,7 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
                        p->cl->gpus_per_node);
 
     perf->rank = rank;
-    perf->events = p->applied + (rank == 0 ? s->events : 0);
+    perf->events = p->applied + p->node_events + (rank == 0 ? s->events : 0);
     perf->decisions = rank == 0 ? s->decisions : 0;
     perf->nodes_owned = p->n;
     perf->wall_seconds = MPI_Wtime() - t_start;
@@ -120,7 +176,12 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
     perf->compute_seconds = perf->wall_seconds - t_comm - perf->decide_seconds;
     free(counts);
     free(displs);
+    free(hdr);
+    free(rep_counts);
+    free(rep_displs);
     free(sorted);
     free(recv);
+    free(rep);
+    free(rep_all);
     MPI_Type_free(&act_type);
 }

@@ -108,6 +108,14 @@ static const key_def keys[] = {
     {"scheduler", "backfill", KEY_BOOL, FIELD(scheduler_backfill), "false", ANY, NULL,
      "fifo/sjf: let later jobs start when the head of the queue does not fit"},
 
+    {"faults", "mtbf_s", KEY_DOUBLE, FIELD(faults_mtbf_s), "0", AT_LEAST(0, 1e15), NULL,
+     "mean time between failures of one node (exponential, seeded per node), s; 0 = no failures"},
+    {"faults", "mttr_s", KEY_DOUBLE, FIELD(faults_mttr_s), "3600", ABOVE(0, SECONDS_MAX), NULL,
+     "mean time to repair a failed node (exponential), s"},
+    {"faults", "checkpoint_interval_s", KEY_DOUBLE, FIELD(faults_checkpoint_interval_s), "1800",
+     ABOVE(0, SECONDS_MAX), NULL,
+     "running jobs checkpoint after every this much progress; a failure loses the work since the last one, s"},
+
     {"run", "seed", KEY_INT, FIELD(run_seed), "1", AT_LEAST(0, INFINITY), NULL,
      "seed of every random stream"},
     {"run", "out", KEY_STRING, FIELD(run_out), "dike-emu.h5", ANY, NULL, "output HDF5 file"},

@@ -71,6 +71,8 @@ static size_t job_fields(h5_field *f)
         F_NUM(dike_job_record, run_time, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_job_record, preemptions, H5T_NATIVE_UINT32, "1"),
         F_NUM(dike_job_record, migrations, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_job_record, restarts, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_job_record, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
         F_STR(dike_job_record, gpu_type, "1"),
     };
     F_COPY(f, t);
@@ -149,6 +151,9 @@ static size_t summary_fields(h5_field *f)
         F_NUM(dike_summary, preemptions, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_summary, migrations, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_summary, allocated_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
+        F_NUM(dike_summary, restarts, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_summary, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
+        F_NUM(dike_summary, goodput, H5T_NATIVE_DOUBLE, "1"),
     };
     /* Every member is 8 bytes: a field added to dike_summary but not here changes the size. */
     _Static_assert(sizeof(dike_summary) == 8 * (sizeof t / sizeof t[0]),

@@ -117,7 +117,10 @@ void dike_summarize(const dike_job_record *jobs, size_t njobs, dike_tenant_recor
     for (size_t i = 0; i < njobs; i++) {
         out->preemptions += jobs[i].preemptions;
         out->migrations += jobs[i].migrations;
+        out->restarts += jobs[i].restarts;
+        out->lost_work += jobs[i].lost_work;
     }
+    out->goodput = allocated_gpu_s > 0 ? 1.0 - out->lost_work / allocated_gpu_s : 1.0;
     free(x);
     free(jct);
     free(rho);

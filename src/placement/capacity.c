@@ -49,6 +49,7 @@ dike_capacity *dike_capacity_new(const dike_cluster *cl)
         c->head[b] = DIKE_NIL;
     c->rack_free = dike_xcalloc(cl->nracks, sizeof *c->rack_free);
     c->rack_full = dike_xcalloc(cl->nracks, sizeof *c->rack_full);
+    c->down = dike_xcalloc(cl->nodes, 1);
     /* Insert in reverse so each bucket lists nodes in ascending order at start. */
     for (uint32_t n = cl->nodes; n-- > 0;) {
         c->free[n] = c->gpn;
@@ -84,12 +85,13 @@ void dike_capacity_free(dike_capacity *c)
     free(c->count);
     free(c->rack_free);
     free(c->rack_full);
+    free(c->down);
     free(c);
 }
 
 void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus)
 {
-    if (gpus == 0 || gpus > c->free[node])
+    if (gpus == 0 || gpus > c->free[node] || c->down[node])
         dike_fatal("capacity: taking %u GPUs from node %u with %u free", gpus, node, c->free[node]);
     uint32_t r = dike_cluster_rack(c->cl, node);
     if (c->free[node] == c->gpn)
@@ -104,7 +106,7 @@ void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus)
 
 void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
 {
-    if (gpus == 0 || c->free[node] + gpus > c->gpn)
+    if (gpus == 0 || c->free[node] + gpus > c->gpn || c->down[node])
         dike_fatal("capacity: returning %u GPUs to node %u with %u free of %u", gpus, node,
                    c->free[node], c->gpn);
     uint32_t r = dike_cluster_rack(c->cl, node);
@@ -116,6 +118,35 @@ void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
     c->rack_free[r] += gpus;
     c->type_free[c->type[node]] += gpus;
     c->total_free += gpus;
+}
+
+void dike_capacity_set_down(dike_capacity *c, uint32_t node)
+{
+    if (c->down[node] || c->free[node] != c->gpn)
+        dike_fatal("capacity: node %u fails with %u of %u GPUs free (down=%u)", node, c->free[node],
+                   c->gpn, c->down[node]);
+    uint32_t r = dike_cluster_rack(c->cl, node);
+    bucket_remove(c, node);
+    c->down[node] = 1;
+    c->free[node] = 0; /* rack scans see no room on it */
+    c->rack_full[r]--;
+    c->rack_free[r] -= c->gpn;
+    c->type_free[c->type[node]] -= c->gpn;
+    c->total_free -= c->gpn;
+}
+
+void dike_capacity_set_up(dike_capacity *c, uint32_t node)
+{
+    if (!c->down[node])
+        dike_fatal("capacity: node %u repaired but not down", node);
+    uint32_t r = dike_cluster_rack(c->cl, node);
+    c->down[node] = 0;
+    c->free[node] = c->gpn;
+    bucket_insert(c, node);
+    c->rack_full[r]++;
+    c->rack_free[r] += c->gpn;
+    c->type_free[c->type[node]] += c->gpn;
+    c->total_free += c->gpn;
 }
 
 int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n)

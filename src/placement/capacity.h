@@ -22,6 +22,7 @@ struct dike_capacity {
     uint32_t *count;         /**< [type][k] nodes in bucket */
     uint32_t *rack_free;     /**< free GPUs per rack (all types) */
     uint32_t *rack_full;     /**< fully free nodes per rack */
+    uint8_t *down;           /**< node failed: in no bucket, free = 0, its GPUs counted nowhere */
     uint64_t type_free[DIKE_MAX_GPU_TYPES]; /**< free GPUs per type */
     uint64_t total_free;     /**< free GPUs, all types */
     uint8_t type_order[DIKE_MAX_GPU_TYPES]; /**< types by speed (fastest first), then index */
@@ -32,6 +33,9 @@ void dike_capacity_free(dike_capacity *c);
 /** Allocate / release @p gpus GPUs on @p node (moves it between buckets). */
 void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus);
 void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus);
+/** A node fails (it must be idle: its jobs were stopped first) / is repaired. */
+void dike_capacity_set_down(dike_capacity *c, uint32_t node);
+void dike_capacity_set_up(dike_capacity *c, uint32_t node);
 
 static inline uint32_t dike_capacity_bucket(const dike_capacity *c, int type, uint32_t k)
 {

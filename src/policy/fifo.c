@@ -44,6 +44,7 @@ const dike_policy dike_policy_fifo = {
     .init = fifo_init,
     .on_arrival = fifo_arrival,
     .on_finish = NULL,
+    .on_evicted = fifo_arrival, /* back to its place in arrival order */
     .decide = fifo_decide,
     .free = fifo_free,
 };

@@ -44,6 +44,7 @@ const dike_policy dike_policy_sjf = {
     .init = sjf_init,
     .on_arrival = sjf_arrival,
     .on_finish = NULL,
+    .on_evicted = sjf_arrival,
     .decide = sjf_decide,
     .free = sjf_free,
 };

@@ -54,6 +54,13 @@ static void srtf_finish(void *state, dike_sched *s, dike_job *j)
     dike_jobq_remove(&st->running, j);
 }
 
+static void srtf_evicted(void *state, dike_sched *s, dike_job *j)
+{
+    srtf_state *st = state;
+    dike_jobq_remove(&st->running, j);
+    dike_jobq_push(&st->queued, j, queued_time(s, j));
+}
+
 static int start(srtf_state *st, dike_sched *s, dike_job *j)
 {
     if (!dike_sched_start(s, j))
@@ -153,6 +160,7 @@ const dike_policy dike_policy_srtf = {
     .init = srtf_init,
     .on_arrival = srtf_arrival,
     .on_finish = srtf_finish,
+    .on_evicted = srtf_evicted,
     .decide = srtf_decide,
     .free = srtf_free,
 };

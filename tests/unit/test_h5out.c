@@ -62,6 +62,8 @@ static void fill_results(dike_results *r)
         j->run_time = 60.5 + (double)i;
         j->preemptions = (uint32_t)(10 + i);
         j->migrations = (uint32_t)(20 + i);
+        j->restarts = (uint32_t)(30 + i);
+        j->lost_work = 0.25 * (double)(i + 1);
         snprintf(j->gpu_type, sizeof j->gpu_type, "%s", i == 2 ? "" : (i ? "a100" : "v100"));
     }
 
@@ -105,6 +107,9 @@ static void fill_results(dike_results *r)
     s->effective_utilization = 0.4375;
     s->preemptions = 21;
     s->migrations = 43;
+    s->restarts = 44;
+    s->lost_work = 45.5;
+    s->goodput = 0.875;
     s->allocated_gpu_seconds = 1234.5;
 }
 
@@ -380,7 +385,7 @@ static void check_jobs(hid_t file, const dike_results *r)
     assert_str_attr(ds, "units",
                     "job_id=1,tenant=1,num_gpus=GPUs,submit_time=s,start_time=s,finish_time=s,"
                     "duration=s,jct=s,queue_delay=s,t_ideal=s,rho=1,run_time=s,preemptions=1,"
-                    "migrations=1,gpu_type=1");
+                    "migrations=1,restarts=1,lost_work=GPU*s,gpu_type=1");
     const dike_job_record *j = r->jobs;
     COLUMN_EQ(ds, j, n, job_id, int64_t, H5T_NATIVE_INT64);
     COLUMN_EQ(ds, j, n, tenant, uint32_t, H5T_NATIVE_UINT32);
@@ -396,6 +401,8 @@ static void check_jobs(hid_t file, const dike_results *r)
     COLUMN_EQ(ds, j, n, run_time, double, H5T_NATIVE_DOUBLE);
     COLUMN_EQ(ds, j, n, preemptions, uint32_t, H5T_NATIVE_UINT32);
     COLUMN_EQ(ds, j, n, migrations, uint32_t, H5T_NATIVE_UINT32);
+    COLUMN_EQ(ds, j, n, restarts, uint32_t, H5T_NATIVE_UINT32);
+    COLUMN_EQ(ds, j, n, lost_work, double, H5T_NATIVE_DOUBLE);
     STRCOL_EQ(ds, j, n, gpu_type);
 
     /* Whole rows through the reader type of h5types.h. */
@@ -408,12 +415,14 @@ static void check_jobs(hid_t file, const dike_results *r)
         assert_true(back[i].job_id == j[i].job_id);
         assert_true(back[i].rho == j[i].rho);
         assert_true(back[i].migrations == j[i].migrations);
+        assert_true(back[i].restarts == j[i].restarts);
+        assert_true(back[i].lost_work == j[i].lost_work);
         assert_string_equal(back[i].gpu_type, j[i].gpu_type);
     }
     /* The stored rows are packed: no C padding on disk. */
     hid_t ft = H5Dget_type(ds);
-    assert_int_equal(H5Tget_nmembers(ft), 15);
-    assert_int_equal(H5Tget_size(ft), 8 + 4 + 4 + 9 * 8 + 4 + 4 + DIKE_GPU_TYPE_NAME);
+    assert_int_equal(H5Tget_nmembers(ft), 17);
+    assert_int_equal(H5Tget_size(ft), 8 + 4 + 4 + 9 * 8 + 4 + 4 + 4 + 8 + DIKE_GPU_TYPE_NAME);
     H5Tclose(ft);
     H5Dclose(ds);
 }
@@ -502,6 +511,9 @@ static void check_summary(hid_t file, const dike_summary *s)
     assert_true(f64_attr(g, "effective_utilization") == s->effective_utilization);
     assert_true(u64_attr(g, "preemptions") == s->preemptions);
     assert_true(u64_attr(g, "migrations") == s->migrations);
+    assert_true(u64_attr(g, "restarts") == s->restarts);
+    assert_true(f64_attr(g, "lost_work") == s->lost_work);
+    assert_true(f64_attr(g, "goodput") == s->goodput);
     assert_true(f64_attr(g, "allocated_gpu_seconds") == s->allocated_gpu_seconds);
     assert_str_attr_has(g, "units", "avg_jct=s,");
     assert_str_attr_has(g, "units", "makespan=s,");
