@@ -54,6 +54,7 @@ typedef struct dike_config {
     /* [engine] */
     int64_t engine_window_actions;         /**< actions buffered by the coordinator before a window ends */
     char engine_coordinator_owns_nodes[16];/**< "auto" (yes for 1-2 ranks), "true", "false" */
+    int64_t engine_inject_fatal_rank;      /**< testing: this rank fails in its first window, -1 = none */
 } dike_config;
 
 /** Fill every field with its documented default. */

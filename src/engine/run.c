@@ -95,7 +95,7 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
     dike_part_init(&part, &cl, cfg, first, n);
 
     dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout,
-                     (size_t)cfg->engine_window_actions, &perf);
+                     (size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank, &perf);
 
     if (rank == 0) {
         dike_coord_results(&s, out);

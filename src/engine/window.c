@@ -55,7 +55,7 @@ static void deliver_reports(dike_sched *s, const char *buf, size_t len)
 }
 
 void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
-                      size_t window_actions, dike_perf_record *perf)
+                      size_t window_actions, int inject_fatal_rank, dike_perf_record *perf)
 {
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
@@ -116,6 +116,8 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
         }
         CHECK_MPI(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine[0], act_type, 0, comm));
         t_comm += MPI_Wtime() - t0;
+        if (rank == inject_fatal_rank)
+            dike_fatal("injected failure (engine.inject_fatal_rank = %d)", rank);
         dike_part_apply(p, recv, (size_t)mine[0]);
         if (rank == 0)
             s->nact = 0;

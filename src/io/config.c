@@ -125,6 +125,8 @@ static const key_def keys[] = {
 
     {"engine", "window_actions", KEY_INT, FIELD(engine_window_actions), "65536", AT_LEAST(1, INT32_MAX),
      NULL, "actions the coordinator buffers before it ends a window"},
+    {"engine", "inject_fatal_rank", KEY_INT, FIELD(engine_inject_fatal_rank), "-1", AT_LEAST(-1, 1e6),
+     NULL, "testing: this rank stops with a fatal error in its first window (-1 = none)"},
     {"engine", "coordinator_owns_nodes", KEY_STRING, FIELD(engine_coordinator_owns_nodes), "auto", ANY,
      check_auto_bool, "whether rank 0 also owns nodes: `auto` (yes for 1-2 ranks), `true`, `false`"},
 };
