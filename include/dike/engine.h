@@ -63,18 +63,25 @@ void dike_pool_free(dike_event_pool *p);
 dike_event *dike_pool_get(dike_event_pool *p);
 void dike_pool_put(dike_event_pool *p, dike_event *ev);
 
-/** Binary min-heap of event pointers under dike_event_cmp. */
+/** Heap slot: the event's time is copied next to the pointer, so most comparisons (different
+ *  times) never touch the event itself — the heap walk stays in one cache-friendly array. */
+typedef struct dike_heap_slot {
+    dike_time time;  /**< == ev->time */
+    dike_event *ev;  /**< the event */
+} dike_heap_slot;
+
+/** Binary min-heap of events under dike_event_cmp. */
 typedef struct dike_heap {
-    dike_event **a; /**< heap array */
-    size_t n;       /**< events in the heap */
-    size_t cap;     /**< capacity of a */
+    dike_heap_slot *a; /**< heap array */
+    size_t n;          /**< events in the heap */
+    size_t cap;        /**< capacity of a */
 } dike_heap;
 
 void dike_heap_init(dike_heap *h);
 void dike_heap_free(dike_heap *h);
 void dike_heap_push(dike_heap *h, dike_event *ev);
 /** Smallest event, or NULL when empty. */
-static inline dike_event *dike_heap_top(const dike_heap *h) { return h->n ? h->a[0] : NULL; }
+static inline dike_event *dike_heap_top(const dike_heap *h) { return h->n ? h->a[0].ev : NULL; }
 dike_event *dike_heap_pop(dike_heap *h);
 
 #endif

@@ -56,37 +56,45 @@ void dike_heap_free(dike_heap *h)
     memset(h, 0, sizeof *h);
 }
 
+static inline int slot_less(const dike_heap_slot *x, const dike_heap_slot *y)
+{
+    if (x->time != y->time)
+        return x->time < y->time;
+    return dike_event_cmp(x->ev, y->ev) < 0;
+}
+
 void dike_heap_push(dike_heap *h, dike_event *ev)
 {
     if (h->n == h->cap) {
         h->cap = h->cap ? 2 * h->cap : 256;
         h->a = dike_xrealloc(h->a, h->cap * sizeof *h->a);
     }
+    dike_heap_slot slot = {ev->time, ev};
     size_t i = h->n++;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (dike_event_cmp(h->a[parent], ev) <= 0)
+        if (!slot_less(&slot, &h->a[parent]))
             break;
         h->a[i] = h->a[parent];
         i = parent;
     }
-    h->a[i] = ev;
+    h->a[i] = slot;
 }
 
 dike_event *dike_heap_pop(dike_heap *h)
 {
     if (!h->n)
         return NULL;
-    dike_event *top = h->a[0];
-    dike_event *last = h->a[--h->n];
+    dike_event *top = h->a[0].ev;
+    dike_heap_slot last = h->a[--h->n];
     size_t i = 0, n = h->n;
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && dike_event_cmp(h->a[c + 1], h->a[c]) < 0)
+        if (c + 1 < n && slot_less(&h->a[c + 1], &h->a[c]))
             c++;
-        if (dike_event_cmp(last, h->a[c]) <= 0)
+        if (!slot_less(&h->a[c], &last))
             break;
         h->a[i] = h->a[c];
         i = c;
