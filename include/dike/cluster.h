@@ -22,16 +22,24 @@ enum { DIKE_LOC_NODE = 0, DIKE_LOC_RACK = 1, DIKE_LOC_CROSS = 2 };
 
 typedef struct dike_cluster {
     uint32_t nodes;          /**< number of nodes */
-    uint32_t gpus_per_node;  /**< GPUs per node (every node the same in this version) */
+    uint32_t gpus_per_node;  /**< GPUs per node; with node_gpus, the largest node's count */
     uint32_t nodes_per_rack; /**< nodes per rack; the last rack may be short */
     uint32_t nracks;         /**< number of racks */
     uint64_t total_gpus;     /**< nodes x gpus_per_node */
     uint32_t ntypes;         /**< number of GPU types */
     dike_gpu_type types[DIKE_MAX_GPU_TYPES]; /**< GPU types in node order */
     double loc_factor[3];    /**< rate factor per locality level: [NODE]=1, [RACK], [CROSS] */
+    uint32_t *node_gpus;     /**< GPUs per node when nodes differ (a node list), NULL when all have
+                                  gpus_per_node; owned, freed by dike_cluster_free */
 } dike_cluster;
 
 int dike_cluster_init(dike_cluster *cl, const dike_config *c, dike_err *e);
+void dike_cluster_free(dike_cluster *cl);
+/** GPUs of @p node. */
+static inline uint32_t dike_cluster_node_gpus(const dike_cluster *cl, uint32_t node)
+{
+    return cl->node_gpus ? cl->node_gpus[node] : cl->gpus_per_node;
+}
 static inline uint32_t dike_cluster_rack(const dike_cluster *cl, uint32_t node)
 {
     return node / cl->nodes_per_rack;

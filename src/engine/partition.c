@@ -78,7 +78,7 @@ void dike_part_init(dike_part *p, const dike_cluster *cl, const dike_config *cfg
     p->jobs_hosted = dike_xcalloc(n + 1, sizeof *p->jobs_hosted);
     p->failures = dike_xcalloc(n + 1, sizeof *p->failures);
     for (uint32_t i = 0; i < n; i++)
-        p->free[i] = cl->gpus_per_node;
+        p->free[i] = dike_cluster_node_gpus(cl, first + i);
     dike_pool_init(&p->pool);
     dike_heap_init(&p->heap);
     if (!cfg || cfg->faults_mtbf_s <= 0)
@@ -156,7 +156,7 @@ void dike_part_apply(dike_part *p, const dike_action *a, size_t n)
             if (p->jobs)
                 slot_add(p, k, a[i].job);
         } else {
-            if (p->free[k] + a[i].gpus > p->cl->gpus_per_node)
+            if (p->free[k] + a[i].gpus > dike_cluster_node_gpus(p->cl, node))
                 dike_fatal("job %u releases %u GPUs on node %u that has %u free", a[i].job,
                            a[i].gpus, node, p->free[k]);
             p->free[k] += a[i].gpus;

@@ -61,6 +61,7 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
     dike_perf_record perf;
     dike_node_record *nodes = NULL;
     memset(&perf, 0, sizeof perf);
+    memset(&cl, 0, sizeof cl);
     memset(&s, 0, sizeof s);
     memset(&part, 0, sizeof part);
     dike_workload_init(&w);
@@ -135,6 +136,7 @@ out:
         dike_coord_free(&s);
         dike_workload_free(&w);
     }
+    dike_cluster_free(&cl);
     if (rc && rank == 0)
         dike_results_free(out);
     return rc;

@@ -164,9 +164,9 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
             break;
     }
     for (uint32_t i = 0; i < p->n; i++)
-        if (p->free[i] != p->cl->gpus_per_node)
+        if (p->free[i] != dike_cluster_node_gpus(p->cl, p->first + i))
             dike_fatal("node %u ends with %u of %u GPUs free", p->first + i, p->free[i],
-                       p->cl->gpus_per_node);
+                       dike_cluster_node_gpus(p->cl, p->first + i));
 
     perf->rank = rank;
     perf->events = p->applied + p->node_events + (rank == 0 ? s->events : 0);

@@ -97,6 +97,12 @@ int dike_cluster_init(dike_cluster *cl, const dike_config *c, dike_err *e)
     return rc;
 }
 
+void dike_cluster_free(dike_cluster *cl)
+{
+    free(cl->node_gpus);
+    cl->node_gpus = NULL;
+}
+
 int dike_cluster_node_type(const dike_cluster *cl, uint32_t node)
 {
     /* At most DIKE_MAX_GPU_TYPES ranges: a linear scan beats anything cleverer. */

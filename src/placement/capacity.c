@@ -52,12 +52,12 @@ dike_capacity *dike_capacity_new(const dike_cluster *cl)
     c->down = dike_xcalloc(cl->nodes, 1);
     /* Insert in reverse so each bucket lists nodes in ascending order at start. */
     for (uint32_t n = cl->nodes; n-- > 0;) {
-        c->free[n] = c->gpn;
+        c->free[n] = dike_cluster_node_gpus(cl, n);
         c->type[n] = (uint8_t)dike_cluster_node_type(cl, n);
         bucket_insert(c, n);
-        c->rack_free[dike_cluster_rack(cl, n)] += c->gpn;
+        c->rack_free[dike_cluster_rack(cl, n)] += c->free[n];
         c->rack_full[dike_cluster_rack(cl, n)]++;
-        c->type_free[c->type[n]] += c->gpn;
+        c->type_free[c->type[n]] += c->free[n];
     }
     c->total_free = cl->total_gpus;
     /* Unconstrained jobs try the fastest type first; ties keep configuration order. */
@@ -94,7 +94,7 @@ void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus)
     if (gpus == 0 || gpus > c->free[node] || c->down[node])
         dike_fatal("capacity: taking %u GPUs from node %u with %u free", gpus, node, c->free[node]);
     uint32_t r = dike_cluster_rack(c->cl, node);
-    if (c->free[node] == c->gpn)
+    if (c->free[node] == dike_cluster_node_gpus(c->cl, node))
         c->rack_full[r]--;
     bucket_remove(c, node);
     c->free[node] -= gpus;
@@ -106,14 +106,15 @@ void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus)
 
 void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
 {
-    if (gpus == 0 || c->free[node] + gpus > c->gpn || c->down[node])
+    uint32_t cap = dike_cluster_node_gpus(c->cl, node);
+    if (gpus == 0 || c->free[node] + gpus > cap || c->down[node])
         dike_fatal("capacity: returning %u GPUs to node %u with %u free of %u", gpus, node,
-                   c->free[node], c->gpn);
+                   c->free[node], cap);
     uint32_t r = dike_cluster_rack(c->cl, node);
     bucket_remove(c, node);
     c->free[node] += gpus;
     bucket_insert(c, node);
-    if (c->free[node] == c->gpn)
+    if (c->free[node] == cap)
         c->rack_full[r]++;
     c->rack_free[r] += gpus;
     c->type_free[c->type[node]] += gpus;
@@ -122,17 +123,18 @@ void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
 
 void dike_capacity_set_down(dike_capacity *c, uint32_t node)
 {
-    if (c->down[node] || c->free[node] != c->gpn)
+    uint32_t cap = dike_cluster_node_gpus(c->cl, node);
+    if (c->down[node] || c->free[node] != cap)
         dike_fatal("capacity: node %u fails with %u of %u GPUs free (down=%u)", node, c->free[node],
-                   c->gpn, c->down[node]);
+                   cap, c->down[node]);
     uint32_t r = dike_cluster_rack(c->cl, node);
     bucket_remove(c, node);
     c->down[node] = 1;
     c->free[node] = 0; /* rack scans see no room on it */
     c->rack_full[r]--;
-    c->rack_free[r] -= c->gpn;
-    c->type_free[c->type[node]] -= c->gpn;
-    c->total_free -= c->gpn;
+    c->rack_free[r] -= cap;
+    c->type_free[c->type[node]] -= cap;
+    c->total_free -= cap;
 }
 
 void dike_capacity_set_up(dike_capacity *c, uint32_t node)
@@ -140,13 +142,14 @@ void dike_capacity_set_up(dike_capacity *c, uint32_t node)
     if (!c->down[node])
         dike_fatal("capacity: node %u repaired but not down", node);
     uint32_t r = dike_cluster_rack(c->cl, node);
+    uint32_t cap = dike_cluster_node_gpus(c->cl, node);
     c->down[node] = 0;
-    c->free[node] = c->gpn;
+    c->free[node] = cap;
     bucket_insert(c, node);
     c->rack_full[r]++;
-    c->rack_free[r] += c->gpn;
-    c->type_free[c->type[node]] += c->gpn;
-    c->total_free += c->gpn;
+    c->rack_free[r] += cap;
+    c->type_free[c->type[node]] += cap;
+    c->total_free += cap;
 }
 
 int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n)
