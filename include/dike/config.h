@@ -39,6 +39,21 @@ typedef struct dike_config {
     double scheduler_preemption_cost_s;  /**< checkpoint + restore cost paid on every resume, s (GPUs held) */
     bool scheduler_backfill;             /**< fifo/sjf: let later jobs fill in when the head does not fit */
 
+    /* [tenants] */
+    char tenants_weights[DIKE_STR_MAX];  /**< "name:weight,..." scheduling weights, unlisted = 1 */
+
+    /* [las] */
+    char las_thresholds_gpu_s[DIKE_STR_MAX]; /**< queue thresholds on attained service, GPU-s */
+    double las_promote_knob;                 /**< starvation promotion knob K, 0 = off */
+
+    /* [themis] */
+    double themis_fairness_knob;         /**< f in [0, 1] */
+
+    /* [dike] */
+    double dike_fairness_weight;         /**< score = w x fairness + (1 - w) x efficiency */
+    double dike_hysteresis;              /**< score margin needed to preempt */
+    double dike_min_lease_s;             /**< minimum run before preemption, s */
+
     /* [faults] */
     double faults_mtbf_s;                /**< mean time between failures per node, s; 0 = off */
     double faults_mttr_s;                /**< mean time to repair, s */

@@ -108,6 +108,24 @@ static const key_def keys[] = {
     {"scheduler", "backfill", KEY_BOOL, FIELD(scheduler_backfill), "false", ANY, NULL,
      "fifo/sjf: let later jobs start when the head of the queue does not fit"},
 
+    {"tenants", "weights", KEY_STRING, FIELD(tenants_weights), "", ANY, NULL,
+     "scheduling weights `name:weight,...` (tenants not listed weigh 1)"},
+
+    {"las", "thresholds_gpu_s", KEY_STRING, FIELD(las_thresholds_gpu_s), "3600,18000", ANY, NULL,
+     "Tiresias 2D-LAS queue thresholds on attained service, increasing, GPU-seconds"},
+    {"las", "promote_knob", KEY_DOUBLE, FIELD(las_promote_knob), "8", AT_LEAST(0, 1e9), NULL,
+     "starvation promotion: a job waiting longer than knob x its last run time moves to the top queue; 0 = off"},
+
+    {"themis", "fairness_knob", KEY_DOUBLE, FIELD(themis_fairness_knob), "0.8", AT_LEAST(0, 1), NULL,
+     "f: each round only the (1-f) fraction of tenants with the worst rho are offered GPUs first"},
+
+    {"dike", "fairness_weight", KEY_DOUBLE, FIELD(dike_fairness_weight), "0.5", AT_LEAST(0, 1), NULL,
+     "weight of the fairness signal in the score (1 = pure finish-time fairness, 0 = pure efficiency)"},
+    {"dike", "hysteresis", KEY_DOUBLE, FIELD(dike_hysteresis), "0.1", AT_LEAST(0, 1), NULL,
+     "a running job is preempted only by a job whose score is higher by this margin"},
+    {"dike", "min_lease_s", KEY_DOUBLE, FIELD(dike_min_lease_s), "600", AT_LEAST(0, SECONDS_MAX), NULL,
+     "a job is not preempted before it has run this long, s"},
+
     {"faults", "mtbf_s", KEY_DOUBLE, FIELD(faults_mtbf_s), "0", AT_LEAST(0, 1e15), NULL,
      "mean time between failures of one node (exponential, seeded per node), s; 0 = no failures"},
     {"faults", "mttr_s", KEY_DOUBLE, FIELD(faults_mttr_s), "3600", ABOVE(0, SECONDS_MAX), NULL,
