@@ -133,8 +133,8 @@ static void test_set(void **state)
     assert_int_equal(dike_config_set(&c, "cluster.nodes", "--set", &e), DIKE_EINVAL);
     assert_int_equal(dike_config_set(&c, "cluster.nodez=4", "--set", &e), DIKE_EINVAL);
     assert_non_null(strstr(e.msg, "[cluster] nodez: unknown key"));
-    assert_int_equal(dike_config_set(&c, "dike.fairness=4", "--set", &e), DIKE_EINVAL);
-    assert_non_null(strstr(e.msg, "[dike] fairness: unknown section"));
+    assert_int_equal(dike_config_set(&c, "policy.fairness=4", "--set", &e), DIKE_EINVAL);
+    assert_non_null(strstr(e.msg, "[policy] fairness: unknown section"));
 }
 
 static void test_number_and_range_errors(void **state)
