@@ -36,6 +36,7 @@ typedef struct dike_job {
     dike_time run_start;       /**< start of the current run, us */
     dike_time progress_start;  /**< when the current run starts making progress (after restore), us */
     dike_time finish;          /**< finish of the current run if undisturbed, us */
+    dike_time last_stop;       /**< end of the last run (preemption or failure), us; -1 before */
     double remaining;          /**< reference-rate work left at progress_start, us */
     double rate;               /**< current rate relative to the reference (0 when queued) */
     double held_us;            /**< us with GPUs held, all runs */
@@ -123,5 +124,18 @@ int dike_sched_start(dike_sched *s, dike_job *j);
 void dike_sched_preempt(dike_sched *s, dike_job *j);
 /** Remaining reference work of @p j at now, us. */
 double dike_sched_remaining(const dike_sched *s, const dike_job *j);
+/** 1 if this decision step is at a round boundary (DIKE_POLICY_ROUNDS policies). */
+int dike_sched_is_round(const dike_sched *s);
+/** The workload (tenant names, job specs). */
+const dike_workload *dike_sched_workload(const dike_sched *s);
+/** Jobs in the system now (queued + running). */
+uint32_t dike_sched_active(const dike_sched *s);
+/** GPUs on nodes that are up (free + allocated). */
+uint64_t dike_sched_gpus_up(const dike_sched *s);
+/** Attained service of @p j in GPU-seconds, including its current run. */
+double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j);
+/** Rate @p j has (running) or would get if started now with the configured placement (queued);
+ *  0 if it does not fit now. Does not change anything. */
+double dike_sched_rate_now(dike_sched *s, const dike_job *j);
 
 #endif

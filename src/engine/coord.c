@@ -101,6 +101,7 @@ static void release(dike_sched *s, dike_job *j)
     double held = (double)(s->now - j->run_start);
     double productive = s->now > j->progress_start ? (double)(s->now - j->progress_start) : 0.0;
     j->held_us += held;
+    j->last_stop = s->now;
     j->rate_gpu_us += j->rate * g * productive;
     j->attained_gpu_s += g * held / 1e6;
     s->tenant_gpu_s[j->spec->tenant] += g * held / 1e6;
@@ -137,6 +138,31 @@ double dike_sched_remaining(const dike_sched *s, const dike_job *j)
         return j->remaining;
     double left = j->remaining - (double)(s->now - j->progress_start) * j->rate;
     return left > 0 ? left : 0;
+}
+
+const dike_workload *dike_sched_workload(const dike_sched *s) { return s->w; }
+int dike_sched_is_round(const dike_sched *s) { return s->round_now; }
+uint32_t dike_sched_active(const dike_sched *s) { return s->active; }
+uint64_t dike_sched_gpus_up(const dike_sched *s) { return s->cap->total_free + s->busy_gpus; }
+
+double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j)
+{
+    double a = j->attained_gpu_s;
+    if (j->state == DIKE_JOB_RUNNING)
+        a += j->spec->num_gpus * dike_time_to_s(s->now - j->run_start);
+    return a;
+}
+
+double dike_sched_rate_now(dike_sched *s, const dike_job *j)
+{
+    if (j->state == DIKE_JOB_RUNNING)
+        return j->rate;
+    uint32_t n = 0;
+    int type = -1, level = 0;
+    if (dike_sched_free_for(s, j) < j->spec->num_gpus ||
+        !s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
+        return 0;
+    return dike_cluster_rate(s->cl, type, j->spec->num_gpus, level);
 }
 
 int dike_sched_start(dike_sched *s, dike_job *j)
@@ -305,6 +331,7 @@ static void handle(dike_sched *s, const dike_event *ev)
     }
     case DIKE_EV_ROUND:
         s->round_pending = 0;
+        s->round_now = 1;
         break;
     case DIKE_EV_NODE_FAIL:
         on_node_fail(s, ev->entity, ev->data);
@@ -351,6 +378,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             s->pol->decide(s->pol_state, s);
         }
         s->decisions++;
+        s->round_now = 0;
         if ((s->pol->flags & DIKE_POLICY_ROUNDS) && !s->round_pending && s->active > 0) {
             dike_time next = (s->now / s->round_us + 1) * s->round_us;
             push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
@@ -414,6 +442,7 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
         j->idx = (uint32_t)i;
         j->type = -1;
         j->first_start = -1;
+        j->last_stop = -1;
         j->remaining = (double)j->spec->duration;
         j->slices = &s->slice_arena[off];
         j->pol_i = j->pol_j = -1;

@@ -43,6 +43,7 @@ struct dike_sched {
     size_t next_arrival;     /**< next job to submit (only one arrival event is in the heap) */
     uint32_t round_seq;      /**< rounds scheduled so far */
     int round_pending;       /**< a round event is in the heap */
+    int round_now;           /**< a round event was handled at this timestamp */
     dike_time round_us, preempt_cost_us;
 
     /* accounting */

@@ -6,4 +6,9 @@
 extern const dike_policy dike_policy_fifo;
 extern const dike_policy dike_policy_sjf;
 extern const dike_policy dike_policy_srtf;
+extern const dike_policy dike_policy_las;
+extern const dike_policy dike_policy_themis;
+extern const dike_policy dike_policy_gandiva_fair;
+extern const dike_policy dike_policy_drf;
+extern const dike_policy dike_policy_dike;
 #endif

@@ -2,8 +2,10 @@
 #include <string.h>
 #include "policy/policy.h"
 
-static const dike_policy *const all[] = {&dike_policy_fifo, &dike_policy_sjf, &dike_policy_srtf,
-                                         NULL};
+static const dike_policy *const all[] = {
+    &dike_policy_fifo, &dike_policy_sjf,          &dike_policy_srtf, &dike_policy_las,
+    &dike_policy_themis, &dike_policy_gandiva_fair, &dike_policy_drf,  &dike_policy_dike,
+    NULL};
 
 const dike_policy *const *dike_policy_all(void)
 {

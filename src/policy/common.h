@@ -1,0 +1,70 @@
+/* Building blocks shared by the tenant-aware and round-based policies (internal):
+ * tenant weights and entitlements, the set of active jobs, and "reallocate to this order". */
+#ifndef DIKE_POLICY_COMMON_H
+#define DIKE_POLICY_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dike/sched.h"
+
+/** Per-tenant bookkeeping a policy keeps. */
+typedef struct dike_tenants {
+    uint32_t n;          /**< tenants in the workload */
+    double *weight;      /**< [tenants] weights, default 1 */
+    uint32_t *demand;    /**< GPUs asked by active jobs (queued + running) */
+    uint32_t *alloc;     /**< GPUs held by running jobs */
+    uint32_t *active;    /**< active jobs */
+    double *entitled;    /**< GPUs from the last water-filling */
+} dike_tenants;
+
+/** Parse [tenants] weights against the workload's tenant names. A name that is in no trace row is
+ *  an error (a typo would otherwise silently weigh nothing). */
+int dike_tenants_init(dike_tenants *t, dike_sched *s, dike_err *e);
+void dike_tenants_free(dike_tenants *t);
+/** Track a job entering / leaving the system and starting / stopping. */
+void dike_tenants_arrive(dike_tenants *t, const dike_job *j);
+void dike_tenants_leave(dike_tenants *t, const dike_job *j);
+void dike_tenants_run(dike_tenants *t, const dike_job *j, int running);
+
+/** Weighted max-min water-filling of @p capacity GPUs over the tenants' demand: every tenant gets
+ *  min(demand, share), shares proportional to weight, what a satisfied tenant leaves is refilled
+ *  over the others. Result in t->entitled (sums to min(capacity, total demand)). */
+void dike_tenants_waterfill(dike_tenants *t, double capacity);
+/** Same algorithm on plain arrays (exposed for tests). */
+void dike_waterfill(size_t n, const double *weight, const double *demand, double capacity,
+                    double *out);
+
+/** Active jobs in arrival order, with O(1) removal (uses j->pol_j as the slot index). */
+typedef struct dike_active {
+    dike_job **jobs;
+    size_t n, cap;
+} dike_active;
+
+void dike_active_add(dike_active *a, dike_job *j);
+void dike_active_remove(dike_active *a, dike_job *j);
+void dike_active_free(dike_active *a);
+
+/** A job and its sort key (smaller first; ties by job index). */
+typedef struct dike_ranked {
+    double key;
+    dike_job *job;
+} dike_ranked;
+
+void dike_ranked_sort(dike_ranked *r, size_t n);
+
+typedef int (*dike_can_preempt_fn)(void *ctx, dike_sched *s, const dike_job *running);
+
+/** Make the running set follow @p order (best first): walk it, keep or start every job whose gang
+ *  still fits in the GPUs that are up, and preempt running jobs that fell out of that prefix when
+ *  @p can_preempt allows (NULL: never). Running jobs that may not be preempted keep their GPUs
+ *  first. Returns the number of preemptions. @p on_start / @p on_stop (may be NULL) tell the
+ *  policy what changed. */
+size_t dike_reallocate(dike_sched *s, dike_ranked *order, size_t n, dike_can_preempt_fn can_preempt,
+                       void *ctx, void (*on_change)(void *ctx, dike_job *j, int started));
+
+/** Start queued jobs in @p order (best first) while GPUs are free; jobs that do not fit are
+ *  skipped (no preemption). */
+void dike_fill(dike_sched *s, dike_ranked *order, size_t n, void *ctx,
+               void (*on_change)(void *ctx, dike_job *j, int started));
+
+#endif

@@ -1,0 +1,205 @@
+/* dike: fairness and efficiency together (reconstruction of the ICASSP 2025 Dike policy; see
+ * docs/dike.md for what is reconstructed and what is this project's choice).
+ *
+ * At every decision, for every active job j:
+ *   rate_j     the rate of its placement (running) or of the placement it would get now (queued;
+ *              1 if nothing fits now),
+ *   rem_j      remaining work / rate_j, seconds,
+ *   rho_j      estimated finish-time fairness (policy/rho.h),
+ *   fair_j     rho_j / max rho             (1 = the job furthest behind),
+ *   eff_j      (rate_j / max rate) x (min rem / rem_j)   (1 = fastest placement, shortest job),
+ *   score_j    w x fair_j + (1 - w) x eff_j, w = dike.fairness_weight.
+ * Queued jobs are offered GPUs in score order (gangs whole, jobs that do not fit are skipped:
+ * work-conserving). At round boundaries a queued job that does not fit may take GPUs from running
+ * jobs that have held them for at least dike.min_lease_s and either
+ *   - have rho < 1 (still ahead of their fair finish) and a score lower by dike.hysteresis, or
+ *   - belong to another tenant holding more than its entitlement, while the job's own tenant holds
+ *     less than its entitlement (the tenant guard), as long as the victim's tenant stays at or
+ *     above its entitlement.
+ * Entitlements: weighted max-min water-filling of the GPUs that are up over the active tenants'
+ * demand ([tenants] weights). Victims are taken lowest score first, and only if they free enough
+ * GPUs for the whole gang; preempted jobs pay scheduler.preemption_cost_s when they resume. */
+#include <math.h>
+#include <string.h>
+
+#include "dike/sched.h"
+#include "policy/common.h"
+#include "policy/policy.h"
+#include "policy/rho.h"
+
+typedef struct dike_pstate {
+    dike_tenants ten;
+    dike_active act;
+    double w, hysteresis, min_lease_s;
+    double *score, *rho;   /**< per active slot, this decision */
+    double *rate, *rem;    /**< per active slot: rate, remaining time (s) */
+    dike_ranked *queued;   /**< queued jobs, best score first */
+    dike_ranked *running;  /**< running jobs, lowest score first */
+    dike_job **victims;
+    size_t cap;
+} dike_pstate;
+
+static int dk_init(dike_sched *s, void **state, dike_err *e)
+{
+    dike_pstate *st = dike_xcalloc(1, sizeof *st);
+    int rc = dike_tenants_init(&st->ten, s, e);
+    if (rc) {
+        free(st);
+        return rc;
+    }
+    const dike_config *c = dike_sched_config(s);
+    st->w = c->dike_fairness_weight;
+    st->hysteresis = c->dike_hysteresis;
+    st->min_lease_s = c->dike_min_lease_s;
+    *state = st;
+    return 0;
+}
+
+static void dk_arrival(void *state, dike_sched *s, dike_job *j)
+{
+    dike_pstate *st = state;
+    dike_tenants_arrive(&st->ten, j);
+    dike_active_add(&st->act, j);
+}
+
+static void dk_finish(void *state, dike_sched *s, dike_job *j)
+{
+    dike_pstate *st = state;
+    dike_tenants_leave(&st->ten, j);
+    dike_tenants_run(&st->ten, j, 0);
+    dike_active_remove(&st->act, j);
+}
+
+static void dk_evicted(void *state, dike_sched *s, dike_job *j)
+{
+    dike_tenants_run(&((dike_pstate *)state)->ten, j, 0);
+}
+
+/* Signals and scores of every active job; fills the queued (best first) and running (worst
+ * first) lists. */
+static void score_all(dike_pstate *st, dike_sched *s, size_t *nq, size_t *nr)
+{
+    size_t n = st->act.n;
+    if (n > st->cap) {
+        st->cap = n;
+        st->score = dike_xrealloc(st->score, n * sizeof *st->score);
+        st->rho = dike_xrealloc(st->rho, n * sizeof *st->rho);
+        st->rate = dike_xrealloc(st->rate, n * sizeof *st->rate);
+        st->rem = dike_xrealloc(st->rem, n * sizeof *st->rem);
+        st->queued = dike_xrealloc(st->queued, n * sizeof *st->queued);
+        st->running = dike_xrealloc(st->running, n * sizeof *st->running);
+        st->victims = dike_xrealloc(st->victims, n * sizeof *st->victims);
+    }
+    double max_rho = 0, max_rate = 0, min_rem = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        dike_job *j = st->act.jobs[i];
+        st->rho[i] = dike_rho_hat(s, j, &st->rate[i]);
+        st->rem[i] = dike_sched_remaining(s, j) / 1e6 / st->rate[i];
+        if (st->rem[i] <= 0)
+            st->rem[i] = 1e-6;
+        if (st->rho[i] > max_rho) max_rho = st->rho[i];
+        if (st->rate[i] > max_rate) max_rate = st->rate[i];
+        if (st->rem[i] < min_rem) min_rem = st->rem[i];
+    }
+    *nq = *nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        dike_job *j = st->act.jobs[i];
+        double fair = max_rho > 0 ? st->rho[i] / max_rho : 0;
+        double eff = (st->rate[i] / max_rate) * (min_rem / st->rem[i]);
+        st->score[i] = st->w * fair + (1 - st->w) * eff;
+        if (j->state == DIKE_JOB_QUEUED) {
+            st->queued[*nq].key = -st->score[i];
+            st->queued[(*nq)++].job = j;
+        } else {
+            st->running[*nr].key = st->score[i];
+            st->running[(*nr)++].job = j;
+        }
+    }
+    dike_ranked_sort(st->queued, *nq);
+    dike_ranked_sort(st->running, *nr);
+}
+
+/* Can @p q take GPUs from running jobs? Collect victims, lowest score first; preempt only if they
+ * free enough for the whole gang. */
+static int make_room(dike_pstate *st, dike_sched *s, dike_job *q, double q_score, size_t nr)
+{
+    uint32_t g = q->spec->num_gpus, tq = q->spec->tenant;
+    uint64_t have = dike_sched_free_for(s, q);
+    int guard = st->ten.alloc[tq] < st->ten.entitled[tq];
+    dike_time now = dike_sched_now(s);
+    size_t nv = 0;
+    for (size_t i = 0; i < nr && have < g; i++) {
+        dike_job *v = st->running[i].job;
+        if (v->state != DIKE_JOB_RUNNING)
+            continue; /* preempted for an earlier candidate */
+        if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
+            continue;
+        if (dike_time_to_s(now - v->run_start) < st->min_lease_s)
+            continue;
+        uint32_t tv = v->spec->tenant;
+        double v_score = st->running[i].key;
+        double v_rho = st->rho[v->pol_j];
+        int by_score = v_rho < 1 && v_score + st->hysteresis <= q_score;
+        int by_guard = guard && tv != tq &&
+                       (double)st->ten.alloc[tv] - v->spec->num_gpus >= st->ten.entitled[tv] - 1e-9;
+        if (!by_score && !by_guard)
+            continue;
+        st->victims[nv++] = v;
+        have += v->spec->num_gpus;
+    }
+    if (have < g)
+        return 0;
+    for (size_t i = 0; i < nv; i++) {
+        dike_sched_preempt(s, st->victims[i]);
+        dike_tenants_run(&st->ten, st->victims[i], 0);
+    }
+    return 1;
+}
+
+static void dk_decide(void *state, dike_sched *s)
+{
+    dike_pstate *st = state;
+    int round = dike_sched_is_round(s);
+    if (!round && dike_sched_free_gpus(s, -1) == 0)
+        return;
+    size_t nq, nr;
+    score_all(st, s, &nq, &nr);
+    if (round)
+        dike_tenants_waterfill(&st->ten, (double)dike_sched_gpus_up(s));
+    for (size_t i = 0; i < nq; i++) {
+        dike_job *q = st->queued[i].job;
+        if (dike_sched_start(s, q)) {
+            dike_tenants_run(&st->ten, q, 1);
+            continue;
+        }
+        if (round && make_room(st, s, q, -st->queued[i].key, nr) && dike_sched_start(s, q))
+            dike_tenants_run(&st->ten, q, 1);
+    }
+}
+
+static void dk_free(void *state)
+{
+    dike_pstate *st = state;
+    dike_tenants_free(&st->ten);
+    dike_active_free(&st->act);
+    free(st->score);
+    free(st->rho);
+    free(st->rate);
+    free(st->rem);
+    free(st->queued);
+    free(st->running);
+    free(st->victims);
+    free(st);
+}
+
+const dike_policy dike_policy_dike = {
+    .name = "dike",
+    .summary = "fairness + efficiency: score = w x finish-time fairness + (1-w) x efficiency, tenant guard",
+    .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS,
+    .init = dk_init,
+    .on_arrival = dk_arrival,
+    .on_finish = dk_finish,
+    .on_evicted = dk_evicted,
+    .decide = dk_decide,
+    .free = dk_free,
+};
