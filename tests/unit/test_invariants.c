@@ -83,6 +83,9 @@ static void check_policy(const char *policy, const char *placement, int backfill
         apply(&rp, &cl, s.act, s.nact);
         s.nact = 0;
         windows++;
+        /* No gang ever runs on fewer (or more) GPUs than it asked for. */
+        for (size_t i = 0; i < w.njobs; i++)
+            assert_true(rp.held[i] == 0 || rp.held[i] == w.jobs[i].num_gpus);
     }
     assert_true(windows > 1);
 
@@ -107,8 +110,9 @@ static void check_policy(const char *policy, const char *placement, int backfill
     assert_float_equal(rp.gpu_s, sum_gpu_runtime, 1e-6 * sum_gpu_runtime);
     assert_float_equal(r.summary.allocated_gpu_seconds, sum_gpu_runtime, 1e-6 * sum_gpu_runtime);
     assert_true(r.summary.utilization > 0 && r.summary.utilization <= 1.0 + 1e-9);
-    if (strcmp(policy, "srtf") == 0)
-        assert_true(r.summary.preemptions > 0); /* load 1.2 makes SRTF preempt */
+    const dike_policy *pol = dike_policy_find(policy);
+    if (pol->flags & DIKE_POLICY_PREEMPTIVE)
+        assert_true(r.summary.preemptions > 0); /* load 1.2 makes every preemptive policy preempt */
     else
         assert_int_equal(r.summary.preemptions, 0);
 
@@ -127,6 +131,11 @@ static void test_sjf(void **st) { check_policy("sjf", "pack", 0); }
 static void test_sjf_backfill(void **st) { check_policy("sjf", "pack", 1); }
 static void test_srtf(void **st) { check_policy("srtf", "pack", 0); }
 static void test_srtf_spread_backfill(void **st) { check_policy("srtf", "spread", 1); }
+static void test_las(void **st) { check_policy("las", "pack", 0); }
+static void test_themis(void **st) { check_policy("themis", "pack", 0); }
+static void test_gandiva_fair(void **st) { check_policy("gandiva-fair", "pack", 0); }
+static void test_drf(void **st) { check_policy("drf", "spread", 0); }
+static void test_dike(void **st) { check_policy("dike", "pack", 0); }
 
 int main(void)
 {
@@ -135,6 +144,9 @@ int main(void)
         cmocka_unit_test(test_fifo), cmocka_unit_test(test_fifo_backfill_spread),
         cmocka_unit_test(test_sjf),  cmocka_unit_test(test_sjf_backfill),
         cmocka_unit_test(test_srtf), cmocka_unit_test(test_srtf_spread_backfill),
+        cmocka_unit_test(test_las),  cmocka_unit_test(test_themis),
+        cmocka_unit_test(test_gandiva_fair), cmocka_unit_test(test_drf),
+        cmocka_unit_test(test_dike),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
