@@ -98,7 +98,8 @@ typedef int (*dike_place_fn)(dike_capacity *cap, const dike_job *j, dike_slice *
                              uint32_t *nout, int *type, int *level);
 
 /** A placement strategy: returns 1 and fills out[] (GPUs per node, summing to num_gpus) if the gang
- *  fits now, 0 otherwise. It only chooses; the caller commits the allocation. */
+ *  fits now, 0 otherwise. It only chooses; the caller commits the allocation. out[] has room for
+ *  2 x num_gpus slices (the second half is scratch). */
 typedef struct dike_placement {
     const char *name;    /**< --placement NAME */
     const char *summary; /**< one line */

@@ -21,6 +21,17 @@ typedef struct dike_job_spec {
     uint32_t line;      /**< source line in the trace (0 for synthetic jobs), for messages */
 } dike_job_spec;
 
+/** Classes of invalid trace rows (docs/trace-format.md). Each is an error by default; with
+ *  workload.skip_invalid the row is dropped and counted under its class. */
+enum dike_skip_rule {
+    DIKE_SKIP_MALFORMED = 0,     /**< unreadable or out-of-range value, wrong number of fields */
+    DIKE_SKIP_ZERO_DURATION = 1, /**< duration 0 (or below half a microsecond) */
+    DIKE_SKIP_TOO_LARGE = 2,     /**< more GPUs than the cluster (the job's GPU-type pool) has */
+    DIKE_SKIP_DUPLICATE = 3,     /**< job id seen before (the first row with it is kept) */
+    DIKE_SKIP_UNSORTED = 4,      /**< dike format: submit time before the previous row's */
+    DIKE_SKIP_NRULES = 5
+};
+
 typedef struct dike_workload {
     dike_job_spec *jobs;  /**< jobs in submit order */
     size_t njobs;         /**< number of jobs */
@@ -29,10 +40,22 @@ typedef struct dike_workload {
     uint32_t ntenants;    /**< number of tenants */
     char **models;        /**< model class names, index = model id */
     uint32_t nmodels;     /**< number of model classes */
-    char source[DIKE_STR_MAX]; /**< trace path, or "synthetic" */
-    char sha256[65];      /**< hex sha256 of the trace file ("" for synthetic) */
-    size_t skipped;       /**< rows dropped by skip_invalid */
+    char source[DIKE_STR_MAX]; /**< trace path (or the list / folder given), or "synthetic" */
+    char sha256[65];      /**< hex sha256 of the trace file ("" for synthetic); several files: sha256
+                               of their hex digests, one per line, in reading order */
+    char format[32];      /**< trace format read ("" for synthetic) */
+    size_t skipped;       /**< rows dropped by skip_invalid (sum of skips[]) */
+    size_t skips[DIKE_SKIP_NRULES]; /**< rows dropped by skip_invalid, per enum dike_skip_rule */
+    char *skip_msg[DIKE_SKIP_NRULES]; /**< message of the first dropped row per rule (owned), or NULL */
+    size_t no_gpu_rows;   /**< rows without GPUs (CPU-only jobs), always dropped by the formats that have them */
+    size_t fractional;    /**< fractional-GPU requests counted as one whole GPU */
+    size_t window_dropped;/**< jobs outside workload.start_s/end_s/first_job/last_job */
+    size_t models_assigned; /**< jobs given a model class by workload.model_assignment */
+    double time_scale;    /**< factor applied to inter-arrival times (1 = as recorded; 0 = not set) */
     dike_time time_offset;/**< trace time of the first submit (us), subtracted from all submits */
+    int16_t *model_class; /**< per model: throughput-table class, -1 = none; NULL = not bound (owned) */
+    int8_t type_class[DIKE_MAX_GPU_TYPES]; /**< per cluster GPU type: throughput-table type, -1 = none
+                                                (valid when model_class is set) */
 } dike_workload;
 
 void dike_workload_init(dike_workload *w);
@@ -48,11 +71,71 @@ int16_t dike_workload_model(dike_workload *w, const char *name);
 int dike_trace_read_dike(const char *path, const dike_cluster *cl, bool skip_invalid,
                          dike_workload *w, dike_err *e);
 
+/** Read a trace in format @p format ("auto": detected from the header; names: dike_trace_formats).
+ *  @p spec is one file, a comma-separated list of files, or a folder (its *.csv files in name
+ *  order); several files merge into one workload in submit order (ties: file order, then row
+ *  order). Rows are validated against @p cl; @p w must be freshly initialised and is left empty on
+ *  error. Simulated time starts at the first submit (w->time_offset). */
+int dike_trace_read(const char *spec, const char *format, const dike_cluster *cl, bool skip_invalid,
+                    dike_workload *w, dike_err *e);
+/** Format of the trace file @p path from its header, into @p name (size @p n). */
+int dike_trace_detect(const char *path, char *name, size_t n, dike_err *e);
+/** NULL-terminated names of the trace formats, in registry order. */
+const char *const *dike_trace_formats(void);
+/** One-line description and tenant rule of format @p name, or NULL if unknown. */
+const char *dike_trace_format_summary(const char *name);
+/** Short name of a skip rule ("zero-duration", ...). */
+const char *dike_skip_rule_name(int rule);
+
+/** "skipped N rows of SOURCE: a zero-duration, b larger than the cluster" into @p buf, plus the
+ *  rows without GPUs and the fractional requests when there are any; "" when there is nothing to
+ *  say. Returns the length written. */
+size_t dike_workload_report(const dike_workload *w, char *buf, size_t n);
+
 /** Seeded synthetic workload from the [workload] keys of @p c. */
 int dike_synth_generate(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e);
 
-/** Build the workload the config asks for (trace or synthetic). */
+/** Build the workload the config asks for (trace or synthetic): read, cut the window
+ *  (workload.start_s/end_s/first_job/last_job), scale inter-arrival times (workload.time_scale or
+ *  workload.trace_load), assign model classes (workload.model_assignment) and bind the throughput
+ *  table (cluster.throughput). Rows dropped by skip_invalid are reported on stderr in one line. */
 int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e);
+
+/** The trace-side steps of dike_workload_load on a workload already read: window, time scaling
+ *  (offered load measured against @p cl), model assignment. */
+int dike_workload_prepare(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e);
+
+/** Offered load of @p w on @p total_gpus GPUs: sum(num_gpus x duration) / (total_gpus x span),
+ *  span = last submit - first submit; 0 when the span is 0. */
+double dike_workload_offered_load(const dike_workload *w, uint64_t total_gpus);
+
+/** GPU-count histogram bins: bin 0 = 1 GPU, bin b = (2^(b-1), 2^b] GPUs. */
+#define DIKE_STATS_BINS 33
+
+/** What `dike-emu trace-info` prints: the statistics a user checks before a campaign. */
+typedef struct dike_trace_stats {
+    size_t jobs;              /**< jobs */
+    uint32_t tenants;         /**< tenants */
+    double span_s;            /**< last submit - first submit, s */
+    double gpu_seconds;       /**< sum of num_gpus x duration, GPU-s */
+    double gpus_mean;         /**< mean GPUs per job */
+    uint32_t gpus_max;        /**< largest gang */
+    double dur_mean_s, dur_p50_s, dur_p99_s, dur_max_s; /**< durations, s */
+    double peak_demand;       /**< GPUs: max over time of the GPUs of jobs with submit <= t <
+                                   submit + duration (each job running from its submit) */
+    double peak_demand_t_s;   /**< first time the peak is reached, s since the first submit */
+    double mean_demand;       /**< time average of that demand over [first, last submit], GPUs */
+    double offered_load;      /**< dike_workload_offered_load on the cluster */
+    uint64_t total_gpus;      /**< GPUs of the cluster the load is measured against */
+    uint64_t hist_jobs[DIKE_STATS_BINS];     /**< jobs per GPU-count bin */
+    double hist_gpu_seconds[DIKE_STATS_BINS];/**< GPU-s per GPU-count bin */
+    uint64_t *tenant_jobs;    /**< per tenant: jobs (owned, ntenants entries) */
+    double *tenant_gpu_seconds; /**< per tenant: GPU-s (owned) */
+} dike_trace_stats;
+
+/** Compute @p st for @p w against a cluster of @p total_gpus GPUs. Free with dike_trace_stats_free. */
+void dike_trace_stats_compute(const dike_workload *w, uint64_t total_gpus, dike_trace_stats *st);
+void dike_trace_stats_free(dike_trace_stats *st);
 
 /** Hex sha256 of a file into out[65]. */
 int dike_sha256_file(const char *path, char out[65], dike_err *e);

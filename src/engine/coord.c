@@ -434,7 +434,7 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
     }
     s->jobs = dike_xcalloc(w->njobs, sizeof *s->jobs);
     s->slice_arena = dike_xmalloc(total_slots * sizeof *s->slice_arena);
-    s->scratch = dike_xmalloc(max_gang * sizeof *s->scratch);
+    s->scratch = dike_xmalloc(2 * (size_t)max_gang * sizeof *s->scratch); /* topo uses 2 x */
     size_t off = 0;
     for (size_t i = 0; i < w->njobs; i++) {
         dike_job *j = &s->jobs[i];
@@ -449,6 +449,7 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
         off += j->spec->num_gpus;
     }
     s->cap = dike_capacity_new(cl);
+    s->cap->seed = (uint64_t)cfg->run_seed;
     s->tenant_gpus = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpus);
     s->tenant_gpu_s = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpu_s);
     dike_timeseries_init(&s->ts, w->ntenants);

@@ -184,7 +184,7 @@ int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fi
 /* Fill out[] from candidate nodes so the gang uses few nodes and leaves few fragments: whole
  * nodes first, largest first, as long as a node's free GPUs do not exceed what is still needed;
  * what is left then goes to the best-fitting unused node. */
-static uint32_t take_largest_first(const dike_capacity *c, const uint32_t *nodes, uint32_t n,
+uint32_t dike__take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t n,
                                    uint32_t g, dike_slice *out)
 {
     uint8_t taken[1024] = {0}; /* n <= nodes_per_rack <= 1024 */
@@ -212,6 +212,19 @@ static uint32_t take_largest_first(const dike_capacity *c, const uint32_t *nodes
         nout++;
     }
     return nout;
+}
+
+uint32_t dike__rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t *out)
+{
+    const dike_cluster *cl = c->cl;
+    const dike_gpu_type *t = &cl->types[type];
+    uint32_t lo = r * cl->nodes_per_rack, hi = lo + cl->nodes_per_rack, n = 0;
+    if (lo < t->first_node) lo = t->first_node;
+    if (hi > t->first_node + t->nnodes) hi = t->first_node + t->nnodes;
+    for (uint32_t i = lo; i < hi && n < 1024; i++)
+        if (c->free[i] > 0)
+            out[n++] = i;
+    return n;
 }
 
 int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
@@ -260,14 +273,8 @@ int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice
     }
     if (best_rack == DIKE_NIL)
         return 0;
-    uint32_t lo = best_rack * cl->nodes_per_rack, hi = lo + cl->nodes_per_rack;
-    if (lo < t->first_node) lo = t->first_node;
-    if (hi > t->first_node + t->nnodes) hi = t->first_node + t->nnodes;
-    uint32_t n = 0;
-    for (uint32_t i = lo; i < hi && n < sizeof cand / sizeof cand[0]; i++)
-        if (c->free[i] > 0)
-            cand[n++] = i;
-    *nout = take_largest_first(c, cand, n, g, out);
+    uint32_t n = dike__rack_nodes(c, type, best_rack, cand);
+    *nout = dike__take_from(c, cand, n, g, out);
     return 1;
 }
 

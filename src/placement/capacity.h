@@ -26,6 +26,7 @@ struct dike_capacity {
     uint64_t type_free[DIKE_MAX_GPU_TYPES]; /**< free GPUs per type */
     uint64_t total_free;     /**< free GPUs, all types */
     uint8_t type_order[DIKE_MAX_GPU_TYPES]; /**< types by speed (fastest first), then index */
+    uint64_t seed;           /**< run.seed, for the random placement's keyed streams */
 };
 
 dike_capacity *dike_capacity_new(const dike_cluster *cl);
@@ -56,6 +57,11 @@ int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fi
 /** Fewest nodes inside one rack of @p type; best-fit rack on ties. */
 int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                         uint32_t *nout);
+/** Gather the free nodes of @p type in rack @p r into @p out (at most 1024); returns the count. */
+uint32_t dike__rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t *out);
+/** Take g GPUs from candidate nodes, whole nodes largest first, remainder best fit. */
+uint32_t dike__take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t n, uint32_t g,
+                         dike_slice *out);
 /** Fewest nodes anywhere: largest free nodes first. */
 int dike__place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                        uint32_t *nout);

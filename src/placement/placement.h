@@ -4,4 +4,6 @@
 #include "dike/sched.h"
 extern const dike_placement dike_placement_pack;
 extern const dike_placement dike_placement_spread;
+extern const dike_placement dike_placement_random;
+extern const dike_placement dike_placement_topo;
 #endif

@@ -2,7 +2,8 @@
 #include <string.h>
 #include "placement/placement.h"
 
-static const dike_placement *const all[] = {&dike_placement_pack, &dike_placement_spread, NULL};
+static const dike_placement *const all[] = {&dike_placement_pack, &dike_placement_spread,
+                                            &dike_placement_random, &dike_placement_topo, NULL};
 
 const dike_placement *const *dike_placement_all(void)
 {

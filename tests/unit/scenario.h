@@ -4,6 +4,9 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* Scenarios list jobs as {submit, duration, gpus, tenant} and add the GPU type only when needed. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "dike/config.h"
 #include "dike/results.h"
 #include "dike/workload.h"
@@ -13,6 +16,7 @@ typedef struct sc_job {
     double submit, duration; /* s */
     unsigned gpus;
     const char *tenant;
+    int type1; /* required GPU type: index + 1 in cluster.gpu_types; 0 = any */
 } sc_job;
 
 /* cfg: defaults + the given "section.key=value" overrides (NULL-terminated). Returns 0 on success;
@@ -39,7 +43,7 @@ static inline int sc_run(const sc_job *jobs, size_t n, const char *const *sets, 
         j->num_gpus = jobs[i].gpus;
         j->tenant = dike_workload_tenant(&w, jobs[i].tenant ? jobs[i].tenant : "t0");
         j->model = -1;
-        j->gpu_type = -1;
+        j->gpu_type = (int16_t)(jobs[i].type1 - 1);
     }
     int rc = dike__run_workload(&cfg, MPI_COMM_WORLD, &w, NULL, r, NULL, &e);
     if (rc)

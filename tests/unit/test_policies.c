@@ -189,6 +189,55 @@ static void test_gang_locality(void **st)
     dike_results_free(&r);
 }
 
+/* topo weighs GPU type against locality; pack takes one node of the fastest type that has room.
+ * Nodes: two v100 (speed 1), one k80 (speed 0.5), one rack, locality_rack 0.8.
+ *   J0 (6 GPUs, v100 only) -> node 0;  J1 (6 GPUs, v100 only) -> node 1 (node 0 has only 2 left).
+ *   J2 (4 GPUs, any type, 100 s) at 1: no v100 node has 4 free.
+ *     pack: the k80 node, rate 0.5: 1-201.
+ *     topo: 2 + 2 on the two v100 nodes, rate 1 x 0.8 = 0.8 beats 0.5: 1-126. */
+static void test_topo_type_vs_locality(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 6, "a", 1}, {0, 1000, 6, "a", 1}, {1, 100, 4, "a", 0}};
+    const char *pack[] = {"cluster.nodes=3", "cluster.gpu_types=v100:2,k80:1",
+                          "cluster.gpu_speeds=k80:0.5", "cluster.locality_rack=0.8",
+                          "scheduler.placement=pack", NULL};
+    const char *topo[] = {"cluster.nodes=3", "cluster.gpu_types=v100:2,k80:1",
+                          "cluster.gpu_speeds=k80:0.5", "cluster.locality_rack=0.8",
+                          "scheduler.placement=topo", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 3, pack, &r), 0);
+    expect_job(&r, 2, 1, 201, 0);
+    assert_string_equal(r.jobs[2].gpu_type, "k80");
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 3, topo, &r), 0);
+    expect_job(&r, 2, 1, 126, 0);
+    assert_string_equal(r.jobs[2].gpu_type, "v100");
+    dike_results_free(&r);
+}
+
+/* random: the same seed places the same way (same schedule); placement stays whole-gang. Three
+ * 1-GPU jobs and a 16-GPU job on 3 nodes, locality_rack 0.5: the big job's rate depends on where
+ * the small ones landed, so the schedules of two seeds are compared field by field only for
+ * equality of the runs with one seed. */
+static void test_random_reproducible(void **st)
+{
+    static const sc_job jobs[] = {{0, 100, 1, "a"}, {0, 100, 1, "a"}, {0, 100, 1, "a"},
+                                  {1, 100, 16, "a"}};
+    const char *s1[] = {"cluster.nodes=3", "cluster.locality_rack=0.5", "scheduler.placement=random",
+                        "run.seed=3", NULL};
+    dike_results a, b;
+    assert_int_equal(sc_run(jobs, 4, s1, &a), 0);
+    assert_int_equal(sc_run(jobs, 4, s1, &b), 0);
+    for (size_t i = 0; i < 4; i++) {
+        assert_float_equal(a.jobs[i].start_time, b.jobs[i].start_time, 0);
+        assert_float_equal(a.jobs[i].finish_time, b.jobs[i].finish_time, 0);
+    }
+    /* The 16-GPU gang needs 2 of the 3 nodes: at best both whole (rate 1, 100 s), else split. */
+    assert_true(a.jobs[3].finish_time >= 101 - 1e-9);
+    dike_results_free(&a);
+    dike_results_free(&b);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -197,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_srtf_no_cost),      cmocka_unit_test(test_srtf_with_cost),
         cmocka_unit_test(test_fifo_two_fit_together), cmocka_unit_test(test_fifo_backfill),
         cmocka_unit_test(test_pack_vs_spread),    cmocka_unit_test(test_gang_locality),
+        cmocka_unit_test(test_topo_type_vs_locality), cmocka_unit_test(test_random_reproducible),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

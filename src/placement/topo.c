@@ -1,0 +1,81 @@
+/* topo: topology- and GPU-type-aware. For every GPU type the job may use, find its best
+ * placement — one node (best fit), else one rack (fewest nodes), else the fewest racks (racks with
+ * the most free GPUs first, whole racks before partial ones) — and keep the type whose placement
+ * gives the highest rate (speed x locality); ties go to fewer nodes, then to the faster type. */
+#include <stdlib.h>
+
+#include "placement/capacity.h"
+#include "placement/placement.h"
+
+/* Fewest racks: take racks with the most free GPUs of this type first. */
+static int fewest_racks(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+                        uint32_t *nout)
+{
+    const dike_cluster *cl = c->cl;
+    const dike_gpu_type *t = &cl->types[type];
+    if (!t->nnodes || c->type_free[type] < g)
+        return 0;
+    uint32_t r0 = dike_cluster_rack(cl, t->first_node);
+    uint32_t r1 = dike_cluster_rack(cl, t->first_node + t->nnodes - 1);
+    uint32_t cand[1024], need = g, n = 0;
+    uint8_t *used = dike_xcalloc(r1 - r0 + 1, 1);
+    while (need > 0) {
+        uint32_t best = UINT32_MAX, best_free = 0;
+        for (uint32_t rk = r0; rk <= r1; rk++)
+            if (!used[rk - r0] && c->rack_free[rk] > best_free) {
+                best = rk;
+                best_free = c->rack_free[rk];
+            }
+        if (best == UINT32_MAX)
+            break;
+        used[best - r0] = 1;
+        uint32_t m = dike__rack_nodes(c, type, best, cand), have = 0;
+        for (uint32_t i = 0; i < m; i++)
+            have += c->free[cand[i]];
+        if (!have)
+            continue;
+        uint32_t take = have < need ? have : need;
+        n += dike__take_from(c, cand, m, take, out + n);
+        need -= take;
+    }
+    free(used);
+    *nout = n;
+    return need == 0;
+}
+
+static int topo_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint32_t *nout,
+                      int *type, int *level)
+{
+    const dike_cluster *cl = c->cl;
+    uint32_t g = j->spec->num_gpus, n;
+    double best_rate = -1;
+    uint32_t best_n = 0;
+    int found = 0;
+    dike_slice *tmp = out + g; /* the caller's buffer holds 2 x num_gpus slices (see coord.c) */
+    for (uint32_t i = 0; i < cl->ntypes; i++) {
+        int t = c->type_order[i];
+        if (j->spec->gpu_type >= 0 && j->spec->gpu_type != t)
+            continue;
+        int ok = dike__place_single(c, t, g, 1, tmp, &n) || dike__place_in_rack(c, t, g, tmp, &n) ||
+                 fewest_racks(c, t, g, tmp, &n);
+        if (!ok)
+            continue;
+        int lv = dike_slices_level(cl, tmp, n);
+        double rate = dike_cluster_rate(cl, t, g, lv);
+        if (!found || rate > best_rate || (rate == best_rate && n < best_n)) {
+            for (uint32_t k = 0; k < n; k++)
+                out[k] = tmp[k];
+            best_rate = rate;
+            best_n = n;
+            *type = t;
+            *level = lv;
+            found = 1;
+        }
+    }
+    *nout = best_n;
+    return found;
+}
+
+const dike_placement dike_placement_topo = {
+    "topo", "best rate first: one node, else one rack, else fewest racks, across GPU types",
+    topo_place};
