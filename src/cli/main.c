@@ -1,6 +1,7 @@
-/* dike-emu command line: run, list-policies, config-reference, --help, --version. */
+/* dike-emu command line: run, trace-info, list-policies, config-reference, --help, --version. */
 #include <getopt.h>
 #include <libgen.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,18 +10,26 @@
 #include "dike/config.h"
 #include "dike/run.h"
 #include "dike/sched.h"
+#include "dike/workload.h"
 
 static int rank;
+
+enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001 }; /* long-only options */
 
 static void usage(FILE *f)
 {
     fputs("usage: mpirun -np P dike-emu run [options]\n"
+          "       dike-emu trace-info [options] FILE...\n"
           "       dike-emu list-policies | config-reference | --help | --version\n"
           "\n"
           "run options:\n"
           "  -c, --config FILE        INI configuration (every key has a default; see config-reference)\n"
-          "  -t, --trace FILE         job trace (default: synthetic workload)\n"
-          "  -f, --trace-format F     trace format (dike)\n"
+          "  -t, --trace FILE         job trace: a file, a comma-separated list or a folder of *.csv\n"
+          "                           (default: synthetic workload)\n"
+          "  -f, --trace-format F     trace format: auto (from the header, the default), dike, philly-vc,\n"
+          "                           rfold, elasticflow, gen-parallel, openb\n"
+          "      --skip-invalid       drop and count invalid trace rows instead of stopping\n"
+          "      --cluster NxG|FILE  N nodes of G GPUs (e.g. 64x8), or a node list (cluster.nodes_file)\n"
           "  -p, --policy NAME        scheduling policy (see list-policies)\n"
           "  -l, --placement NAME     placement strategy (pack, spread)\n"
           "  -s, --seed N             seed of every random stream\n"
@@ -28,8 +37,14 @@ static void usage(FILE *f)
           "  -S, --set SECTION.KEY=V  override any configuration key (repeatable)\n"
           "  -q, --quiet              no summary table on stdout\n"
           "\n"
+          "trace-info FILE... prints jobs, span, tenants, GPU-count histogram, GPU-hours, concurrent\n"
+          "demand and offered load of a trace against the cluster; it takes -c, -f, -S and --cluster\n"
+          "(workload.start_s/end_s/first_job/last_job/time_scale/trace_load apply) and counts invalid\n"
+          "rows instead of stopping at them.\n"
+          "\n"
           "Options apply in order: defaults, --config, then the others as given.\n"
-          "A relative workload.trace inside a config file is relative to that file's folder.\n"
+          "A relative workload.trace or cluster.nodes_file inside a config file is relative to that\n"
+          "file's folder.\n"
           "Exit status: 0 success, 2 bad input (config, trace, command line, output path), 1 other errors.\n",
           f);
 }
@@ -41,22 +56,66 @@ static int fail(int code, const char *msg)
     return code == DIKE_EINVAL || code == DIKE_EIO ? 2 : 1;
 }
 
-/* Resolve a relative trace path read from a config file against that file's folder. */
-static void resolve_trace(dike_config *cfg, const char *config_path, const char *before)
+/* Resolve a relative path read from a config file (workload.trace, cluster.nodes_file) against
+ * that file's folder; @p before is the value before the file was read. A trace list is resolved
+ * entry by entry. */
+static void resolve_path(char *field, size_t size, const char *config_path, const char *before)
 {
-    if (!cfg->workload_trace[0] || cfg->workload_trace[0] == '/' ||
-        strcmp(cfg->workload_trace, before) == 0)
+    if (!field[0] || strcmp(field, before) == 0)
         return;
     char *copy = dike_xstrdup(config_path);
-    char *rel = dike_xstrdup(cfg->workload_trace);
+    char *list = dike_xstrdup(field);
     const char *dir = dirname(copy);
-    if (strlen(dir) + strlen(rel) + 2 <= sizeof cfg->workload_trace) {
-        strcpy(cfg->workload_trace, dir);
-        strcat(cfg->workload_trace, "/");
-        strcat(cfg->workload_trace, rel);
+    size_t len = 0;
+    char *out = dike_xcalloc(1, size);
+    int fits = 1;
+    for (char *save = NULL, *item = strtok_r(list, ",", &save); item && fits;
+         item = strtok_r(NULL, ",", &save)) {
+        while (*item == ' ')
+            item++;
+        int n = item[0] == '/' ? snprintf(out + len, size - len, "%s%s", len ? "," : "", item)
+                               : snprintf(out + len, size - len, "%s%s/%s", len ? "," : "", dir, item);
+        fits = n >= 0 && (size_t)n < size - len;
+        len += fits ? (size_t)n : 0;
     }
+    if (fits)
+        memcpy(field, out, size);
+    free(out);
     free(copy);
-    free(rel);
+    free(list);
+}
+
+static int load_config_file(dike_config *cfg, const char *path, dike_err *e)
+{
+    char trace[DIKE_STR_MAX], nodes[DIKE_STR_MAX];
+    snprintf(trace, sizeof trace, "%s", cfg->workload_trace);
+    snprintf(nodes, sizeof nodes, "%s", cfg->cluster_nodes_file);
+    int rc = dike_config_load_file(cfg, path, e);
+    if (!rc) {
+        resolve_path(cfg->workload_trace, sizeof cfg->workload_trace, path, trace);
+        resolve_path(cfg->cluster_nodes_file, sizeof cfg->cluster_nodes_file, path, nodes);
+    }
+    return rc;
+}
+
+/* --cluster NxG (nodes x GPUs per node) or a node-list file. */
+static int set_cluster(dike_config *cfg, const char *spec, dike_err *e)
+{
+    unsigned long long nodes, gpus;
+    int used = 0;
+    char assign[DIKE_STR_MAX + 64];
+    if (sscanf(spec, "%llux%llu%n", &nodes, &gpus, &used) == 2 && spec[used] == '\0') {
+        snprintf(assign, sizeof assign, "cluster.nodes=%llu", nodes);
+        int rc = dike_config_set(cfg, assign, "--cluster", e);
+        snprintf(assign, sizeof assign, "cluster.gpus_per_node=%llu", gpus);
+        if (!rc)
+            rc = dike_config_set(cfg, assign, "--cluster", e);
+        if (!rc)
+            rc = dike_config_set(cfg, "cluster.nodes_file=", "--cluster", e);
+        return rc;
+    }
+    snprintf(assign, sizeof assign, "cluster.nodes_file=%s", spec);
+    return dike_config_set(cfg, assign, "--cluster", e);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -66,7 +125,9 @@ static int cmd_run(int argc, char **argv)
         {"trace-format", required_argument, 0, 'f'}, {"policy", required_argument, 0, 'p'},
         {"placement", required_argument, 0, 'l'}, {"seed", required_argument, 0, 's'},
         {"out", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+        {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
+        {0, 0, 0, 0}};
     dike_config cfg;
     dike_err e = {0};
     dike_config_defaults(&cfg);
@@ -76,18 +137,13 @@ static int cmd_run(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:t:f:p:l:s:o:S:qh", opts, NULL)) != -1) {
-        if (c == 'c') {
-            char before[DIKE_STR_MAX];
-            snprintf(before, sizeof before, "%s", cfg.workload_trace);
-            if (dike_config_load_file(&cfg, optarg, &e))
-                return fail(e.code, e.msg);
-            resolve_trace(&cfg, optarg, before);
-        }
+        if (c == 'c' && load_config_file(&cfg, optarg, &e))
+            return fail(e.code, e.msg);
     }
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "c:t:f:p:l:s:o:S:qh", opts, NULL)) != -1) {
-        const char *key = NULL;
+        const char *key = NULL, *value = optarg;
         switch (c) {
         case 'c': continue;
         case 't': key = "workload.trace"; break;
@@ -97,6 +153,11 @@ static int cmd_run(int argc, char **argv)
         case 's': key = "run.seed"; break;
         case 'o': key = "run.out"; break;
         case 'q': quiet = 1; continue;
+        case OPT_SKIP_INVALID: key = "workload.skip_invalid"; value = "true"; break;
+        case OPT_CLUSTER:
+            if (set_cluster(&cfg, optarg, &e))
+                return fail(e.code, e.msg);
+            continue;
         case 'h':
             if (rank == 0)
                 usage(stdout);
@@ -113,7 +174,7 @@ static int cmd_run(int argc, char **argv)
         }
         }
         char assign[DIKE_STR_MAX + 64], origin[64];
-        snprintf(assign, sizeof assign, "%s=%s", key, optarg);
+        snprintf(assign, sizeof assign, "%s=%s", key, value);
         origin[0] = 0;
         for (const struct option *o = opts; o->name; o++)
             if (o->val == c)
@@ -142,6 +203,235 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
+/* ---- trace-info ---- */
+
+/* @p v with thousands separators ("3,620,123"). */
+static const char *thousands(double v, char *buf, size_t n)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.0f", fabs(v));
+    size_t len = strlen(digits), k = 0;
+    if (v < 0 && k < n - 1)
+        buf[k++] = '-';
+    for (size_t i = 0; i < len && k < n - 1; i++) {
+        if (i && (len - i) % 3 == 0 && k < n - 1)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+static void span_text(double s, char *buf, size_t n)
+{
+    char t[64];
+    if (s >= 2 * 86400)
+        snprintf(buf, n, "%.2f days (%s s)", s / 86400, thousands(s, t, sizeof t));
+    else if (s >= 2 * 3600)
+        snprintf(buf, n, "%.2f hours (%s s)", s / 3600, thousands(s, t, sizeof t));
+    else
+        snprintf(buf, n, "%.0f s", s);
+}
+
+static void print_cluster(const dike_cluster *cl)
+{
+    char t[64];
+    if (cl->node_gpus || cl->ntypes > 1) {
+        printf("  %-24s %u nodes, %s GPUs:", "cluster", cl->nodes, thousands((double)cl->total_gpus, t, sizeof t));
+        for (uint32_t i = 0; i < cl->ntypes; i++)
+            printf("%s %s %llu", i ? "," : "", cl->types[i].name, (unsigned long long)cl->types[i].gpus);
+        printf("\n");
+    } else {
+        printf("  %-24s %u nodes x %u GPUs = %s GPUs (%s)\n", "cluster", cl->nodes, cl->gpus_per_node,
+               thousands((double)cl->total_gpus, t, sizeof t), cl->types[0].name);
+    }
+}
+
+typedef struct tenant_row {
+    uint32_t t;
+    double gpu_s;
+} tenant_row;
+
+static int cmp_tenant(const void *pa, const void *pb)
+{
+    const tenant_row *a = pa, *b = pb;
+    if (a->gpu_s != b->gpu_s)
+        return a->gpu_s > b->gpu_s ? -1 : 1;
+    return (a->t > b->t) - (a->t < b->t);
+}
+
+static void print_trace_info(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
+                             double read_s)
+{
+    dike_trace_stats st;
+    char a[64], b[64], c[64], d[64], text[256];
+    dike_trace_stats_compute(w, cl->total_gpus, &st);
+    size_t rows = w->njobs + w->skipped + w->no_gpu_rows + w->window_dropped;
+    printf("trace-info: %s\n", w->source);
+    printf("  %-24s %s%s\n", "format", w->format,
+           strcmp(cfg->workload_trace_format, "auto") == 0 ? " (detected from the header)" : "");
+    printf("  %-24s %s\n", "sha256", w->sha256);
+    print_cluster(cl);
+    printf("  %-24s %s rows in %.3f s\n", "read", thousands((double)rows, a, sizeof a), read_s);
+    printf("\n");
+    printf("  %-24s %s\n", "jobs", thousands((double)st.jobs, a, sizeof a));
+    if (w->skipped) {
+        printf("  %-24s %s:", "invalid rows (dropped)", thousands((double)w->skipped, a, sizeof a));
+        const char *sep = " ";
+        for (int r = 0; r < DIKE_SKIP_NRULES; r++)
+            if (w->skips[r]) {
+                printf("%s%zu %s", sep, w->skips[r], dike_skip_rule_name(r));
+                sep = ", ";
+            }
+        printf("; `run` stops at the first unless --skip-invalid\n");
+        for (int r = 0; r < DIKE_SKIP_NRULES; r++)
+            if (w->skip_msg[r])
+                printf("  %-24s %s\n", "", w->skip_msg[r]);
+    }
+    if (w->no_gpu_rows)
+        printf("  %-24s %s (CPU-only jobs, always dropped)\n", "rows without GPUs",
+               thousands((double)w->no_gpu_rows, a, sizeof a));
+    if (w->fractional)
+        printf("  %-24s %s (each counted as one whole GPU)\n", "fractional-GPU requests",
+               thousands((double)w->fractional, a, sizeof a));
+    if (w->window_dropped)
+        printf("  %-24s kept %s of %s jobs\n", "window", thousands((double)w->njobs, a, sizeof a),
+               thousands((double)(w->njobs + w->window_dropped), b, sizeof b));
+    if (w->time_scale != 1)
+        printf("  %-24s inter-arrival times x %.6g\n", "time scale", w->time_scale);
+    span_text(st.span_s, text, sizeof text);
+    printf("  %-24s %s, first to last submit\n", "span", text);
+    printf("  %-24s %u\n", "tenants", st.tenants);
+    if (w->nmodels)
+        printf("  %-24s %u%s\n", "model classes", w->nmodels,
+               w->models_assigned ? " (assigned by workload.model_assignment)" : "");
+    printf("  %-24s mean %.2f, max %u\n", "GPUs per job", st.gpus_mean, st.gpus_max);
+    printf("  %-24s mean %s s, median %s s, p99 %s s, max %s s\n", "duration",
+           thousands(st.dur_mean_s, a, sizeof a), thousands(st.dur_p50_s, b, sizeof b),
+           thousands(st.dur_p99_s, c, sizeof c), thousands(st.dur_max_s, d, sizeof d));
+    printf("  %-24s %s\n", "GPU-hours", thousands(st.gpu_seconds / 3600, a, sizeof a));
+    span_text(st.peak_demand_t_s, text, sizeof text);
+    printf("  %-24s peak %s GPUs (at %s), mean %s GPUs over the span\n", "concurrent demand",
+           thousands(st.peak_demand, a, sizeof a), text, thousands(st.mean_demand, b, sizeof b));
+    if (st.span_s > 0)
+        printf("  %-24s %.4f on %s GPUs (GPU-seconds demanded / (GPUs x span))\n", "offered load",
+               st.offered_load, thousands((double)st.total_gpus, a, sizeof a));
+    else
+        printf("  %-24s n/a (every job submitted at once)\n", "offered load");
+
+    printf("\n  %-12s %12s %7s %14s %7s\n", "GPUs per job", "jobs", "jobs %", "GPU-hours", "GPU-h %");
+    for (int bin = 0; bin < DIKE_STATS_BINS; bin++) {
+        if (!st.hist_jobs[bin])
+            continue;
+        unsigned long long lo = bin ? (1ull << (bin - 1)) + 1 : 1, hi = 1ull << bin;
+        if (lo == hi)
+            snprintf(text, sizeof text, "%llu", hi);
+        else
+            snprintf(text, sizeof text, "%llu-%llu", lo, hi);
+        printf("  %-12s %12s %7.2f %14s %7.2f\n", text, thousands((double)st.hist_jobs[bin], a, sizeof a),
+               100.0 * (double)st.hist_jobs[bin] / (double)st.jobs,
+               thousands(st.hist_gpu_seconds[bin] / 3600, b, sizeof b),
+               st.gpu_seconds > 0 ? 100.0 * st.hist_gpu_seconds[bin] / st.gpu_seconds : 0.0);
+    }
+
+    enum { TOP = 10 };
+    tenant_row *tr = dike_xmalloc((st.tenants + 1) * sizeof *tr);
+    for (uint32_t t = 0; t < st.tenants; t++)
+        tr[t] = (tenant_row){t, st.tenant_gpu_seconds[t]};
+    qsort(tr, st.tenants, sizeof *tr, cmp_tenant);
+    printf("\n  %-24s %10s %14s %7s\n", st.tenants > TOP ? "tenant (top 10 by GPU-h)" : "tenant", "jobs",
+           "GPU-hours", "GPU-h %");
+    for (uint32_t k = 0; k < st.tenants && k < TOP; k++) {
+        uint32_t t = tr[k].t;
+        printf("  %-24s %10s %14s %7.2f\n", w->tenants[t], thousands((double)st.tenant_jobs[t], a, sizeof a),
+               thousands(st.tenant_gpu_seconds[t] / 3600, b, sizeof b),
+               st.gpu_seconds > 0 ? 100.0 * st.tenant_gpu_seconds[t] / st.gpu_seconds : 0.0);
+    }
+    if (st.tenants > TOP)
+        printf("  %-24s %u more\n", "...", st.tenants - TOP);
+    free(tr);
+    dike_trace_stats_free(&st);
+}
+
+static int cmd_trace_info(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, 0, 'c'}, {"trace-format", required_argument, 0, 'f'},
+        {"set", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+        {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
+        {0, 0, 0, 0}};
+    dike_config cfg;
+    dike_err e = {0};
+    dike_config_defaults(&cfg);
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:f:S:h", opts, NULL)) != -1)
+        if (c == 'c' && load_config_file(&cfg, optarg, &e))
+            return fail(e.code, e.msg);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:f:S:h", opts, NULL)) != -1) {
+        char assign[DIKE_STR_MAX + 64];
+        int rc = 0;
+        switch (c) {
+        case 'c': break;
+        case 'f':
+            snprintf(assign, sizeof assign, "workload.trace_format=%s", optarg);
+            rc = dike_config_set(&cfg, assign, "--trace-format", &e);
+            break;
+        case 'S': rc = dike_config_set(&cfg, optarg, "--set", &e); break;
+        case OPT_SKIP_INVALID: break; /* trace-info always counts invalid rows */
+        case OPT_CLUSTER: rc = set_cluster(&cfg, optarg, &e); break;
+        case 'h':
+            if (rank == 0)
+                usage(stdout);
+            return 0;
+        default: {
+            char msg[256];
+            snprintf(msg, sizeof msg, "trace-info: unknown or incomplete option '%s' (dike-emu --help)",
+                     argv[optind - 1]);
+            return fail(DIKE_EINVAL, msg);
+        }
+        }
+        if (rc)
+            return fail(e.code, e.msg);
+    }
+    /* The files: every remaining argument, as one comma-separated trace setting. */
+    char files[DIKE_STR_MAX + 32] = "workload.trace=";
+    size_t len = strlen(files);
+    for (int i = optind; i < argc; i++) {
+        int n = snprintf(files + len, sizeof files - len, "%s%s", i > optind ? "," : "", argv[i]);
+        if (n < 0 || (size_t)n >= sizeof files - len)
+            return fail(DIKE_EINVAL, "trace-info: the file names are longer than 1023 characters together");
+        len += (size_t)n;
+    }
+    if (optind < argc && dike_config_set(&cfg, files, "trace-info", &e))
+        return fail(e.code, e.msg);
+    if (!cfg.workload_trace[0])
+        return fail(DIKE_EINVAL, "trace-info: no trace file (dike-emu trace-info [options] FILE...)");
+    if (rank != 0)
+        return 0;
+
+    dike_cluster cl;
+    dike_workload w;
+    int rc = dike_config_validate(&cfg, &e);
+    memset(&cl, 0, sizeof cl);
+    dike_workload_init(&w);
+    if (!rc)
+        rc = dike_cluster_init(&cl, &cfg, &e);
+    double t0 = MPI_Wtime();
+    if (!rc)
+        rc = dike_trace_read(cfg.workload_trace, cfg.workload_trace_format, &cl, true, &w, &e);
+    if (!rc)
+        rc = dike_workload_prepare(&cfg, &cl, &w, &e);
+    double read_s = MPI_Wtime() - t0;
+    if (!rc)
+        print_trace_info(&cfg, &cl, &w, read_s);
+    dike_workload_free(&w);
+    dike_cluster_free(&cl);
+    return rc ? fail(rc, e.msg) : 0;
+}
+
 static void list_policies(void)
 {
     printf("policies (--policy):\n");
@@ -160,6 +450,8 @@ int main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : "";
     if (strcmp(cmd, "run") == 0) {
         rc = cmd_run(argc - 1, argv + 1);
+    } else if (strcmp(cmd, "trace-info") == 0) {
+        rc = cmd_trace_info(argc - 1, argv + 1);
     } else if (strcmp(cmd, "list-policies") == 0) {
         if (rank == 0)
             list_policies();

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dike/metrics.h"
+#include "dike/throughput.h"
 #include "placement/capacity.h"
 
 /* ---- events ---- */
@@ -188,7 +189,7 @@ int dike_sched_start(dike_sched *s, dike_job *j)
     j->progress_start = s->now + (resume ? s->preempt_cost_us : 0);
     j->type = (int8_t)type;
     j->level = (uint8_t)level;
-    j->rate = dike_cluster_rate(s->cl, type, g, level);
+    j->rate = dike_tput_rate(s->cl, s->w, j->spec->model, type, g, level);
     j->finish = j->progress_start + (dike_time)ceil(j->remaining / j->rate);
     if (j->finish <= s->now)
         j->finish = s->now + 1;

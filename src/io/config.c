@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dike/throughput.h"
 #include "io/parse.h"
 
 typedef enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING } key_type;
@@ -51,6 +52,8 @@ static int check_gpu_speeds(const char *v, char *why, size_t n);
 static int check_gpu_mix(const char *v, char *why, size_t n);
 static int check_name(const char *v, char *why, size_t n);
 static int check_auto_bool(const char *v, char *why, size_t n);
+static int check_throughput(const char *v, char *why, size_t n);
+static int check_model_assignment(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, UINT32_MAX), NULL,
@@ -70,13 +73,39 @@ static const key_def keys[] = {
      ABOVE(0, 1), NULL,
      "rate factor of a gang spread over racks that could fit in one rack (0.9 x `locality_rack`, "
      "a project assumption)"},
+    {"cluster", "nodes_file", KEY_STRING, FIELD(cluster_nodes_file), "", ANY, NULL,
+     "node list CSV with columns `gpu` (GPUs per node) and `model` (GPU type), e.g. Alibaba's openb "
+     "node list; nodes without GPUs are left out, nodes are grouped by type in order of first "
+     "appearance; replaces `nodes`, `gpus_per_node` and `gpu_types`; empty = `nodes` x `gpus_per_node`"},
+    {"cluster", "throughput", KEY_STRING, FIELD(cluster_throughput), "gavel", ANY, check_throughput,
+     "speed of jobs with a model class: `gavel` (table derived from Gavel's measurements, "
+     "docs/throughput.md) or `none` (speed(type) x locality for every job)"},
 
     {"workload", "trace", KEY_STRING, FIELD(workload_trace), "", ANY, NULL,
      "trace file to replay; empty = synthetic workload from the keys below"},
-    {"workload", "trace_format", KEY_STRING, FIELD(workload_trace_format), "dike", ANY, check_name,
-     "format of `trace` (`dike` = the project CSV, docs/trace-format.md)"},
+    {"workload", "trace_format", KEY_STRING, FIELD(workload_trace_format), "auto", ANY, check_name,
+     "format of `trace`: `auto` (from the header), `dike`, `philly-vc`, `rfold`, `elasticflow`, "
+     "`gen-parallel`, `openb` (docs/trace-format.md)"},
     {"workload", "skip_invalid", KEY_BOOL, FIELD(workload_skip_invalid), "false", ANY, NULL,
-     "drop and count invalid trace rows instead of stopping at the first one"},
+     "drop and count invalid trace rows (zero duration, too large, duplicate id, malformed) instead "
+     "of stopping at the first one"},
+    {"workload", "start_s", KEY_DOUBLE, FIELD(workload_start_s), "0", AT_LEAST(0, SECONDS_MAX), NULL,
+     "trace window: keep jobs submitted at or after this time, s since the trace's first submit"},
+    {"workload", "end_s", KEY_DOUBLE, FIELD(workload_end_s), "0", AT_LEAST(0, SECONDS_MAX), NULL,
+     "trace window: keep jobs submitted before this time, s since the trace's first submit; 0 = no end"},
+    {"workload", "first_job", KEY_INT, FIELD(workload_first_job), "0", AT_LEAST(0, 1e12), NULL,
+     "trace window: keep jobs from this index on (0-based, in submit order)"},
+    {"workload", "last_job", KEY_INT, FIELD(workload_last_job), "-1", AT_LEAST(-1, 1e12), NULL,
+     "trace window: keep jobs up to this index, inclusive; -1 = up to the last"},
+    {"workload", "time_scale", KEY_DOUBLE, FIELD(workload_time_scale), "1", ABOVE(0, 1e6), NULL,
+     "trace: multiply inter-arrival times by this (0.5 = twice the arrival rate); durations unchanged"},
+    {"workload", "trace_load", KEY_DOUBLE, FIELD(workload_trace_load), "0", AT_LEAST(0, 1e6), NULL,
+     "trace: replay at this offered load (GPU-seconds demanded per GPU-second of the cluster over the "
+     "submit span) by scaling inter-arrival times; 0 = as recorded; excludes `time_scale`"},
+    {"workload", "model_assignment", KEY_STRING, FIELD(workload_model_assignment), "none", ANY,
+     check_model_assignment,
+     "model class of jobs that have none: `none`, `uniform` (seeded draw per job among the "
+     "throughput-table classes measured at its GPU count) or one class name for all"},
     {"workload", "jobs", KEY_INT, FIELD(workload_jobs), "1000", AT_LEAST(1, 1e8), NULL,
      "synthetic: number of jobs"},
     {"workload", "load", KEY_DOUBLE, FIELD(workload_load), "0.8", ABOVE(0, INFINITY), NULL,
@@ -197,6 +226,25 @@ static int check_auto_bool(const char *v, char *why, size_t n)
 {
     if (strcmp(v, "auto") && strcmp(v, "true") && strcmp(v, "false")) {
         snprintf(why, n, "must be auto, true or false");
+        return DIKE_EINVAL;
+    }
+    return 0;
+}
+
+static int check_throughput(const char *v, char *why, size_t n)
+{
+    if (strcmp(v, "gavel") && strcmp(v, "none")) {
+        snprintf(why, n, "must be gavel or none");
+        return DIKE_EINVAL;
+    }
+    return 0;
+}
+
+static int check_model_assignment(const char *v, char *why, size_t n)
+{
+    if (strcmp(v, "none") && strcmp(v, "uniform") && dike_tput_class_find(v) < 0) {
+        snprintf(why, n, "must be none, uniform or a model class of the throughput table "
+                         "(docs/throughput.md, e.g. resnet50-bs64)");
         return DIKE_EINVAL;
     }
     return 0;
@@ -569,6 +617,10 @@ int dike_config_validate(const dike_config *c, dike_err *e)
     size_t ntypes = 0, nspeeds = 0;
     dike__parse_gpu_types(c->cluster_gpu_types, types, &ntypes, why, sizeof why);
     dike__parse_gpu_speeds(c->cluster_gpu_speeds, speeds, &nspeeds, why, sizeof why);
+    if (ntypes && c->cluster_nodes_file[0])
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[cluster] gpu_types: must be empty when cluster.nodes_file is set (the "
+                            "node list gives the types) (got '%s')", c->cluster_gpu_types);
     if (ntypes) {
         uint64_t sum = 0;
         for (size_t i = 0; i < ntypes; i++)
@@ -579,7 +631,8 @@ int dike_config_validate(const dike_config *c, dike_err *e)
                                 ", cluster.nodes is %" PRId64,
                                 sum, c->cluster_nodes);
     }
-    for (size_t i = 0; i < nspeeds; i++) {
+    /* With a node list the types are known only once it is read: dike_cluster_init checks them. */
+    for (size_t i = 0; i < nspeeds && !c->cluster_nodes_file[0]; i++) {
         bool found = ntypes == 0 && strcmp(speeds[i].name, "v100") == 0;
         for (size_t j = 0; j < ntypes && !found; j++)
             found = strcmp(types[j].name, speeds[i].name) == 0;
@@ -589,6 +642,19 @@ int dike_config_validate(const dike_config *c, dike_err *e)
                                 "(got '%s')",
                                 speeds[i].name, c->cluster_gpu_types);
     }
+    if (c->workload_end_s > 0 && c->workload_end_s <= c->workload_start_s)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[workload] end_s: %.17g is not after workload.start_s %.17g (0 = no end)",
+                            c->workload_end_s, c->workload_start_s);
+    if (c->workload_last_job >= 0 && c->workload_last_job < c->workload_first_job)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[workload] last_job: %" PRId64 " is before workload.first_job %" PRId64
+                            " (-1 = the last job)", c->workload_last_job, c->workload_first_job);
+    if (c->workload_trace_load > 0 && c->workload_time_scale != 1)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[workload] trace_load: set either trace_load or time_scale, not both "
+                            "(got trace_load %.17g, time_scale %.17g)",
+                            c->workload_trace_load, c->workload_time_scale);
     if (c->workload_duration_median_s > c->workload_duration_max_s)
         return dike_err_set(e, DIKE_EINVAL,
                             "[workload] duration_median_s: %.17g is above workload.duration_max_s %.17g",

@@ -612,6 +612,9 @@ static int read_files(const dike__trace_format *fmt, char *const *paths, uint32_
         goto out;
     }
     sort_jobs(w);
+    /* Tenant and model indices in order of first submit, whatever the file order (unsorted
+     * formats, merged files): the same jobs get the same indices from any format. */
+    dike_workload_renumber_names(w);
     if (!(fmt->flags & DIKE__TF_ROW_IDS))
         for (size_t i = 0; i < w->njobs; i++)
             w->jobs[i].id = (int64_t)i;

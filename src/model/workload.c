@@ -1,8 +1,16 @@
-/* Workload container: the job array and the interned tenant and model names. */
+/* Workload container (the job array and the interned tenant and model names) and the steps that
+ * turn a trace into the workload a run replays: window, time scaling, model classes. */
 #include "dike/workload.h"
 
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "dike/metrics.h"
+#include "dike/rng.h"
+#include "dike/throughput.h"
 
 /* Name interning.
  *
@@ -89,18 +97,45 @@ static uint32_t intern(char ***names, uint32_t *n, const char *name)
 void dike_workload_init(dike_workload *w)
 {
     memset(w, 0, sizeof *w);
+    w->time_scale = 1.0;
+}
+
+static void free_names(char **names, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }
 
 void dike_workload_free(dike_workload *w)
 {
-    for (uint32_t i = 0; i < w->ntenants; i++)
-        free(w->tenants[i]);
-    for (uint32_t i = 0; i < w->nmodels; i++)
-        free(w->models[i]);
-    free(w->tenants);
-    free(w->models);
+    free_names(w->tenants, w->ntenants);
+    free_names(w->models, w->nmodels);
+    for (int r = 0; r < DIKE_SKIP_NRULES; r++)
+        free(w->skip_msg[r]);
+    free(w->model_class);
     free(w->jobs);
     dike_workload_init(w);
+}
+
+void dike_workload_renumber_names(dike_workload *w)
+{
+    char **tenants = NULL, **models = NULL;
+    uint32_t ntenants = 0, nmodels = 0;
+    for (size_t i = 0; i < w->njobs; i++) {
+        dike_job_spec *j = &w->jobs[i];
+        j->tenant = intern(&tenants, &ntenants, w->tenants[j->tenant]);
+        if (j->model >= 0)
+            j->model = (int16_t)intern(&models, &nmodels, w->models[j->model]);
+    }
+    free_names(w->tenants, w->ntenants);
+    free_names(w->models, w->nmodels);
+    w->tenants = tenants;
+    w->ntenants = ntenants;
+    w->models = models;
+    w->nmodels = nmodels;
+    free(w->model_class); /* indices changed: bind again */
+    w->model_class = NULL;
 }
 
 dike_job_spec *dike_workload_push(dike_workload *w)
@@ -131,30 +166,273 @@ int16_t dike_workload_model(dike_workload *w, const char *name)
     return (int16_t)intern(&w->models, &w->nmodels, name);
 }
 
-/* --- loading --- */
+/* --- from a trace to the replayed workload --- */
 
-typedef int (*trace_reader_fn)(const char *path, const dike_cluster *cl, bool skip_invalid,
-                               dike_workload *w, dike_err *e);
+/* Keep the jobs inside workload.first_job..last_job and start_s..end_s (both measured on the whole
+ * trace: index in submit order, seconds since its first submit); time restarts at the first kept. */
+static int cut_window(const dike_config *c, dike_workload *w, dike_err *e)
+{
+    if (c->workload_first_job == 0 && c->workload_last_job < 0 && c->workload_start_s == 0 &&
+        c->workload_end_s == 0)
+        return 0;
+    const dike_time start = dike_time_from_s(c->workload_start_s);
+    const dike_time end = c->workload_end_s > 0 ? dike_time_from_s(c->workload_end_s) : DIKE_TIME_INF;
+    const uint64_t first = (uint64_t)c->workload_first_job;
+    const uint64_t last = c->workload_last_job < 0 ? UINT64_MAX : (uint64_t)c->workload_last_job;
+    size_t k = 0;
+    for (size_t i = 0; i < w->njobs; i++) {
+        const dike_job_spec *j = &w->jobs[i];
+        if (i >= first && i <= last && j->submit >= start && j->submit < end)
+            w->jobs[k++] = *j;
+    }
+    if (k == 0)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "%s: no job in the window (workload.first_job %" PRId64 ", last_job %" PRId64
+                            ", start_s %.15g, end_s %.15g) of its %zu jobs spanning %.15g s",
+                            w->source, c->workload_first_job, c->workload_last_job,
+                            c->workload_start_s, c->workload_end_s, w->njobs,
+                            dike_time_to_s(w->jobs[w->njobs - 1].submit));
+    w->window_dropped = w->njobs - k;
+    w->njobs = k;
+    const dike_time t0 = w->jobs[0].submit;
+    w->time_offset += t0;
+    for (size_t i = 0; i < k; i++)
+        w->jobs[i].submit -= t0;
+    dike_workload_renumber_names(w);
+    return 0;
+}
 
-/* Trace formats by [workload] trace_format; a new reader is one line here. */
-static const struct {
-    const char *name;
-    trace_reader_fn read;
-} formats[] = {
-    {"dike", dike_trace_read_dike},
-};
+double dike_workload_offered_load(const dike_workload *w, uint64_t total_gpus)
+{
+    if (w->njobs < 2 || total_gpus == 0)
+        return 0;
+    double gpu_us = 0;
+    for (size_t i = 0; i < w->njobs; i++)
+        gpu_us += (double)w->jobs[i].num_gpus * (double)w->jobs[i].duration;
+    double span = (double)(w->jobs[w->njobs - 1].submit - w->jobs[0].submit);
+    return span > 0 ? gpu_us / ((double)total_gpus * span) : 0;
+}
+
+/* Multiply every submit time (inter-arrival times, since time starts at 0) by workload.time_scale,
+ * or by the factor that gives workload.trace_load on @p cl. Durations stay as they are. */
+static int scale_arrivals(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
+{
+    double k = c->workload_time_scale;
+    if (c->workload_trace_load > 0) {
+        double load = dike_workload_offered_load(w, cl->total_gpus);
+        if (!(load > 0))
+            return dike_err_set(e, DIKE_EINVAL, "[workload] trace_load: %s has no inter-arrival time "
+                                "to scale (all %zu jobs submitted at once)", w->source, w->njobs);
+        k = load / c->workload_trace_load;
+    }
+    if (k == 1)
+        return 0;
+    if (!(k > 0) || (double)w->jobs[w->njobs - 1].submit * k > 1e12 * 1e6)
+        return dike_err_set(e, DIKE_EINVAL, "[workload] %s: scaling inter-arrival times by %g puts "
+                            "the last submit beyond 10^12 s", c->workload_trace_load > 0 ?
+                            "trace_load" : "time_scale", k);
+    for (size_t i = 0; i < w->njobs; i++)
+        w->jobs[i].submit = (dike_time)llround((double)w->jobs[i].submit * k);
+    w->time_scale = k;
+    return 0;
+}
+
+/* workload.model_assignment for jobs without a model class: one class for all, or a draw per job
+ * from its own keyed stream (seed, job id, DIKE_STREAM_MODEL), uniform over the classes Gavel
+ * measured at the job's scale (dike_tput_scale_index), so a job's class depends on nothing else:
+ * not on the rank count, the window or the other jobs. */
+static int assign_models(const dike_config *c, dike_workload *w, dike_err *e)
+{
+    const char *how = c->workload_model_assignment;
+    if (strcmp(how, "none") == 0)
+        return 0;
+    const bool uniform = strcmp(how, "uniform") == 0;
+    const int fixed = uniform ? -1 : dike_tput_class_find(how);
+    if (!uniform && fixed < 0)
+        return dike_err_set(e, DIKE_EINVAL, "[workload] model_assignment: unknown class '%s'", how);
+    const size_t ncls = dike_tput_gavel_n;
+    int16_t *index = dike_xmalloc(ncls * sizeof *index); /* workload model of each class, -1 = not yet */
+    int *cand = dike_xmalloc(DIKE_TPUT_NSCALES * ncls * sizeof *cand);
+    size_t ncand[DIKE_TPUT_NSCALES] = {0};
+    for (size_t k = 0; k < ncls; k++) {
+        index[k] = -1;
+        for (int si = 0; si < DIKE_TPUT_NSCALES; si++)
+            if (dike_tput_gavel[k].ref[si] > 0)
+                cand[si * ncls + ncand[si]++] = (int)k;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < w->njobs && !rc; i++) {
+        dike_job_spec *j = &w->jobs[i];
+        if (j->model >= 0)
+            continue;
+        int cls = fixed;
+        if (cls < 0) {
+            int si = dike_tput_scale_index(j->num_gpus);
+            dike_rng r;
+            dike_rng_init(&r, (uint64_t)c->run_seed, (uint64_t)j->id, DIKE_STREAM_MODEL);
+            cls = cand[si * ncls + dike_rng_below(&r, ncand[si])];
+        }
+        if (index[cls] < 0 && (index[cls] = dike_workload_model(w, dike_tput_gavel[cls].name)) < 0)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: more than %d model classes", w->source, INT16_MAX);
+        j->model = index[cls];
+        w->models_assigned++;
+    }
+    free(index);
+    free(cand);
+    return rc;
+}
+
+int dike_workload_prepare(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
+{
+    int rc = 0;
+    if (w->format[0] && w->njobs) {
+        if (!(rc = cut_window(c, w, e)))
+            rc = scale_arrivals(c, cl, w, e);
+    }
+    if (!rc)
+        rc = assign_models(c, w, e);
+    return rc;
+}
+
+size_t dike_workload_report(const dike_workload *w, char *buf, size_t n)
+{
+    size_t len = 0;
+#define ADD(...) (len += (size_t)snprintf(buf + len, len < n ? n - len : 0, __VA_ARGS__))
+    if (n)
+        buf[0] = '\0';
+    if (w->skipped) {
+        ADD("skipped %zu rows of %s:", w->skipped, w->source);
+        const char *sep = " ";
+        for (int r = 0; r < DIKE_SKIP_NRULES; r++) {
+            if (w->skips[r]) {
+                ADD("%s%zu %s", sep, w->skips[r], dike_skip_rule_name(r));
+                sep = ", ";
+            }
+        }
+    }
+    if (w->no_gpu_rows)
+        ADD("%sdropped %zu rows without GPUs (CPU-only jobs)%s%s", len ? "; " : "", w->no_gpu_rows,
+            w->skipped ? "" : " of ", w->skipped ? "" : w->source);
+    if (w->fractional)
+        ADD("%s%zu fractional-GPU requests count as one whole GPU", len ? "; " : "", w->fractional);
+#undef ADD
+    return len < n ? len : (n ? n - 1 : 0);
+}
 
 int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
 {
-    if (!c->workload_trace[0])
-        return dike_synth_generate(c, cl, w, e);
-    char known[256] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-        if (strcmp(formats[i].name, c->workload_trace_format) == 0)
-            return formats[i].read(c->workload_trace, cl, c->workload_skip_invalid, w, e);
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", formats[i].name);
+    int rc = c->workload_trace[0]
+                 ? dike_trace_read(c->workload_trace, c->workload_trace_format, cl,
+                                   c->workload_skip_invalid, w, e)
+                 : dike_synth_generate(c, cl, w, e);
+    if (!rc)
+        rc = dike_workload_prepare(c, cl, w, e);
+    if (!rc)
+        rc = dike_workload_bind_throughput(w, cl, c->cluster_throughput, e);
+    if (rc) {
+        dike_workload_free(w);
+        return rc;
     }
-    return dike_err_set(e, DIKE_EINVAL, "[workload] trace_format: unknown format '%s' (known: %s)",
-                        c->workload_trace_format, known);
+    char line[2048];
+    if (dike_workload_report(w, line, sizeof line))
+        fprintf(stderr, "dike-emu: %s\n", line);
+    return 0;
+}
+
+/* --- statistics (dike-emu trace-info) --- */
+
+typedef struct demand_ev {
+    dike_time t;
+    int64_t delta; /**< GPUs: +g at submit, -g at submit + duration */
+} demand_ev;
+
+static int cmp_ev(const void *pa, const void *pb)
+{
+    const demand_ev *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return (a->delta > b->delta) - (a->delta < b->delta); /* ends before starts: [submit, end) */
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+void dike_trace_stats_compute(const dike_workload *w, uint64_t total_gpus, dike_trace_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    const size_t n = w->njobs;
+    st->jobs = n;
+    st->tenants = w->ntenants;
+    st->total_gpus = total_gpus;
+    st->tenant_jobs = dike_xcalloc(w->ntenants + 1, sizeof *st->tenant_jobs);
+    st->tenant_gpu_seconds = dike_xcalloc(w->ntenants + 1, sizeof *st->tenant_gpu_seconds);
+    if (!n)
+        return;
+    double *dur = dike_xmalloc(n * sizeof *dur);
+    demand_ev *ev = dike_xmalloc(2 * n * sizeof *ev);
+    double gpus_sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dike_job_spec *j = &w->jobs[i];
+        double d = dike_time_to_s(j->duration), gs = j->num_gpus * d;
+        dur[i] = d;
+        st->gpu_seconds += gs;
+        gpus_sum += j->num_gpus;
+        if (j->num_gpus > st->gpus_max)
+            st->gpus_max = j->num_gpus;
+        int b = 0;
+        while (b + 1 < DIKE_STATS_BINS && ((uint64_t)1 << b) < j->num_gpus)
+            b++;
+        st->hist_jobs[b]++;
+        st->hist_gpu_seconds[b] += gs;
+        st->tenant_jobs[j->tenant]++;
+        st->tenant_gpu_seconds[j->tenant] += gs;
+        ev[2 * i] = (demand_ev){j->submit, (int64_t)j->num_gpus};
+        ev[2 * i + 1] = (demand_ev){j->submit + j->duration, -(int64_t)j->num_gpus};
+    }
+    const dike_time t_first = w->jobs[0].submit, t_last = w->jobs[n - 1].submit;
+    st->span_s = dike_time_to_s(t_last - t_first);
+    st->gpus_mean = gpus_sum / (double)n;
+    qsort(dur, n, sizeof *dur, cmp_double);
+    double dsum = 0;
+    for (size_t i = 0; i < n; i++)
+        dsum += dur[i];
+    st->dur_mean_s = dsum / (double)n;
+    st->dur_p50_s = dike_quantile_sorted(dur, n, 0.5);
+    st->dur_p99_s = dike_quantile_sorted(dur, n, 0.99);
+    st->dur_max_s = dur[n - 1];
+
+    /* Demand curve: every job holding its GPUs from its submit for its duration. */
+    qsort(ev, 2 * n, sizeof *ev, cmp_ev);
+    int64_t cur = 0, peak = -1;
+    double area = 0; /* GPU-us over [t_first, t_last] */
+    dike_time prev = t_first;
+    for (size_t i = 0; i < 2 * n; i++) {
+        if (ev[i].t > prev && prev < t_last) {
+            dike_time upto = ev[i].t < t_last ? ev[i].t : t_last;
+            area += (double)cur * (double)(upto - prev);
+        }
+        if (ev[i].t > prev)
+            prev = ev[i].t;
+        cur += ev[i].delta;
+        /* the peak at a time counts only once every event of that time has been applied */
+        if ((i + 1 == 2 * n || ev[i + 1].t != ev[i].t) && cur > peak) {
+            peak = cur;
+            st->peak_demand_t_s = dike_time_to_s(ev[i].t - t_first);
+        }
+    }
+    st->peak_demand = (double)peak;
+    st->mean_demand = t_last > t_first ? area / (double)(t_last - t_first) : 0;
+    st->offered_load = dike_workload_offered_load(w, total_gpus);
+    free(dur);
+    free(ev);
+}
+
+void dike_trace_stats_free(dike_trace_stats *st)
+{
+    free(st->tenant_jobs);
+    free(st->tenant_gpu_seconds);
+    memset(st, 0, sizeof *st);
 }

@@ -2,20 +2,22 @@
  * docs/dike.md for what is reconstructed and what is this project's choice).
  *
  * At every decision, for every active job j:
- *   rate_j     the rate of its placement (running) or of the placement it would get now (queued;
- *              1 if nothing fits now),
- *   rem_j      remaining work / rate_j, seconds,
- *   rho_j      estimated finish-time fairness (policy/rho.h),
- *   fair_j     rho_j / max rho             (1 = the job furthest behind),
- *   eff_j      (rate_j / max rate) x (min rem / rem_j)   (1 = fastest placement, shortest job),
- *   score_j    w x fair_j + (1 - w) x eff_j, w = dike.fairness_weight.
- * Queued jobs are offered GPUs in score order (gangs whole, jobs that do not fit are skipped:
- * work-conserving). At round boundaries a queued job that does not fit may take GPUs from running
- * jobs that have held them for at least dike.min_lease_s and either
+ *   rate_j   the rate of its placement (running) or of the placement it would get now (queued;
+ *            1 if nothing fits now),
+ *   rem_j    remaining work / rate_j, seconds,
+ *   rho_j    estimated finish-time fairness (policy/rho.h),
+ *   fair_j   rho_j / (1 + rho_j)                          (0.5 at the fair finish time),
+ *   eff_j    (rate_j / max rate) x S / (S + rem_j), S = median rem over active jobs,
+ *   score_j  w x fair_j + (1 - w) x eff_j,  w = dike.fairness_weight.
+ * Queued jobs are offered GPUs in score order (gangs whole; a job that does not fit is skipped, so
+ * the policy is work-conserving). A queued job that does not fit may take GPUs from running jobs
+ * that have held them for at least dike.min_lease_s and either
  *   - have rho < 1 (still ahead of their fair finish) and a score lower by dike.hysteresis, or
- *   - belong to another tenant holding more than its entitlement, while the job's own tenant holds
+ *   - belong to another tenant holding more than its entitlement while the job's own tenant holds
  *     less than its entitlement (the tenant guard), as long as the victim's tenant stays at or
  *     above its entitlement.
+ * This is tried at every round boundary for every queued job, and between rounds for queued jobs
+ * shorter than a round (which would otherwise wait longer for the round than they need to run).
  * Entitlements: weighted max-min water-filling of the GPUs that are up over the active tenants'
  * demand ([tenants] weights). Victims are taken lowest score first, and only if they free enough
  * GPUs for the whole gang; preempted jobs pay scheduler.preemption_cost_s when they resume. */
@@ -30,9 +32,10 @@
 typedef struct dike_pstate {
     dike_tenants ten;
     dike_active act;
-    double w, hysteresis, min_lease_s;
+    double w, hysteresis, min_lease_s, round_s;
     double *score, *rho;   /**< per active slot, this decision */
     double *rate, *rem;    /**< per active slot: rate, remaining time (s) */
+    double *fair, *eff;    /**< per active slot: normalised signals */
     dike_ranked *queued;   /**< queued jobs, best score first */
     dike_ranked *running;  /**< running jobs, lowest score first */
     dike_job **victims;
@@ -51,6 +54,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->w = c->dike_fairness_weight;
     st->hysteresis = c->dike_hysteresis;
     st->min_lease_s = c->dike_min_lease_s;
+    st->round_s = c->scheduler_round_s;
     *state = st;
     return 0;
 }
@@ -75,6 +79,19 @@ static void dk_evicted(void *state, dike_sched *s, dike_job *j)
     dike_tenants_run(&((dike_pstate *)state)->ten, j, 0);
 }
 
+static int dbl_cmp(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Median of v[0..n) (sorts v). */
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, dbl_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* Signals and scores of every active job; fills the queued (best first) and running (worst
  * first) lists. */
 static void score_all(dike_pstate *st, dike_sched *s, size_t *nq, size_t *nr)
@@ -86,27 +103,37 @@ static void score_all(dike_pstate *st, dike_sched *s, size_t *nq, size_t *nr)
         st->rho = dike_xrealloc(st->rho, n * sizeof *st->rho);
         st->rate = dike_xrealloc(st->rate, n * sizeof *st->rate);
         st->rem = dike_xrealloc(st->rem, n * sizeof *st->rem);
+        st->fair = dike_xrealloc(st->fair, n * sizeof *st->fair);
+        st->eff = dike_xrealloc(st->eff, n * sizeof *st->eff);
         st->queued = dike_xrealloc(st->queued, n * sizeof *st->queued);
         st->running = dike_xrealloc(st->running, n * sizeof *st->running);
         st->victims = dike_xrealloc(st->victims, n * sizeof *st->victims);
     }
-    double max_rho = 0, max_rate = 0, min_rem = INFINITY;
+    double max_rate = 0;
     for (size_t i = 0; i < n; i++) {
         dike_job *j = st->act.jobs[i];
         st->rho[i] = dike_rho_hat(s, j, &st->rate[i]);
         st->rem[i] = dike_sched_remaining(s, j) / 1e6 / st->rate[i];
         if (st->rem[i] <= 0)
             st->rem[i] = 1e-6;
-        if (st->rho[i] > max_rho) max_rho = st->rho[i];
         if (st->rate[i] > max_rate) max_rate = st->rate[i];
-        if (st->rem[i] < min_rem) min_rem = st->rem[i];
+    }
+    /* Smooth, bounded signals whose differences mean the same thing in a system of 2 jobs or
+     * of 2,000 (so the hysteresis margin does too):
+     *   fair = rho / (1 + rho): 0.5 at the fair finish, towards 1 the further behind;
+     *   eff  = (rate / max rate) x S / (S + rem), S the median remaining time of the active
+     *          jobs: 0.5 for a median job on the fastest placement, towards 1 the shorter. */
+    for (size_t i = 0; i < n; i++)
+        st->eff[i] = st->rem[i];
+    double med = median(st->eff, n);
+    for (size_t i = 0; i < n; i++) {
+        st->fair[i] = st->rho[i] / (1 + st->rho[i]);
+        st->eff[i] = (st->rate[i] / max_rate) * med / (med + st->rem[i]);
     }
     *nq = *nr = 0;
     for (size_t i = 0; i < n; i++) {
         dike_job *j = st->act.jobs[i];
-        double fair = max_rho > 0 ? st->rho[i] / max_rho : 0;
-        double eff = (st->rate[i] / max_rate) * (min_rem / st->rem[i]);
-        st->score[i] = st->w * fair + (1 - st->w) * eff;
+        st->score[i] = st->w * st->fair[i] + (1 - st->w) * st->eff[i];
         if (j->state == DIKE_JOB_QUEUED) {
             st->queued[*nq].key = -st->score[i];
             st->queued[(*nq)++].job = j;
@@ -159,20 +186,23 @@ static int make_room(dike_pstate *st, dike_sched *s, dike_job *q, double q_score
 static void dk_decide(void *state, dike_sched *s)
 {
     dike_pstate *st = state;
-    int round = dike_sched_is_round(s);
-    if (!round && dike_sched_free_gpus(s, -1) == 0)
-        return;
     size_t nq, nr;
     score_all(st, s, &nq, &nr);
-    if (round)
-        dike_tenants_waterfill(&st->ten, (double)dike_sched_gpus_up(s));
+    if (!nq)
+        return;
+    /* Entitlements change only with demand (arrivals, completions) and capacity (failures). */
+    dike_tenants_waterfill(&st->ten, (double)dike_sched_gpus_up(s));
+    int round = dike_sched_is_round(s);
     for (size_t i = 0; i < nq; i++) {
         dike_job *q = st->queued[i].job;
         if (dike_sched_start(s, q)) {
             dike_tenants_run(&st->ten, q, 1);
             continue;
         }
-        if (round && make_room(st, s, q, -st->queued[i].key, nr) && dike_sched_start(s, q))
+        /* Preemption is reconsidered at every round; between rounds only for jobs shorter than a
+         * round, which would otherwise wait longer for the next round than they need to run. */
+        if ((round || st->rem[q->pol_j] <= st->round_s) &&
+            make_room(st, s, q, -st->queued[i].key, nr) && dike_sched_start(s, q))
             dike_tenants_run(&st->ten, q, 1);
     }
 }
@@ -186,6 +216,8 @@ static void dk_free(void *state)
     free(st->rho);
     free(st->rate);
     free(st->rem);
+    free(st->fair);
+    free(st->eff);
     free(st->queued);
     free(st->running);
     free(st->victims);

@@ -64,7 +64,7 @@ static void test_defaults(void **state)
     assert_true(c.cluster_locality_rack == 0.4246);
     assert_true(c.cluster_locality_cross_rack == 0.3821);
     assert_string_equal(c.workload_trace, "");
-    assert_string_equal(c.workload_trace_format, "dike");
+    assert_string_equal(c.workload_trace_format, "auto");
     assert_false(c.workload_skip_invalid);
     assert_int_equal(c.workload_jobs, 1000);
     assert_true(c.workload_load == 0.8);

@@ -170,14 +170,16 @@ static void test_drf(void **st)
 
 /* ---- dike ---- */
 
-/* J0 (8 GPUs, 100 s) at 0 holds the node; J1 (100 s) at 1 and J2 (50 s) at 90 wait. No rounds
- * before the end (round_s = 10000), so this is the order in which free GPUs are given at 100.
+/* J0 (8 GPUs, 100 s) at 0 holds the node; J1 (100 s) at 1 and J2 (50 s) at 90 wait (J0 is within
+ * its minimum lease, so nobody preempts it). No rounds before the end (round_s = 10000): this is
+ * the order in which the free node is given at 100.
  * At 100: N = 2, G = 8, T_ideal = 2 x duration; both fit, rate 1.
- *   rho J1 = (99 + 100) / 200 = 0.995, rho J2 = (10 + 50) / 100 = 0.6
- *   eff J1 = 50 / 100 = 0.5,           eff J2 = 1
+ *   rho J1 = (99 + 100) / 200 = 0.995   fair = 0.995 / 1.995 = 0.49875
+ *   rho J2 = (10 + 50) / 100 = 0.6      fair = 0.6 / 1.6     = 0.375
+ *   median remaining = 75:  eff J1 = 75 / 175 = 0.42857,  eff J2 = 75 / 125 = 0.6
  * w = 1 (fairness only): J1 first: J1 100-200, J2 200-250.
  * w = 0 (efficiency only): J2 first: J2 100-150, J1 150-250.
- * w = 0.5: J1 0.5 x 1 + 0.5 x 0.5 = 0.75, J2 0.5 x 0.6/0.995 + 0.5 = 0.8015: J2 first. */
+ * w = 0.5: J1 0.46366 < J2 0.4875: J2 first. */
 static void test_dike_weight_orderings(void **st)
 {
     static const sc_job jobs[] = {{0, 100, 8, "a"}, {1, 100, 8, "a"}, {90, 50, 8, "b"}};
@@ -205,16 +207,14 @@ static void test_dike_weight_orderings(void **st)
 /* Preemption by score. a: J0 (8 GPUs, 1000 s) at 0; b: J1 (4 GPUs, 100 s) at 10. Rounds of 100 s,
  * w = 1, minimum lease 50 s.
  * At 100: N = 2. rho J0 = (100 + 900) / (1000 x 2) = 0.5; rho J1 = (90 + 100) / (100 x 1) = 1.9
- * (4 x 2 / 8 = 1). Scores (rho / max rho): J0 0.263, J1 1.
- *   hysteresis 0.1: J0 has rho < 1, ran 100 >= 50 s, and 0.263 + 0.1 <= 1: preempted. J1 100-200;
- *     J0 needs 8 GPUs, resumes at 200 with 900 s left: ends 1100.
- *   hysteresis 0.9: 0.263 + 0.9 > 1: no preemption at 100; the tenant guard would leave a
- *     (entitled to 4) with 0: not allowed. While J1 waits its rho grows, (t - 10 + 100) / 100,
- *     and J0's stays 0.5, so J0's score 0.5 / rho J1 falls to 0.1 once rho J1 >= 5, i.e. t >= 410:
- *     at the round of 500 J0 is preempted with 500 s left. J1 500-600, J0 600-1100.
+ * (4 x 2 / 8 = 1). Scores = fair = rho / (1 + rho): J0 0.3333, J1 0.6552.
+ *   hysteresis 0.1: J0 has rho < 1, ran 100 >= 50 s, and 0.3333 + 0.1 <= 0.6552: preempted.
+ *     J1 100-200; J0 needs 8 GPUs, resumes at 200 with 900 s left: ends 1100.
+ *   hysteresis 0.9: 0.3333 + 0.9 > 1 > any score: never by score; the tenant guard would leave a
+ *     (entitled to 4) with 0: not allowed. J1 waits for J0: 1000-1100.
  *   minimum lease 200 s (hysteresis 0.1): at 100 J0 has run only 100 s; at 200 it has run 200:
- *     rho J0 = (200 + 800) / 2000 = 0.5 < 1, J1 = (190 + 100)/100 = 2.9: preempted at 200.
- *     J1 200-300; J0 (800 s left) 300-1100. */
+ *     rho J0 = (200 + 800) / 2000 = 0.5 < 1 (fair 0.3333), J1 = (190 + 100) / 100 = 2.9 (fair
+ *     0.7436): preempted at 200. J1 200-300; J0 (800 s left) 300-1100. */
 static void test_dike_preemption(void **st)
 {
     static const sc_job jobs[] = {{0, 1000, 8, "a"}, {10, 100, 4, "b"}};
@@ -233,8 +233,8 @@ static void test_dike_preemption(void **st)
     expect_job(&r, 1, 100, 200, 0);
     dike_results_free(&r);
     assert_int_equal(sc_run(jobs, 2, h09, &r), 0);
-    expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 500, 600, 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 1000, 1100, 0);
     dike_results_free(&r);
     assert_int_equal(sc_run(jobs, 2, lease, &r), 0);
     expect_job(&r, 0, 0, 1100, 1);
@@ -243,7 +243,7 @@ static void test_dike_preemption(void **st)
 }
 
 /* Tenant guard. a: J0 and J1 (4 GPUs, 1000 s) at 0; b: J2 (4 GPUs, 100 s) at 10. Rounds of 100 s,
- * hysteresis 1 (no preemption by score is possible: scores are at most 1).
+ * hysteresis 1 (no preemption by score is possible: scores are below 1).
  * At 100, demands a 8, b 4 over 8 GPUs: entitlements 4 and 4. b holds 0 < 4 and waits; a holds 8:
  * losing one 4-GPU job leaves a at its entitlement, so the lower-scored of J0, J1 (equal scores:
  * the lower index, J0) is preempted. J2 100-200; J0 resumes at 200 with 900 s left: 200-1100.

@@ -214,7 +214,8 @@ static void test_workload_load_dispatch(void **state)
 
     strcpy(c.workload_trace_format, "philly-csv");
     assert_int_equal(dike_workload_load(&c, &cl, &w, &e), DIKE_EINVAL);
-    assert_string_equal(e.msg, "[workload] trace_format: unknown format 'philly-csv' (known: dike)");
+    assert_string_equal(e.msg, "[workload] trace_format: unknown format 'philly-csv' (known: auto, dike, "
+                               "philly-vc, rfold, elasticflow, gen-parallel, openb)");
 }
 
 int main(int argc, char **argv)
