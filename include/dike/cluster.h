@@ -25,7 +25,7 @@ typedef struct dike_cluster {
     uint32_t gpus_per_node;  /**< GPUs per node; with node_gpus, the largest node's count */
     uint32_t nodes_per_rack; /**< nodes per rack; the last rack may be short */
     uint32_t nracks;         /**< number of racks */
-    uint64_t total_gpus;     /**< nodes x gpus_per_node */
+    uint64_t total_gpus;     /**< GPUs of all nodes (nodes x gpus_per_node without node_gpus) */
     uint32_t ntypes;         /**< number of GPU types */
     dike_gpu_type types[DIKE_MAX_GPU_TYPES]; /**< GPU types in node order */
     double loc_factor[3];    /**< rate factor per locality level: [NODE]=1, [RACK], [CROSS] */

@@ -18,11 +18,20 @@ typedef struct dike_config {
     char cluster_gpu_speeds[DIKE_STR_MAX]; /**< "type:speed,..." speed relative to the reference type; unlisted = 1 */
     double cluster_locality_rack;       /**< rate factor when a gang spans nodes of one rack but could fit on one node */
     double cluster_locality_cross_rack; /**< rate factor when a gang spans racks but could fit in one rack */
+    char cluster_nodes_file[DIKE_STR_MAX]; /**< node list CSV (columns gpu, model); "" = nodes x gpus_per_node */
+    char cluster_throughput[16];        /**< throughput table for jobs with a model class: "gavel" or "none" */
 
     /* [workload] */
     char workload_trace[DIKE_STR_MAX];        /**< trace file; "" = synthetic workload */
-    char workload_trace_format[64];           /**< "dike" */
+    char workload_trace_format[64];           /**< "auto" (from the header) or a format name */
     bool workload_skip_invalid;               /**< drop and count invalid rows instead of failing */
+    double workload_start_s;                  /**< trace: keep jobs submitted at or after this, s since the first submit */
+    double workload_end_s;                    /**< trace: keep jobs submitted before this, s since the first submit; 0 = no end */
+    int64_t workload_first_job;               /**< trace: keep jobs from this index (0-based, submit order) */
+    int64_t workload_last_job;                /**< trace: keep jobs up to this index, inclusive; -1 = the last */
+    double workload_time_scale;               /**< trace: factor on inter-arrival times (< 1 = denser) */
+    double workload_trace_load;               /**< trace: replay at this offered load by scaling inter-arrival times; 0 = as recorded */
+    char workload_model_assignment[64];       /**< jobs without a model class: "none", "uniform" or a class name */
     int64_t workload_jobs;                    /**< synthetic: number of jobs */
     double workload_load;                     /**< synthetic: offered load (GPU demand / cluster GPUs) */
     int64_t workload_tenants;                 /**< synthetic: number of tenants */

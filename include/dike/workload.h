@@ -51,7 +51,7 @@ typedef struct dike_workload {
     size_t fractional;    /**< fractional-GPU requests counted as one whole GPU */
     size_t window_dropped;/**< jobs outside workload.start_s/end_s/first_job/last_job */
     size_t models_assigned; /**< jobs given a model class by workload.model_assignment */
-    double time_scale;    /**< factor applied to inter-arrival times (1 = as recorded; 0 = not set) */
+    double time_scale;    /**< factor applied to inter-arrival times (1 = as recorded) */
     dike_time time_offset;/**< trace time of the first submit (us), subtracted from all submits */
     int16_t *model_class; /**< per model: throughput-table class, -1 = none; NULL = not bound (owned) */
     int8_t type_class[DIKE_MAX_GPU_TYPES]; /**< per cluster GPU type: throughput-table type, -1 = none
@@ -60,6 +60,9 @@ typedef struct dike_workload {
 
 void dike_workload_init(dike_workload *w);
 void dike_workload_free(dike_workload *w);
+/** Renumber tenants and models in order of first appearance in jobs[], dropping names no job uses
+ *  (after jobs were reordered or removed). Unbinds the throughput table. */
+void dike_workload_renumber_names(dike_workload *w);
 /** Append a job (grows the array). */
 dike_job_spec *dike_workload_push(dike_workload *w);
 /** Intern a tenant / model name, returning its index. */

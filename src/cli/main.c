@@ -188,6 +188,8 @@ static int cmd_run(int argc, char **argv)
         return fail(DIKE_EINVAL, msg);
     }
 
+    if (!cfg.run_out[0])
+        return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
     dike_results r;
     dike_perf_record perf;
     int rc = dike_run(&cfg, MPI_COMM_WORLD, cfg.run_out, &r, &perf, &e);

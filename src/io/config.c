@@ -2,6 +2,7 @@
  * range checks, the resolved INI text and the Markdown reference. Adding a key is one table row and
  * one struct member; no code elsewhere names a key. */
 #include "dike/config.h"
+#include "dike/sched.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -51,6 +52,8 @@ static int check_gpu_types(const char *v, char *why, size_t n);
 static int check_gpu_speeds(const char *v, char *why, size_t n);
 static int check_gpu_mix(const char *v, char *why, size_t n);
 static int check_name(const char *v, char *why, size_t n);
+static int check_policy(const char *v, char *why, size_t n);
+static int check_placement(const char *v, char *why, size_t n);
 static int check_auto_bool(const char *v, char *why, size_t n);
 static int check_throughput(const char *v, char *why, size_t n);
 static int check_model_assignment(const char *v, char *why, size_t n);
@@ -125,9 +128,9 @@ static const key_def keys[] = {
      "synthetic: GPU-count mix as `gpus:weight,...`; weights are normalised, counts above the "
      "largest GPU pool are dropped"},
 
-    {"scheduler", "policy", KEY_STRING, FIELD(scheduler_policy), "fifo", ANY, check_name,
+    {"scheduler", "policy", KEY_STRING, FIELD(scheduler_policy), "fifo", ANY, check_policy,
      "scheduling policy (`dike-emu list-policies`)"},
-    {"scheduler", "placement", KEY_STRING, FIELD(scheduler_placement), "pack", ANY, check_name,
+    {"scheduler", "placement", KEY_STRING, FIELD(scheduler_placement), "pack", ANY, check_placement,
      "placement strategy: `pack`, `spread`, `random`, `topo`"},
     {"scheduler", "round_s", KEY_DOUBLE, FIELD(scheduler_round_s), "300", ABOVE(0, SECONDS_MAX), NULL,
      "round length of time-sharing policies, s"},
@@ -205,6 +208,36 @@ static int check_gpu_mix(const char *v, char *why, size_t n)
 
 /* Names of policies, placements and formats are looked up in registries elsewhere; here only their
  * shape is checked, so a typo such as "fifo," is caught with the line that holds it. */
+/* Policy and placement names are checked where they are read, so the message names the file and
+ * line (the registries list what exists). */
+static int check_policy(const char *v, char *why, size_t n)
+{
+    if (check_name(v, why, n))
+        return DIKE_EINVAL;
+    if (dike_policy_find(v))
+        return 0;
+    size_t len = (size_t)snprintf(why, n, "unknown policy (one of:");
+    for (const dike_policy *const *p = dike_policy_all(); *p && len < n; p++)
+        len += (size_t)snprintf(why + len, n - len, " %s", (*p)->name);
+    if (len < n)
+        snprintf(why + len, n - len, ")");
+    return DIKE_EINVAL;
+}
+
+static int check_placement(const char *v, char *why, size_t n)
+{
+    if (check_name(v, why, n))
+        return DIKE_EINVAL;
+    if (dike_placement_find(v))
+        return 0;
+    size_t len = (size_t)snprintf(why, n, "unknown placement (one of:");
+    for (const dike_placement *const *p = dike_placement_all(); *p && len < n; p++)
+        len += (size_t)snprintf(why + len, n - len, " %s", (*p)->name);
+    if (len < n)
+        snprintf(why + len, n - len, ")");
+    return DIKE_EINVAL;
+}
+
 static int check_name(const char *v, char *why, size_t n)
 {
     if (!*v) {

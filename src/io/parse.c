@@ -48,6 +48,13 @@ const char *dike__parse_f64(const char *s, double *v)
         return "empty value";
     if (is_blank(*s))
         return "not a number";
+    /* strtod also reads hex ("0x10"), "inf" and "nan": only decimal notation is a number here. */
+    for (const char *c = s; *c; c++)
+        if (*c == 'i' || *c == 'I' || *c == 'n' || *c == 'N')
+            return "not a finite number"; /* inf, infinity, nan: no digit string has these */
+    for (const char *c = s; *c; c++)
+        if (!strchr("0123456789+-.eE", *c))
+            return "not a number";
     char *end;
     errno = 0;
     double x = strtod(s, &end);

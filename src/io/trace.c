@@ -642,25 +642,26 @@ int dike_trace_read_dike(const char *path, const dike_cluster *cl, bool skip_inv
 
 /* ---- detection ---- */
 
-/* How many of @p fmt's columns the header names, and whether it names every required one. */
+/* How many of @p fmt's required columns the header names, and whether it names them all. */
 static int header_score(const dike__trace_format *fmt, char **names, size_t n, bool *complete)
 {
     int score = 0;
     *complete = true;
     for (int c = 0; c < fmt->ncols; c++) {
+        if (!fmt->cols[c].required)
+            continue;
         bool found = false;
         for (size_t i = 0; i < n && !found; i++)
             found = strcmp(fmt->cols[c].name, names[i]) == 0;
         score += found;
-        if (fmt->cols[c].required && !found)
-            *complete = false;
+        *complete = *complete && found;
     }
     return score;
 }
 
 /* The format whose header this is: the first that names every required column; failing that, the
- * one naming the most columns (at least 2, and no tie), so that a header missing one column gets
- * that format's "missing column" message instead of a vague one. NULL if none. */
+ * one naming the most required columns (at least 2, and no tie), so that a header missing one
+ * column gets that format's "missing column" message instead of a vague one. NULL if none. */
 static const dike__trace_format *match_header(const char *line, bool hash)
 {
     char *copy = dike_xstrdup(line + (hash ? 1 : 0));

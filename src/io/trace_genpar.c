@@ -1,6 +1,6 @@
 /* Gen-Parallel-Workloads' training traces (gen-parallel): Philly and Helios jobs,
  *
- *     u_id,user,gpu_num,cpu_num,node_num,interval,run_time,wall_time,new_status
+ *     columns u_id, user, gpu_num, cpu_num, node_num, interval, run_time, wall_time, new_status
  *
  * interval = seconds since the previous row's submit (0 on the first row), so a job's submit is the
  * running sum of interval over every row before it and its own, including rows that are dropped:

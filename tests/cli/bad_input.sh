@@ -1,0 +1,324 @@
+#!/bin/bash
+# Bad-input classes of the dike-emu command line, one class per ctest (tests/cli/CMakeLists.txt).
+#
+#   bad_input.sh CLASS DIKE_EMU [MPIEXEC_NP_FLAG MPIEXEC...]
+#
+# Every class runs `dike-emu run ... --out $T/out.h5` on a fixture written below and checks the
+# contract of docs/config.md and docs/trace-format.md: exit status exactly 2, exactly one line on
+# stderr, starting with "dike-emu:" and naming the file, line and field, nothing on stdout, no
+# crash, and no output file (neither out.h5 nor out.h5.tmp-* / out.h5.probe-*) left behind.
+# The fixtures are written here so that the expected line number sits next to its content;
+# assert_line double-checks it.
+set -eu
+class="$1"
+DIKE_EMU="$2"
+DIKE_NP_FLAG="${3:-}"
+DIKE_MPIEXEC=("${@:4}")
+. "$(dirname "$0")/../lib/testlib.sh"
+dike_tmp_init "cli_bad_$class"
+cd "$T"
+
+TRACE_HEADER='job_id,tenant,submit_time,num_gpus,duration'
+
+# expect_bad_input FRAGMENT... -- RUN_ARGS...
+#   Runs `dike-emu run RUN_ARGS --out $OUT` (OUT defaults to $T/out.h5; with NP set, under mpiexec
+#   with NP ranks) and checks the bad-input contract; the one error line must contain every
+#   FRAGMENT (fixed strings).
+expect_bad_input()
+{
+    local frags=() out="${OUT-$T/out.h5}" np="${NP-}"
+    while [ "$1" != "--" ]; do
+        frags+=("$1")
+        shift
+    done
+    shift
+    local logs="$T/logs"
+    mkdir -p "$logs"
+    : >"$logs/stdout"
+    : >"$logs/stderr"
+    local before after rc=0 pre_existing=0
+    if [ -n "$out" ] && [ -e "$out" ]; then pre_existing=1; fi
+    before=$(cd "$T" && find . -path ./logs -prune -o -print | sort)
+
+    echo "run: dike-emu run $* --out $out${np:+ (mpiexec, $np ranks)}"
+    if [ -n "$np" ]; then
+        emu_mpi "$np" run "$@" --out "$out" >"$logs/stdout" 2>"$logs/stderr" || rc=$?
+    else
+        emu run "$@" --out "$out" >"$logs/stdout" 2>"$logs/stderr" || rc=$?
+    fi
+    show_file "stderr" "$logs/stderr"
+
+    [ "$rc" -eq 2 ] || { show_file stdout "$logs/stdout"; fail "exit status is $rc, expected exactly 2"; }
+    ok "exit status 2"
+
+    if grep -Eqi 'core dumped|segmentation fault|on signal|signal [0-9]+|sanitizer|stack smashing|double free' "$logs/stdout" "$logs/stderr"; then
+        fail "crash or signal reported"
+    fi
+    ok "no crash, no signal"
+
+    local nerr
+    nerr=$(grep -c '^dike-emu:' "$logs/stderr" || true)
+    [ "$nerr" -eq 1 ] || fail "$nerr stderr lines start with 'dike-emu:', expected exactly 1"
+    ok "exactly one stderr line starts with 'dike-emu:'"
+    if [ -z "${DIKE_EMU_WRAPPER:-}" ] && [ -z "$np" ]; then
+        # Alone (no valgrind, no mpiexec banner) that line is all there is.
+        local nall
+        nall=$(wc -l <"$logs/stderr")
+        [ "$nall" -eq 1 ] || fail "stderr has $nall lines, expected only the error line"
+        ok "stderr holds nothing but that line"
+    fi
+
+    local line frag
+    line=$(grep '^dike-emu:' "$logs/stderr")
+    for frag in "${frags[@]}"; do
+        case "$line" in
+        *"$frag"*) ok "message contains '$frag'" ;;
+        *) fail "message does not contain '$frag'" ;;
+        esac
+    done
+
+    if [ -s "$logs/stdout" ]; then
+        show_file stdout "$logs/stdout"
+        fail "stdout is not empty"
+    fi
+    ok "stdout empty"
+
+    if [ "$pre_existing" = 1 ]; then
+        [ -e "$out" ] || fail "the existing $out vanished"
+        ok "the existing $(basename "$out") is still there"
+    else
+        [ ! -e "$out" ] || fail "$out exists after a failed run"
+        ok "no $(basename "$out")"
+    fi
+    if [ -n "$out" ]; then
+        local leftovers
+        leftovers=$(find "$(dirname "$out")" -maxdepth 1 -name "$(basename "$out").*" 2>/dev/null || true)
+        [ -z "$leftovers" ] || fail "left behind: $leftovers"
+        ok "no $(basename "$out").tmp-* / .probe-* left behind"
+    fi
+    after=$(cd "$T" && find . -path ./logs -prune -o -print | sort)
+    [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") || true; fail "files appeared or vanished in $T"; }
+    ok "no other file created or removed in the temporary folder"
+}
+
+case "$class" in
+
+unknown_config_key)
+    cat >"$T/unknown_key.ini" <<'EOF'
+# line 1: comments and blank lines count
+[cluster]
+nodes = 16
+
+nodez = 8
+EOF
+    assert_line "$T/unknown_key.ini" 5 'nodez = 8'
+    expect_bad_input "$T/unknown_key.ini:5:" "[cluster]" "nodez" "unknown key" -- --config "$T/unknown_key.ini"
+    # An unknown section is the same class of mistake.
+    cat >"$T/unknown_section.ini" <<'EOF'
+[cluster]
+nodes = 16
+[clutser]
+nodes = 8
+EOF
+    assert_line "$T/unknown_section.ini" 4 'nodes = 8'
+    expect_bad_input "$T/unknown_section.ini:4:" "clutser" "unknown section" -- --config "$T/unknown_section.ini"
+    ;;
+
+config_bad_number)
+    cat >"$T/bad_number.ini" <<'EOF'
+# an integer with a unit-like suffix
+[cluster]
+gpus_per_node = 8
+nodes = 12x
+EOF
+    assert_line "$T/bad_number.ini" 4 'nodes = 12x'
+    expect_bad_input "$T/bad_number.ini:4:" "[cluster]" "nodes" "12x" -- --config "$T/bad_number.ini"
+    cat >"$T/bad_real.ini" <<'EOF'
+[workload]
+jobs = 10
+load = 0.8.1
+EOF
+    assert_line "$T/bad_real.ini" 3 'load = 0.8.1'
+    expect_bad_input "$T/bad_real.ini:3:" "[workload]" "load" "0.8.1" -- --config "$T/bad_real.ini"
+    ;;
+
+trace_bad_number)
+    cat >"$T/bad_number.csv" <<EOF
+# line 1: comment
+$TRACE_HEADER
+0,alice,0,1,60
+
+1,bob,30,2x,60
+EOF
+    assert_line "$T/bad_number.csv" 5 '1,bob,30,2x,60'
+    expect_bad_input "$T/bad_number.csv:5:" "num_gpus" "2x" -- --trace "$T/bad_number.csv"
+    cat >"$T/bad_time.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,1,60
+1,bob,12x,1,60
+EOF
+    assert_line "$T/bad_time.csv" 3 '1,bob,12x,1,60'
+    expect_bad_input "$T/bad_time.csv:3:" "submit_time" "12x" -- --trace "$T/bad_time.csv"
+    ;;
+
+trace_negative_submit)
+    cat >"$T/negative.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,1,60
+# line 3: comment
+1,bob,-5,1,60
+EOF
+    assert_line "$T/negative.csv" 4 '1,bob,-5,1,60'
+    expect_bad_input "$T/negative.csv:4:" "submit_time" "-5" -- --trace "$T/negative.csv"
+    ;;
+
+trace_too_many_gpus)
+    # cluster.nodes=4 x gpus_per_node 8 = 32 GPUs; line 4 asks for 33.
+    cat >"$T/too_big.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,32,60
+# 33 GPUs on a 32-GPU cluster:
+1,bob,10,33,60
+EOF
+    assert_line "$T/too_big.csv" 4 '1,bob,10,33,60'
+    expect_bad_input "$T/too_big.csv:4:" "num_gpus" "33" "32" -- --trace "$T/too_big.csv" --set cluster.nodes=4
+    # Same through a config file (2 nodes x 4 GPUs = 8).
+    cat >"$T/small.ini" <<'EOF'
+[cluster]
+nodes = 2
+gpus_per_node = 4
+EOF
+    cat >"$T/too_big2.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,9,60
+EOF
+    assert_line "$T/too_big2.csv" 2 '0,alice,0,9,60'
+    expect_bad_input "$T/too_big2.csv:2:" "num_gpus" "9" "8" -- --config "$T/small.ini" --trace "$T/too_big2.csv"
+    # Control: exactly the cluster size is fine (no off-by-one).
+    cat >"$T/exact.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,32,60
+EOF
+    rc=0
+    emu run --trace "$T/exact.csv" --set cluster.nodes=4 --out "$T/control.h5" -q || rc=$?
+    [ "$rc" -eq 0 ] && [ -f "$T/control.h5" ] || fail "a 32-GPU job on a 32-GPU cluster is refused (exit $rc)"
+    ok "control: 32 GPUs on the 32-GPU cluster runs (exit 0, output written)"
+    rm -f "$T/control.h5"
+    ;;
+
+trace_duplicate_id)
+    cat >"$T/dup.csv" <<EOF
+# ids must be unique
+$TRACE_HEADER
+0,alice,0,1,60
+5,bob,1,1,60
+6,carol,2,1,60
+5,dave,3,1,60
+EOF
+    assert_line "$T/dup.csv" 4 '5,bob,1,1,60'
+    assert_line "$T/dup.csv" 6 '5,dave,3,1,60'
+    expect_bad_input "$T/dup.csv:6:" "job_id" "duplicate" "5" "line 4" -- --trace "$T/dup.csv"
+    ;;
+
+trace_unsorted)
+    cat >"$T/unsorted.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,1,60
+1,bob,20,1,60
+2,carol,20,1,60
+3,dave,15,1,60
+EOF
+    assert_line "$T/unsorted.csv" 4 '2,carol,20,1,60'
+    assert_line "$T/unsorted.csv" 5 '3,dave,15,1,60'
+    expect_bad_input "$T/unsorted.csv:5:" "submit_time" "15" "20" "line 4" "sorted" -- --trace "$T/unsorted.csv"
+    ;;
+
+trace_missing_column)
+    cat >"$T/no_duration.csv" <<'EOF'
+# header on line 2 has no 'duration'
+job_id,tenant,submit_time,num_gpus
+0,alice,0,1
+EOF
+    assert_line "$T/no_duration.csv" 2 'job_id,tenant,submit_time,num_gpus'
+    expect_bad_input "$T/no_duration.csv:2:" "header" "missing column" "duration" -- --trace "$T/no_duration.csv"
+    ;;
+
+trace_missing_file)
+    expect_bad_input "$T/no-such-trace.csv" "cannot open" -- --trace "$T/no-such-trace.csv"
+    ;;
+
+config_missing_file)
+    expect_bad_input "$T/no-such-config.ini" "cannot open" -- --config "$T/no-such-config.ini"
+    ;;
+
+set_bad_syntax)
+    expect_bad_input "--set" "nodes=4" "section.key=value" -- --set nodes=4
+    expect_bad_input "--set" "cluster.nodes" "section.key=value" -- --set cluster.nodes
+    ;;
+
+set_unknown_key)
+    expect_bad_input "--set" "[cluster]" "nodez" "unknown key" -- --set cluster.nodez=4
+    expect_bad_input "--set" "clutser" "unknown section" -- --set clutser.nodes=4
+    ;;
+
+unknown_policy)
+    expect_bad_input "policy" "'nosuch'" -- --policy nosuch
+    cat >"$T/policy.ini" <<'EOF'
+[scheduler]
+policy = nosuch
+EOF
+    expect_bad_input "policy" "'nosuch'" -- --config "$T/policy.ini"
+    expect_bad_input "placement" "'nosuch'" -- --placement nosuch
+    ;;
+
+output_unwritable)
+    OUT="$T/no-such-dir/out.h5" expect_bad_input "$T/no-such-dir/out.h5" "cannot write output" --
+    [ ! -e "$T/no-such-dir" ] || fail "the missing folder was created"
+    ok "the missing folder was not created"
+    mkdir "$T/adir"
+    OUT="$T/adir" expect_bad_input "$T/adir" "cannot write output" --
+    [ -z "$(ls -A "$T/adir")" ] || fail "files left in $T/adir"
+    ok "nothing written into the folder given as --out"
+    ;;
+
+keeps_existing_output)
+    # A failed run must not touch an older file at --out (docs/output-schema.md).
+    echo "an older result" >"$T/out.h5"
+    cp "$T/out.h5" "$T/out.h5.orig"
+    cat >"$T/dup.csv" <<EOF
+$TRACE_HEADER
+1,alice,0,1,60
+1,bob,1,1,60
+EOF
+    rc=0
+    emu run --trace "$T/dup.csv" --out "$T/out.h5" >/dev/null 2>"$T/stderr" || rc=$?
+    [ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+    ok "exit status 2"
+    cmp -s "$T/out.h5" "$T/out.h5.orig" || fail "the existing out.h5 was changed"
+    ok "existing out.h5 unchanged"
+    [ -z "$(find "$T" -name 'out.h5.tmp-*' -o -name 'out.h5.probe-*')" ] || fail "temporary files left"
+    ok "no out.h5.tmp-* / .probe-* left behind"
+    ;;
+
+mpi_np2)
+    # Under mpiexec every rank sees the error; only one line may reach the user, and mpiexec
+    # must pass the status 2 on.
+    cat >"$T/dup.csv" <<EOF
+$TRACE_HEADER
+0,alice,0,1,60
+0,bob,1,1,60
+EOF
+    assert_line "$T/dup.csv" 3 '0,bob,1,1,60'
+    NP=2 expect_bad_input "$T/dup.csv:3:" "job_id" "duplicate" -- --trace "$T/dup.csv"
+    NP=2 OUT="$T/no-such-dir/out.h5" expect_bad_input "$T/no-such-dir/out.h5" "cannot write output" --
+    ;;
+
+empty_output_path)
+    # An empty output path is bad input (it once ran and printed "wrote " with no file).
+    OUT="" expect_bad_input "out" --
+    ;;
+
+*)
+    fail "unknown class '$class'"
+    ;;
+esac

@@ -1,0 +1,234 @@
+#!/bin/bash
+# Positive checks of the dike-emu command line (tests/cli/CMakeLists.txt registers one ctest per case).
+#
+#   cli_ok.sh CASE DIKE_EMU PROJECT_VERSION
+#
+# Cases: version, help, list_policies, output_schema.
+set -eu
+case_="$1"
+DIKE_EMU="$2"
+want_version="$3"
+. "$(dirname "$0")/../lib/testlib.sh"
+dike_tmp_init "cli_$case_"
+cd "$T"
+
+# run_ok NAME ARGS...: dike-emu ARGS must exit 0; stdout in $T/NAME.out, stderr in $T/NAME.err.
+run_ok()
+{
+    local name="$1" rc=0
+    shift
+    echo "run: dike-emu $*"
+    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        show_file stdout "$T/$name.out"
+        show_file stderr "$T/$name.err"
+        fail "dike-emu $* exited $rc, expected 0"
+    fi
+    ok "dike-emu $* exits 0"
+    if [ -z "${DIKE_EMU_WRAPPER:-}" ] && [ -s "$T/$name.err" ]; then
+        show_file stderr "$T/$name.err"
+        fail "dike-emu $* wrote to stderr"
+    fi
+}
+
+# contains FILE FIXED-STRING: FILE contains the string.
+contains()
+{
+    grep -qF -- "$2" "$1" || { show_file "$(basename "$1")" "$1"; fail "$(basename "$1") does not contain '$2'"; }
+    ok "$(basename "$1") contains '$2'"
+}
+
+# The names listed under "policies (--policy):" and "placements (--placement):" by list-policies.
+list_section()
+{
+    awk -v want="$2" '
+        /^[^ ].*:$/ { sect = $1; next }
+        sect == want && /^  [^ ]/ { print $1 }' "$1"
+}
+
+# h5_objects FILE: every group, dataset, attribute and compound column of FILE, from `h5dump -H`,
+# one per line: "group /timeseries", "dataset /jobs", "attr /summary@avg_jct", "member /jobs:jct".
+h5_objects()
+{
+    h5dump -H "$1" | awk '
+        function cur(   i, p) {
+            p = ""
+            for (i = 1; i <= n; i++) if (name[i] != "/") p = p "/" name[i]
+            return p == "" ? "/" : p
+        }
+        {
+            line = $0
+            split(line, q, "\"")
+            if (line ~ /^[ \t]*(GROUP|DATASET) "/) {
+                kind = (line ~ /^[ \t]*GROUP/) ? "group" : "dataset"
+                n++; name[n] = q[2]; opened[n] = depth; kindof[n] = kind
+                print kind, cur()
+            } else if (line ~ /^[ \t]*ATTRIBUTE "/) {
+                print "attr", cur() "@" q[2]
+                n++; name[n] = "@" q[2]; opened[n] = depth; kindof[n] = "attr"
+            } else if (n > 0 && kindof[n] == "dataset" &&
+                       (line ~ /^[ \t]*H5T_[A-Z0-9_]+ "[^"]*";/ || line ~ /^[ \t]*[}] "[^"]*";/)) {
+                print "member", cur() ":" q[2]
+            }
+            tmp = line; o = gsub(/[{]/, "", tmp)
+            tmp = line; c = gsub(/[}]/, "", tmp)
+            depth += o - c
+            while (n > 0 && depth <= opened[n]) n--
+        }'
+}
+
+# The layout of docs/output-schema.md (schema version 1), as h5_objects prints it.
+expected_objects()
+{
+    local a d c
+    echo "group /"
+    for a in schema_version version policy placement seed ranks config trace_path trace_sha256 \
+             wall_seconds units description; do
+        echo "attr /@$a"
+    done
+    for d in jobs tenants nodes perf timeseries/time timeseries/busy_gpus timeseries/queued \
+             timeseries/running timeseries/tenant_gpus; do
+        echo "dataset /$d"
+        echo "attr /$d@units"
+        echo "attr /$d@description"
+    done
+    for c in job_id tenant num_gpus submit_time start_time finish_time duration jct queue_delay \
+             t_ideal rho run_time preemptions migrations gpu_type; do
+        echo "member /jobs:$c"
+    done
+    for c in tenant name weight jobs finished gpu_seconds avg_jct mean_rho fairness_ratio; do
+        echo "member /tenants:$c"
+    done
+    for c in node rack gpu_type busy_gpu_seconds jobs_hosted failures; do
+        echo "member /nodes:$c"
+    done
+    for c in rank events windows messages bytes_sent wall_seconds compute_seconds comm_seconds \
+             decisions nodes_owned; do
+        echo "member /perf:$c"
+    done
+    echo "group /timeseries"
+    echo "attr /timeseries@description"
+    echo "group /summary"
+    for a in jobs finished avg_jct p50_jct p95_jct p99_jct makespan avg_queue_delay mean_rho \
+             p99_rho max_rho unfair_fraction jain utilization effective_utilization preemptions \
+             migrations allocated_gpu_seconds units description; do
+        echo "attr /summary@$a"
+    done
+}
+
+case "$case_" in
+
+version)
+    run_ok version --version
+    contains "$T/version.out" "dike-emu $want_version"
+    grep -Eq '^dike-emu [0-9]+\.[0-9]+\.[0-9]+' "$T/version.out" || fail "first line is not 'dike-emu X.Y.Z'"
+    ok "first line is 'dike-emu X.Y.Z'"
+    contains "$T/version.out" "schema 1"
+    ;;
+
+help)
+    run_ok help --help
+    for opt in --set --config --trace --policy --placement --seed --out list-policies; do
+        contains "$T/help.out" "$opt"
+    done
+    run_ok run_help run --help
+    contains "$T/run_help.out" "--set"
+    cmp -s "$T/help.out" "$T/run_help.out" || fail "'dike-emu --help' and 'dike-emu run --help' differ"
+    ok "'run --help' prints the same usage"
+    # No command at all is a usage error (exit 2), not a crash.
+    rc=0
+    emu >"$T/none.out" 2>"$T/none.err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "dike-emu without a command exited $rc, expected 2"
+    contains "$T/none.err" "usage:"
+    ;;
+
+list_policies)
+    run_ok list list-policies
+    list_section "$T/list.out" policies >"$T/policies"
+    list_section "$T/list.out" placements >"$T/placements"
+    echo "policies: $(tr '\n' ' ' <"$T/policies")"
+    echo "placements: $(tr '\n' ' ' <"$T/placements")"
+    for p in fifo sjf srtf; do
+        grep -qx "$p" "$T/policies" || fail "policy '$p' not listed under policies"
+        ok "policy $p listed"
+    done
+    for p in pack spread; do
+        grep -qx "$p" "$T/placements" || fail "placement '$p' not listed under placements"
+        ok "placement $p listed"
+    done
+    [ -z "$(sort "$T/policies" | uniq -d)" ] || fail "a policy is listed twice"
+    ok "no policy listed twice"
+    ;;
+
+output_schema)
+    run_ok list list-policies
+    list_section "$T/list.out" policies >"$T/policies"
+    [ -s "$T/policies" ] || fail "list-policies lists no policy"
+    expected_objects | sort >"$T/expected"
+    for p in $(cat "$T/policies"); do
+        echo "== policy $p"
+        run_ok "run_$p" run --policy "$p" --out "$T/$p.h5" -q
+        [ -f "$T/$p.h5" ] || fail "$p.h5 not written"
+        ok "$p.h5 written"
+        [ -z "$(find "$T" -name "$p.h5.*")" ] || fail "temporary files left next to $p.h5"
+        ok "no $p.h5.tmp-* / .probe-* left"
+        h5_objects "$T/$p.h5" | sort >"$T/$p.objects"
+        missing=$(comm -23 "$T/expected" "$T/$p.objects")
+        if [ -n "$missing" ]; then
+            echo "$missing" | sed 's/^/    missing: /'
+            fail "$p.h5 lacks objects named in docs/output-schema.md"
+        fi
+        ok "$p.h5 has all $(wc -l <"$T/expected") groups/datasets/attributes/columns of docs/output-schema.md"
+        extra=$(comm -13 "$T/expected" "$T/$p.objects")
+        [ -z "$extra" ] || echo "$extra" | sed 's/^/    (not in the doc, allowed: /; s/$/)/'
+
+        [ "$(h5_attr "$T/$p.h5" /policy)" = "$p" ] || fail "/policy attribute is '$(h5_attr "$T/$p.h5" /policy)'"
+        ok "/policy = $p"
+        [ "$(h5_attr "$T/$p.h5" /schema_version)" = 1 ] || fail "/schema_version is not 1"
+        ok "/schema_version = 1"
+        [ "$(h5_attr "$T/$p.h5" /version)" = "$want_version" ] || fail "/version is not $want_version"
+        ok "/version = $want_version"
+        [ "$(h5_attr "$T/$p.h5" /ranks)" = 1 ] || fail "/ranks is not 1"
+        ok "/ranks = 1"
+        [ "$(h5_attr "$T/$p.h5" /placement)" = pack ] || fail "/placement is not the default pack"
+        ok "/placement = pack"
+        [ "$(h5_attr "$T/$p.h5" /seed)" = 1 ] || fail "/seed is not the default 1"
+        ok "/seed = 1"
+        [ "$(h5_attr "$T/$p.h5" /trace_path)" = synthetic ] || fail "/trace_path is not 'synthetic'"
+        ok "/trace_path = synthetic"
+        jobs=$(h5_attr "$T/$p.h5" /summary/jobs)
+        finished=$(h5_attr "$T/$p.h5" /summary/finished)
+        [ "$jobs" = 1000 ] || fail "/summary jobs = $jobs, expected the default 1000"
+        ok "/summary jobs = 1000"
+        [ "$finished" = "$jobs" ] || fail "/summary finished = $finished of $jobs"
+        ok "/summary finished = jobs"
+
+        # The stored config is a config file that reproduces the run (docs/config.md).
+        h5_config "$T/$p.h5" >"$T/$p.ini"
+        grep -q "^policy = $p\$" "$T/$p.ini" || fail "stored config has no 'policy = $p'"
+        ok "stored config names policy = $p"
+        run_ok "rerun_$p" run --config "$T/$p.ini" --out "$T/$p.again.h5" -q
+        for o in /jobs /tenants /timeseries /summary /nodes; do
+            h5_same "$T/$p.h5" "$T/$p.again.h5" "$o" || fail "rerun from the stored config: $o differs"
+        done
+        ok "rerun from the stored config gives identical /jobs /tenants /timeseries /summary /nodes"
+    done
+
+    # With a trace file: its path and SHA-256 are recorded.
+    cat >"$T/trace.csv" <<'EOF'
+job_id,tenant,submit_time,num_gpus,duration
+0,alice,0,8,3600
+1,bob,10,1,60
+EOF
+    run_ok trace run --trace "$T/trace.csv" --out "$T/trace.h5" -q
+    [ "$(h5_attr "$T/trace.h5" /trace_path)" = "$T/trace.csv" ] || fail "/trace_path is not $T/trace.csv"
+    ok "/trace_path = the trace file"
+    want_sha=$(sha256sum "$T/trace.csv" | cut -d' ' -f1)
+    [ "$(h5_attr "$T/trace.h5" /trace_sha256)" = "$want_sha" ] || fail "/trace_sha256 is not sha256sum of the trace"
+    ok "/trace_sha256 = $want_sha"
+    ;;
+
+*)
+    fail "unknown case '$case_'"
+    ;;
+esac

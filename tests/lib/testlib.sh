@@ -1,0 +1,154 @@
+# Shared helpers of the shell-script tests (tests/cli, tests/mpi/*.sh, tests/golden). Source it from
+# a bash script that runs with `set -eu`:
+#
+#   . "$(dirname "$0")/../lib/testlib.sh"
+#   dike_tmp_init my_test            # fresh $T under $DIKE_TEST_TMP, removed on exit
+#
+# Environment (set by the CMake registration; see docs/testing.md):
+#   DIKE_EMU           the dike-emu binary (required by emu/emu_mpi)
+#   DIKE_TEST_TMP      parent folder of the per-test temporary folders (under the build tree)
+#   DIKE_EMU_WRAPPER   optional command put before dike-emu, e.g. "valgrind -q --error-exitcode=99"
+#   DIKE_KEEP_TMP=1    keep the temporary folder (its path is printed) instead of removing it
+#
+# Every check prints what it checked; the first failed check prints FAIL and exits 1.
+
+dike_checks=0
+
+# The scripts change folder; a relative binary path given on the command line must survive that.
+if [ -n "${DIKE_EMU:-}" ]; then
+    DIKE_EMU=$(readlink -f -- "$DIKE_EMU")
+fi
+
+# dike_tmp_init NAME: create a fresh temporary folder $T and remove it when the script exits.
+dike_tmp_init()
+{
+    local root="${DIKE_TEST_TMP:-${TMPDIR:-/tmp}}"
+    mkdir -p "$root"
+    T=$(mktemp -d "$root/$1.XXXXXX")
+    trap dike_tmp_cleanup EXIT
+    echo "temporary folder: $T"
+}
+
+dike_tmp_cleanup()
+{
+    local rc=$?
+    if [ -n "${T:-}" ] && [ -d "$T" ]; then
+        if [ "${DIKE_KEEP_TMP:-0}" = 1 ]; then
+            echo "kept $T (DIKE_KEEP_TMP=1)"
+        else
+            rm -rf -- "$T"
+        fi
+    fi
+    if [ "$rc" -eq 0 ]; then
+        echo "PASS: $dike_checks checks"
+    fi
+    exit "$rc"
+}
+
+fail()
+{
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+ok()
+{
+    dike_checks=$((dike_checks + 1))
+    echo "ok: $*"
+}
+
+# check DESCRIPTION COMMAND...: run COMMAND; it must succeed.
+check()
+{
+    local what="$1"
+    shift
+    if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+# show_file LABEL FILE: print a captured output, indented, for the log.
+show_file()
+{
+    echo "--- $1:"
+    sed 's/^/    | /' "$2"
+}
+
+# emu ARGS...: run dike-emu as one process (no mpiexec), behind $DIKE_EMU_WRAPPER if set.
+emu()
+{
+    # shellcheck disable=SC2086 # the wrapper is a command line: split on blanks on purpose
+    ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" "$@"
+}
+
+# emu_mpi NP ARGS...: run dike-emu under the project's mpiexec command with NP ranks.
+# Needs the array DIKE_MPIEXEC (the command) and DIKE_NP_FLAG (e.g. -n).
+emu_mpi()
+{
+    local np="$1"
+    shift
+    # shellcheck disable=SC2086
+    "${DIKE_MPIEXEC[@]}" "$DIKE_NP_FLAG" "$np" ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" "$@"
+}
+
+# assert_line FILE N TEXT: line N of the fixture FILE is exactly TEXT. Keeps the line numbers
+# expected in error messages honest when someone edits a fixture.
+assert_line()
+{
+    local got
+    got=$(sed -n "$2p" "$1")
+    [ "$got" = "$3" ] || fail "fixture $(basename "$1") line $2 is '$got', expected '$3'"
+    ok "fixture $(basename "$1") line $2 is '$3'"
+}
+
+# h5_attr FILE PATH: the value of a scalar attribute (e.g. /summary/avg_jct, /ranks), numbers
+# with 17 significant digits, strings without their quotes.
+h5_attr()
+{
+    h5dump -m '%.17g' -a "$2" "$1" | awk '
+        /\(0\):/ { sub(/^[^:]*: */, ""); gsub(/^"|"$/, ""); print; found = 1; exit }
+        END { if (!found) exit 1 }'
+}
+
+# h5_config FILE: the resolved configuration stored in the `config` root attribute, as INI text.
+h5_config()
+{
+    h5dump -w 0 -a /config "$1" | awk '
+        !on && /\(0\): "/ { on = 1; sub(/^[^"]*"/, "") }
+        on {
+            sub(/^[ \t]+/, "")
+            if ($0 ~ /"$/) { sub(/"$/, ""); print; exit }
+            print
+        }'
+}
+
+# h5_column FILE DATASET COLUMN ROW: one value of a 1-D compound dataset, found by column name
+# (the column order of `h5dump -H`), numbers with 17 significant digits.
+h5_column()
+{
+    local idx
+    idx=$(h5dump -H -d "$2" "$1" | awk -v want="$3" '
+        /H5T_COMPOUND *[{]/ { inside = 1; next }
+        inside && (/^[ \t]*H5T_[A-Z0-9_]+ "[^"]*";/ || /^[ \t]*[}] "[^"]*";/) {
+            n++; split($0, q, "\""); if (q[2] == want) { print n; exit }
+        }')
+    [ -n "$idx" ] || return 1
+    h5dump -d "$2" -m '%.17g' -s "$4" -c 1 "$1" | awk -v idx="$idx" '
+        /\([0-9]+\): *[{]/ { on = 1; next }
+        on {
+            v = $0; sub(/^[ \t]+/, "", v); sub(/,?[ \t]*$/, "", v)
+            if (v != "" && ++k == idx) { print v; found = 1; exit }
+        }
+        END { if (!found) exit 1 }'
+}
+
+# h5_same A B OBJECT: h5diff finds OBJECT identical in A and B (exit 0 and no "not comparable":
+# h5diff exits 0 when shapes or types differ, so that text must be checked as well).
+h5_same()
+{
+    local out rc=0
+    out=$(h5diff "$1" "$2" "$3" "$3" 2>&1) || rc=$?
+    if [ "$rc" -ne 0 ] || printf '%s\n' "$out" | grep -qi 'not comparable'; then
+        printf '%s\n' "$out" | head -20 | sed 's/^/    | /'
+        return 1
+    fi
+    return 0
+}

@@ -1,0 +1,12 @@
+# Shell-script MPI tests (included from tests/CMakeLists.txt): scripts that run the dike-emu binary
+# under the project's mpiexec command (DIKE_MPIEXEC, DIKE_MPI_ENV) with several rank counts.
+#   mpi_equivalence  SPEC determinism: identical /jobs /tenants /timeseries /summary /nodes for
+#                    1, 2, 3, 4 ranks, repeated runs, and a coordinator that owns no nodes
+
+add_test(NAME mpi_equivalence
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/equivalence.sh $<TARGET_FILE:dike-emu>
+                 ${MPIEXEC_NUMPROC_FLAG} ${DIKE_MPIEXEC})
+# The runs go one after the other; up to 4 ranks share the 2 cores (oversubscribed).
+set_tests_properties(mpi_equivalence PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi;equivalence" PROCESSORS 2 TIMEOUT 180)
