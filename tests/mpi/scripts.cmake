@@ -10,3 +10,11 @@ add_test(NAME mpi_equivalence
 set_tests_properties(mpi_equivalence PROPERTIES
   ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
   LABELS "mpi;equivalence" PROCESSORS 2 TIMEOUT 180)
+
+#   mpi_span_abort   a gang across two ranks' nodes; a fatal error on rank 2 of 3 ends the job
+add_test(NAME mpi_span_abort
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/span_abort.sh $<TARGET_FILE:dike-emu>
+                 ${MPIEXEC_NUMPROC_FLAG} ${DIKE_MPIEXEC})
+set_tests_properties(mpi_span_abort PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi" PROCESSORS 2 TIMEOUT 120)
