@@ -36,6 +36,9 @@ typedef struct dike_pstate {
     double *score, *rho;   /**< per active slot, this decision */
     double *rate, *rem;    /**< per active slot: rate, remaining time (s) */
     double *fair, *eff;    /**< per active slot: normalised signals */
+    int running_sorted;    /**< running[] sorted this decision (lazily, when a victim is needed) */
+    int restricted;        /**< this decision's candidates are only the jobs that may preempt */
+    int32_t stamp;         /**< decision counter; victims of this decision carry it in pol_i */
     dike_ranked *queued;   /**< queued jobs, best score first */
     dike_ranked *running;  /**< running jobs, lowest score first */
     dike_job **victims;
@@ -79,17 +82,43 @@ static void dk_evicted(void *state, dike_sched *s, dike_job *j)
     dike_tenants_run(&((dike_pstate *)state)->ten, j, 0);
 }
 
-static int dbl_cmp(const void *x, const void *y)
+/* k-th smallest of v[0..n) by quickselect with a three-way partition (reorders v; afterwards
+ * v[0..k) holds the k smallest). O(n): sorting here was the hot spot. */
+static double kth(double *v, size_t n, size_t k)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        double pivot = v[lo + (hi - lo) / 2], t;
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            if (v[i] < pivot) {
+                t = v[lt]; v[lt++] = v[i]; v[i++] = t;
+            } else if (v[i] > pivot) {
+                t = v[--gt]; v[gt] = v[i]; v[i] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return pivot;
+    }
+    return v[lo];
 }
 
-/* Median of v[0..n) (sorts v). */
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, dbl_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double hi = kth(v, n, n / 2);
+    if (n % 2)
+        return hi;
+    double lo = v[0]; /* the largest of the n/2 smallest */
+    for (size_t i = 1; i < n / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return 0.5 * (lo + hi);
 }
 
 /* Signals and scores of every active job; fills the queued (best first) and running (worst
@@ -130,11 +159,17 @@ static void score_all(dike_pstate *st, dike_sched *s, size_t *nq, size_t *nr)
         st->fair[i] = st->rho[i] / (1 + st->rho[i]);
         st->eff[i] = (st->rate[i] / max_rate) * med / (med + st->rem[i]);
     }
+    /* Candidates: every queued job when GPUs are free or at a round; otherwise only the queued
+     * jobs allowed to preempt between rounds (shorter than a round) — nobody else can move. */
+    int all = dike_sched_is_round(s) || dike_sched_free_gpus(s, -1) > 0;
+    st->restricted = !all;
     *nq = *nr = 0;
     for (size_t i = 0; i < n; i++) {
         dike_job *j = st->act.jobs[i];
         st->score[i] = st->w * st->fair[i] + (1 - st->w) * st->eff[i];
         if (j->state == DIKE_JOB_QUEUED) {
+            if (!all && st->rem[i] > st->round_s)
+                continue;
             st->queued[*nq].key = -st->score[i];
             st->queued[(*nq)++].job = j;
         } else {
@@ -143,7 +178,7 @@ static void score_all(dike_pstate *st, dike_sched *s, size_t *nq, size_t *nr)
         }
     }
     dike_ranked_sort(st->queued, *nq);
-    dike_ranked_sort(st->running, *nr);
+    st->running_sorted = 0;
 }
 
 /* Can @p q take GPUs from running jobs? Collect victims, lowest score first; preempt only if they
@@ -155,6 +190,10 @@ static int make_room(dike_pstate *st, dike_sched *s, dike_job *q, double q_score
     int guard = st->ten.alloc[tq] < st->ten.entitled[tq];
     dike_time now = dike_sched_now(s);
     size_t nv = 0;
+    if (!st->running_sorted) {
+        dike_ranked_sort(st->running, nr);
+        st->running_sorted = 1;
+    }
     for (size_t i = 0; i < nr && have < g; i++) {
         dike_job *v = st->running[i].job;
         if (v->state != DIKE_JOB_RUNNING)
@@ -179,14 +218,31 @@ static int make_room(dike_pstate *st, dike_sched *s, dike_job *q, double q_score
     for (size_t i = 0; i < nv; i++) {
         dike_sched_preempt(s, st->victims[i]);
         dike_tenants_run(&st->ten, st->victims[i], 0);
+        st->victims[i]->pol_i = st->stamp; /* not a candidate again in this decision */
     }
     return 1;
+}
+
+/* All queued jobs, best score first, into st->queued; returns how many. */
+static size_t all_queued(dike_pstate *st)
+{
+    size_t nq = 0;
+    for (size_t i = 0; i < st->act.n; i++) {
+        dike_job *j = st->act.jobs[i];
+        if (j->state == DIKE_JOB_QUEUED && j->pol_i != st->stamp) {
+            st->queued[nq].key = -st->score[i];
+            st->queued[nq++].job = j;
+        }
+    }
+    dike_ranked_sort(st->queued, nq);
+    return nq;
 }
 
 static void dk_decide(void *state, dike_sched *s)
 {
     dike_pstate *st = state;
     size_t nq, nr;
+    st->stamp++;
     score_all(st, s, &nq, &nr);
     if (!nq)
         return;
@@ -201,9 +257,24 @@ static void dk_decide(void *state, dike_sched *s)
         }
         /* Preemption is reconsidered at every round; between rounds only for jobs shorter than a
          * round, which would otherwise wait longer for the next round than they need to run. */
-        if ((round || st->rem[q->pol_j] <= st->round_s) &&
-            make_room(st, s, q, -st->queued[i].key, nr) && dike_sched_start(s, q))
+        if (!(round || st->rem[q->pol_j] <= st->round_s) ||
+            !make_room(st, s, q, -st->queued[i].key, nr))
+            continue;
+        if (dike_sched_start(s, q))
             dike_tenants_run(&st->ten, q, 1);
+        if (st->restricted) {
+            /* The preemption may leave GPUs over: from here on every queued job after q in score
+             * order is a candidate again, exactly as if all had been listed. */
+            double qkey = st->queued[i].key;
+            uint32_t qidx = q->idx;
+            nq = all_queued(st);
+            st->restricted = 0;
+            size_t k = 0;
+            while (k < nq && (st->queued[k].key < qkey ||
+                              (st->queued[k].key == qkey && st->queued[k].job->idx <= qidx)))
+                k++;
+            i = k - 1; /* the loop's i++ lands on the first job after q */
+        }
     }
 }
 
