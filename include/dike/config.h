@@ -74,6 +74,7 @@ typedef struct dike_config {
 
     /* [output] */
     double output_timeseries_interval_s; /**< sampling interval of /timeseries, s */
+    double output_progress_interval_s;   /**< wall seconds between progress lines (not a terminal), 0 = off */
 
     /* [engine] */
     int64_t engine_window_actions;         /**< actions buffered by the coordinator before a window ends */

@@ -35,7 +35,7 @@ static void usage(FILE *f)
           "  -s, --seed N             seed of every random stream\n"
           "  -o, --out FILE.h5        output file (written under a temporary name, renamed when complete)\n"
           "  -S, --set SECTION.KEY=V  override any configuration key (repeatable)\n"
-          "  -q, --quiet              no summary table on stdout\n"
+          "  -q, --quiet              no progress on stderr, no summary table on stdout\n"
           "\n"
           "trace-info FILE... prints jobs, span, tenants, GPU-count histogram, GPU-hours, concurrent\n"
           "demand and offered load of a trace against the cluster; it takes -c, -f, -S and --cluster\n"
@@ -190,6 +190,8 @@ static int cmd_run(int argc, char **argv)
 
     if (!cfg.run_out[0])
         return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
+    if (quiet)
+        cfg.output_progress_interval_s = 0; /* --quiet: no progress, no table */
     dike_results r;
     dike_perf_record perf;
     int rc = dike_run(&cfg, MPI_COMM_WORLD, cfg.run_out, &r, &perf, &e);

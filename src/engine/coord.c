@@ -380,6 +380,8 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
         }
         s->decisions++;
         s->round_now = 0;
+        if ((++s->tick & 1023) == 0)
+            dike_progress_update(&s->progress, s->now, s->finished, s->events);
         if ((s->pol->flags & DIKE_POLICY_ROUNDS) && !s->round_pending && s->active > 0) {
             dike_time next = (s->now / s->round_us + 1) * s->round_us;
             push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
@@ -387,6 +389,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
         }
     }
     if (dike_coord_done(s)) {
+        dike_progress_done(&s->progress, s->now, s->finished, s->events);
         /* Close the time series at the last event. */
         while (s->next_sample <= s->now) {
             emit_sample(s, s->next_sample);
@@ -460,6 +463,8 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
     if (rc)
         return rc;
     push_next_arrival(s);
+    dike_progress_init(&s->progress, stderr, cfg->output_progress_interval_s,
+                       w->njobs ? w->jobs[w->njobs - 1].submit : 0, w->njobs);
     return 0;
 }
 

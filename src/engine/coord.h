@@ -11,6 +11,7 @@
 #include "dike/engine.h"
 #include "dike/results.h"
 #include "dike/sched.h"
+#include "engine/progress.h"
 
 enum { DIKE_ACT_START = 1, DIKE_ACT_STOP = 2 };
 
@@ -68,6 +69,9 @@ struct dike_sched {
     size_t nfail, fail_cap;
     dike_time ckpt_us;       /**< checkpoint interval */
     uint64_t node_failures;  /**< failures handled */
+
+    dike_progress progress;  /**< stderr progress (rank 0) */
+    uint32_t tick;           /**< timestamps processed, to look at the clock only now and then */
 
     /* instrumentation */
     uint64_t events, stale_events, decisions;

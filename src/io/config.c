@@ -172,6 +172,9 @@ static const key_def keys[] = {
 
     {"output", "timeseries_interval_s", KEY_DOUBLE, FIELD(output_timeseries_interval_s), "300",
      ABOVE(0, SECONDS_MAX), NULL, "sampling interval of /timeseries, s"},
+    {"output", "progress_interval_s", KEY_DOUBLE, FIELD(output_progress_interval_s), "10",
+     AT_LEAST(0, SECONDS_MAX), NULL,
+     "progress on stderr: a live line on a terminal, else one line every this many wall seconds; 0 = off"},
 
     {"engine", "window_actions", KEY_INT, FIELD(engine_window_actions), "65536", AT_LEAST(1, INT32_MAX),
      NULL, "actions the coordinator buffers before it ends a window"},
