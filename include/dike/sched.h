@@ -73,6 +73,8 @@ typedef int (*dike_policy_init_fn)(dike_sched *s, void **state, dike_err *e);
 typedef void (*dike_policy_job_fn)(void *state, dike_sched *s, dike_job *j);
 typedef void (*dike_policy_decide_fn)(void *state, dike_sched *s);
 typedef void (*dike_policy_free_fn)(void *state);
+typedef void *(*dike_policy_save_fn)(void *state, size_t *len);
+typedef int (*dike_policy_load_fn)(void *state, const void *blob, size_t len);
 
 /** A scheduling policy: one file in src/policy/, one line in the registry. */
 typedef struct dike_policy {
@@ -86,6 +88,12 @@ typedef struct dike_policy {
                                            QUEUED again and the policy must requeue it */
     dike_policy_decide_fn decide;     /**< start / preempt jobs through dike_sched_* */
     dike_policy_free_fn free;         /**< release state */
+    /* Checkpoint/resume. After init, restore_job is called for every active job (queued or
+     * running) in submit order; it must rebuild what on_arrival and the starts built. State that
+     * is not a function of the jobs (e.g. stride passes) goes through save/load (may be NULL). */
+    dike_policy_job_fn restore_job;   /**< rebuild per-job structures on resume */
+    dike_policy_save_fn save;         /**< malloc'd blob of extra state, or NULL */
+    dike_policy_load_fn load;         /**< restore the blob; 0 or a negative DIKE_E* code */
 } dike_policy;
 
 const dike_policy *dike_policy_find(const char *name);

@@ -278,6 +278,14 @@ static void dk_decide(void *state, dike_sched *s)
     }
 }
 
+static void dk_restore(void *state, dike_sched *s, dike_job *j)
+{
+    dike_pstate *st = state;
+    dk_arrival(state, s, j);
+    if (j->state == DIKE_JOB_RUNNING)
+        dike_tenants_run(&st->ten, j, 1);
+}
+
 static void dk_free(void *state)
 {
     dike_pstate *st = state;
@@ -305,4 +313,5 @@ const dike_policy dike_policy_dike = {
     .on_evicted = dk_evicted,
     .decide = dk_decide,
     .free = dk_free,
+    .restore_job = dk_restore,
 };

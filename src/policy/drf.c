@@ -77,6 +77,17 @@ static void drf_decide(void *state, dike_sched *s)
     }
 }
 
+static void drf_restore(void *state, dike_sched *s, dike_job *j)
+{
+    drf_state *st = state;
+    if (j->state == DIKE_JOB_QUEUED) {
+        drf_arrival(state, s, j);
+    } else {
+        dike_tenants_arrive(&st->ten, j);
+        dike_tenants_run(&st->ten, j, 1);
+    }
+}
+
 static void drf_free(void *state)
 {
     drf_state *st = state;
@@ -98,4 +109,5 @@ const dike_policy dike_policy_drf = {
     .on_evicted = drf_evicted,
     .decide = drf_decide,
     .free = drf_free,
+    .restore_job = drf_restore,
 };

@@ -30,6 +30,12 @@ static void fifo_decide(void *state, dike_sched *s)
     dike_jobq_start_in_order(&st->q, s, st->backfill);
 }
 
+static void fifo_restore(void *state, dike_sched *s, dike_job *j)
+{
+    if (j->state == DIKE_JOB_QUEUED)
+        fifo_arrival(state, s, j);
+}
+
 static void fifo_free(void *state)
 {
     fifo_state *st = state;
@@ -47,4 +53,5 @@ const dike_policy dike_policy_fifo = {
     .on_evicted = fifo_arrival, /* back to its place in arrival order */
     .decide = fifo_decide,
     .free = fifo_free,
+    .restore_job = fifo_restore,
 };

@@ -141,6 +141,31 @@ static void gf_decide(void *state, dike_sched *s)
     }
 }
 
+static void gf_restore(void *state, dike_sched *s, dike_job *j)
+{
+    gf_state *st = state;
+    dike_tenants_arrive(&st->ten, j);
+    dike_active_add(&st->act, j);
+}
+
+static void *gf_save(void *state, size_t *len)
+{
+    gf_state *st = state;
+    *len = st->ten.n * sizeof *st->pass;
+    void *b = dike_xmalloc(*len + 1);
+    memcpy(b, st->pass, *len);
+    return b;
+}
+
+static int gf_load(void *state, const void *blob, size_t len)
+{
+    gf_state *st = state;
+    if (len != st->ten.n * sizeof *st->pass)
+        return DIKE_EINVAL;
+    memcpy(st->pass, blob, len);
+    return 0;
+}
+
 static void gf_free(void *state)
 {
     gf_state *st = state;
@@ -162,4 +187,7 @@ const dike_policy dike_policy_gandiva_fair = {
     .on_evicted = gf_evicted,
     .decide = gf_decide,
     .free = gf_free,
+    .restore_job = gf_restore,
+    .save = gf_save,
+    .load = gf_load,
 };

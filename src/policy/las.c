@@ -24,6 +24,7 @@ typedef struct las_state {
     size_t nthr;
     double knob;
     double *base;               /**< per job: attained service at its last promotion */
+    size_t njobs;
     dike_ranked *order;
     size_t order_cap;
 } las_state;
@@ -52,7 +53,8 @@ static int las_init(dike_sched *s, void **state, dike_err *e)
         return rc;
     }
     st->knob = c->las_promote_knob;
-    st->base = dike_xcalloc(dike_sched_workload(s)->njobs + 1, sizeof *st->base);
+    st->njobs = dike_sched_workload(s)->njobs;
+    st->base = dike_xcalloc(st->njobs + 1, sizeof *st->base);
     *state = st;
     return 0;
 }
@@ -133,6 +135,24 @@ static void las_decide(void *state, dike_sched *s)
     }
 }
 
+static void *las_save(void *state, size_t *len)
+{
+    las_state *st = state;
+    *len = st->njobs * sizeof *st->base;
+    void *b = dike_xmalloc(*len);
+    memcpy(b, st->base, *len);
+    return b;
+}
+
+static int las_load(void *state, const void *blob, size_t len)
+{
+    las_state *st = state;
+    if (len != st->njobs * sizeof *st->base)
+        return DIKE_EINVAL;
+    memcpy(st->base, blob, len);
+    return 0;
+}
+
 static void las_free(void *state)
 {
     las_state *st = state;
@@ -152,4 +172,7 @@ const dike_policy dike_policy_las = {
     .on_evicted = las_evicted,
     .decide = las_decide,
     .free = las_free,
+    .restore_job = las_arrival,
+    .save = las_save,
+    .load = las_load,
 };

@@ -30,6 +30,12 @@ static void sjf_decide(void *state, dike_sched *s)
     dike_jobq_start_in_order(&st->q, s, st->backfill);
 }
 
+static void sjf_restore(void *state, dike_sched *s, dike_job *j)
+{
+    if (j->state == DIKE_JOB_QUEUED)
+        sjf_arrival(state, s, j);
+}
+
 static void sjf_free(void *state)
 {
     sjf_state *st = state;
@@ -47,4 +53,5 @@ const dike_policy dike_policy_sjf = {
     .on_evicted = sjf_arrival,
     .decide = sjf_decide,
     .free = sjf_free,
+    .restore_job = sjf_restore,
 };

@@ -144,6 +144,15 @@ static void srtf_decide(void *state, dike_sched *s)
     free(skip);
 }
 
+static void srtf_restore(void *state, dike_sched *s, dike_job *j)
+{
+    srtf_state *st = state;
+    if (j->state == DIKE_JOB_QUEUED)
+        dike_jobq_push(&st->queued, j, queued_time(s, j));
+    else
+        dike_jobq_push(&st->running, j, -(double)j->finish);
+}
+
 static void srtf_free(void *state)
 {
     srtf_state *st = state;
@@ -163,4 +172,5 @@ const dike_policy dike_policy_srtf = {
     .on_evicted = srtf_evicted,
     .decide = srtf_decide,
     .free = srtf_free,
+    .restore_job = srtf_restore,
 };

@@ -145,4 +145,5 @@ const dike_policy dike_policy_themis = {
     .on_evicted = themis_evicted,
     .decide = themis_decide,
     .free = themis_free,
+    .restore_job = themis_arrival,
 };
