@@ -5,7 +5,8 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config
       libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
       libcmocka-dev libinih-dev libgsl-dev libssl-dev
-      python3 python3-h5py python3-numpy python3-matplotlib)
+      python3 python3-h5py python3-numpy python3-matplotlib
+      slurmctld slurmd slurm-client munge)  # the real single-node Slurm of tests/slurm/
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -26,7 +26,8 @@ enum {
     DIKE_ENOMEM = -3, /**< allocation failed */
     DIKE_EH5 = -4,    /**< HDF5 library error */
     DIKE_EMPI = -5,   /**< MPI error */
-    DIKE_EINTERNAL = -6 /**< broken invariant: a bug */
+    DIKE_EINTERNAL = -6, /**< broken invariant: a bug */
+    DIKE_ESTOPPED = -7   /**< stopped on request (SIGTERM/SIGUSR1) after writing a checkpoint */
 };
 
 /** Error message buffer: every fallible function takes one and fills it on failure. */

@@ -71,6 +71,8 @@ typedef struct dike_config {
     /* [run] */
     int64_t run_seed;            /**< seed of every random stream */
     char run_out[DIKE_STR_MAX];  /**< output HDF5 path */
+    double run_checkpoint_every_s;      /**< simulated seconds between checkpoints, 0 = on signal only */
+    char run_checkpoint[DIKE_STR_MAX];  /**< checkpoint path ("" = run_out + ".ckpt.h5") */
 
     /* [output] */
     double output_timeseries_interval_s; /**< sampling interval of /timeseries, s */
@@ -80,6 +82,7 @@ typedef struct dike_config {
     int64_t engine_window_actions;         /**< actions buffered by the coordinator before a window ends */
     char engine_coordinator_owns_nodes[16];/**< "auto" (yes for 1-2 ranks), "true", "false" */
     int64_t engine_inject_fatal_rank;      /**< testing: this rank fails in its first window, -1 = none */
+    double engine_inject_stop_s;           /**< testing: stop (checkpoint first) at this sim time, 0 = never */
 } dike_config;
 
 /** Fill every field with its documented default. */

@@ -13,6 +13,18 @@
 int dike_run(const dike_config *cfg, MPI_Comm comm, const char *out_path, dike_results *out,
              dike_perf_record *perf_out, dike_err *e);
 
+/** Set (e.g. from a SIGTERM/SIGUSR1 handler) to stop at the next window boundary after writing a
+ *  checkpoint; dike_run then returns DIKE_ESTOPPED. */
+#include <signal.h>
+extern volatile sig_atomic_t dike_stop_requested;
+
+/** Continue the run saved in checkpoint @p ckpt (collective) with the configuration stored in it
+ *  (@p cfg is filled from it; @p adjust, may be NULL, may then change output-only keys such as
+ *  run.out or run.checkpoint_every_s before the run continues). Otherwise as dike_run. */
+int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
+                int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
+                dike_perf_record *perf_out, dike_err *e);
+
 /** Print the summary table of @p r (rank 0) to @p f. */
 void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *perf);
 

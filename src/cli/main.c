@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dike/campaign.h"
 #include "dike/config.h"
 #include "dike/run.h"
 #include "dike/sched.h"
@@ -14,12 +15,14 @@
 
 static int rank;
 
-enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001 }; /* long-only options */
+enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003 }; /* long-only options */
 
 static void usage(FILE *f)
 {
     fputs("usage: mpirun -np P dike-emu run [options]\n"
           "       dike-emu trace-info [options] FILE...\n"
+          "       mpirun -np P dike-emu campaign GRID.ini [options]   (dike-emu campaign --help)\n"
+          "       mpirun -np P dike-emu resume CHECKPOINT [--out FILE.h5] [--checkpoint-every S]\n"
           "       dike-emu list-policies | config-reference | --help | --version\n"
           "\n"
           "run options:\n"
@@ -31,11 +34,17 @@ static void usage(FILE *f)
           "      --skip-invalid       drop and count invalid trace rows instead of stopping\n"
           "      --cluster NxG|FILE  N nodes of G GPUs (e.g. 64x8), or a node list (cluster.nodes_file)\n"
           "  -p, --policy NAME        scheduling policy (see list-policies)\n"
-          "  -l, --placement NAME     placement strategy (pack, spread)\n"
+          "  -l, --placement NAME     placement strategy (pack, spread, random, topo)\n"
           "  -s, --seed N             seed of every random stream\n"
           "  -o, --out FILE.h5        output file (written under a temporary name, renamed when complete)\n"
           "  -S, --set SECTION.KEY=V  override any configuration key (repeatable)\n"
           "  -q, --quiet              no progress on stderr, no summary table on stdout\n"
+          "      --checkpoint-every S write a checkpoint every S simulated seconds\n"
+          "      --checkpoint FILE    checkpoint file (default: the output path + .ckpt.h5)\n"
+          "\n"
+          "On SIGTERM or SIGUSR1 (e.g. #SBATCH --signal=USR1@120) a run writes a checkpoint at the next\n"
+          "window boundary and stops with status 4; `dike-emu resume CHECKPOINT` continues it, with any\n"
+          "number of ranks, and gives the output an uninterrupted run would have given.\n"
           "\n"
           "trace-info FILE... prints jobs, span, tenants, GPU-count histogram, GPU-hours, concurrent\n"
           "demand and offered load of a trace against the cluster; it takes -c, -f, -S and --cluster\n"
@@ -45,7 +54,8 @@ static void usage(FILE *f)
           "Options apply in order: defaults, --config, then the others as given.\n"
           "A relative workload.trace or cluster.nodes_file inside a config file is relative to that\n"
           "file's folder.\n"
-          "Exit status: 0 success, 2 bad input (config, trace, command line, output path), 1 other errors.\n",
+          "Exit status: 0 success, 2 bad input (config, trace, command line, output path), 4 stopped\n"
+          "after writing a checkpoint, 1 other errors.\n",
           f);
 }
 
@@ -53,7 +63,43 @@ static int fail(int code, const char *msg)
 {
     if (rank == 0)
         fprintf(stderr, "dike-emu: %s\n", msg);
+    if (code == DIKE_ESTOPPED)
+        return 4;
     return code == DIKE_EINVAL || code == DIKE_EIO ? 2 : 1;
+}
+
+/* SIGTERM (Slurm's time limit) and SIGUSR1 (forwarded by mpirun): checkpoint at the next window
+ * boundary and stop. */
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    dike_stop_requested = 1;
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* The end of run and resume: the table, or the error. */
+static int finish(int rc, dike_err *e, dike_results *r, dike_perf_record *perf, int quiet,
+                  const char *out)
+{
+    if (rc)
+        return fail(rc, e->msg);
+    if (rank == 0) {
+        if (!quiet) {
+            dike_print_summary(stdout, r, perf);
+            printf("wrote %s\n", out);
+        }
+        dike_results_free(r);
+    }
+    return 0;
 }
 
 /* Resolve a relative path read from a config file (workload.trace, cluster.nodes_file) against
@@ -127,7 +173,8 @@ static int cmd_run(int argc, char **argv)
         {"out", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
-        {0, 0, 0, 0}};
+        {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+        {"checkpoint", required_argument, 0, OPT_CKPT}, {0, 0, 0, 0}};
     dike_config cfg;
     dike_err e = {0};
     dike_config_defaults(&cfg);
@@ -154,6 +201,8 @@ static int cmd_run(int argc, char **argv)
         case 'o': key = "run.out"; break;
         case 'q': quiet = 1; continue;
         case OPT_SKIP_INVALID: key = "workload.skip_invalid"; value = "true"; break;
+        case OPT_CKPT_EVERY: key = "run.checkpoint_every_s"; break;
+        case OPT_CKPT: key = "run.checkpoint"; break;
         case OPT_CLUSTER:
             if (set_cluster(&cfg, optarg, &e))
                 return fail(e.code, e.msg);
@@ -195,16 +244,74 @@ static int cmd_run(int argc, char **argv)
     dike_results r;
     dike_perf_record perf;
     int rc = dike_run(&cfg, MPI_COMM_WORLD, cfg.run_out, &r, &perf, &e);
-    if (rc)
-        return fail(rc, e.msg);
-    if (rank == 0) {
-        if (!quiet) {
-            dike_print_summary(stdout, &r, &perf);
-            printf("wrote %s\n", cfg.run_out);
-        }
-        dike_results_free(&r);
+    return finish(rc, &e, &r, &perf, quiet, cfg.run_out);
+}
+
+/* ---- resume ---- */
+
+typedef struct resume_opts {
+    const char *out, *ckpt, *every;
+    int quiet;
+} resume_opts;
+
+static int resume_adjust(dike_config *cfg, void *ctx, dike_err *e)
+{
+    resume_opts *o = ctx;
+    char a[DIKE_STR_MAX + 64];
+    int rc = 0;
+    if (o->out) {
+        snprintf(a, sizeof a, "run.out=%s", o->out);
+        rc = dike_config_set(cfg, a, "--out", e);
     }
-    return 0;
+    if (!rc && o->ckpt) {
+        snprintf(a, sizeof a, "run.checkpoint=%s", o->ckpt);
+        rc = dike_config_set(cfg, a, "--checkpoint", e);
+    }
+    if (!rc && o->every) {
+        snprintf(a, sizeof a, "run.checkpoint_every_s=%s", o->every);
+        rc = dike_config_set(cfg, a, "--checkpoint-every", e);
+    }
+    if (o->quiet)
+        cfg->output_progress_interval_s = 0;
+    return rc;
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
+        {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+        {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    dike_err e = {0};
+    resume_opts o = {0};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case OPT_CKPT_EVERY: o.every = optarg; break;
+        case OPT_CKPT: o.ckpt = optarg; break;
+        case 'h':
+            if (rank == 0)
+                usage(stdout);
+            return 0;
+        default: {
+            char msg[256];
+            snprintf(msg, sizeof msg, "resume: unknown or incomplete option '%s' (dike-emu --help)",
+                     argv[optind - 1]);
+            return fail(DIKE_EINVAL, msg);
+        }
+        }
+    }
+    if (optind != argc - 1)
+        return fail(DIKE_EINVAL, "resume: expected one checkpoint file (dike-emu resume CHECKPOINT)");
+    dike_config cfg;
+    dike_results r;
+    dike_perf_record perf;
+    int rc = dike_resume(argv[optind], MPI_COMM_WORLD, &cfg, resume_adjust, &o, &r, &perf, &e);
+    return finish(rc, &e, &r, &perf, o.quiet, cfg.run_out);
 }
 
 /* ---- trace-info ---- */
@@ -314,9 +421,18 @@ static void print_trace_info(const dike_config *cfg, const dike_cluster *cl, con
            thousands(st.dur_mean_s, a, sizeof a), thousands(st.dur_p50_s, b, sizeof b),
            thousands(st.dur_p99_s, c, sizeof c), thousands(st.dur_max_s, d, sizeof d));
     printf("  %-24s %s\n", "GPU-hours", thousands(st.gpu_seconds / 3600, a, sizeof a));
-    span_text(st.peak_demand_t_s, text, sizeof text);
+    if (st.peak_demand_t_s >= 2 * 86400)
+        snprintf(text, sizeof text, "day %.2f", st.peak_demand_t_s / 86400);
+    else if (st.peak_demand_t_s >= 2 * 3600)
+        snprintf(text, sizeof text, "hour %.2f", st.peak_demand_t_s / 3600);
+    else
+        snprintf(text, sizeof text, "%.0f s", st.peak_demand_t_s);
+    if (st.mean_demand < 100)
+        snprintf(b, sizeof b, "%.2f", st.mean_demand);
+    else
+        thousands(st.mean_demand, b, sizeof b);
     printf("  %-24s peak %s GPUs (at %s), mean %s GPUs over the span\n", "concurrent demand",
-           thousands(st.peak_demand, a, sizeof a), text, thousands(st.mean_demand, b, sizeof b));
+           thousands(st.peak_demand, a, sizeof a), text, b);
     if (st.span_s > 0)
         printf("  %-24s %.4f on %s GPUs (GPU-seconds demanded / (GPUs x span))\n", "offered load",
                st.offered_load, thousands((double)st.total_gpus, a, sizeof a));
@@ -436,6 +552,134 @@ static int cmd_trace_info(int argc, char **argv)
     return rc ? fail(rc, e.msg) : 0;
 }
 
+/* ---- campaign (src/campaign/, docs/campaigns.md) ---- */
+
+static void campaign_usage(FILE *f)
+{
+    fputs("usage: dike-emu campaign GRID.ini --list | --status [--out-dir DIR]\n"
+          "       mpirun -np P dike-emu campaign GRID.ini [--ranks-per-run R] [--point LIST] [options]\n"
+          "\n"
+          "A grid is a configuration INI plus [campaign] (name, out_dir, ranks_per_run) and [sweep] or\n"
+          "[sweep:NAME] sections (axis = v1, v2, ... or a..b; an axis is section.key or one of policy,\n"
+          "placement, load, seed). Blocks expand in file order, each the product of its axes in file\n"
+          "order with the last axis varying fastest. docs/campaigns.md has the details.\n"
+          "\n"
+          "      --list               print every point: index, output file, axis values (no mpirun needed)\n"
+          "      --status             print every point's status (done, failed, pending), rewrite campaign.json\n"
+          "      --ranks-per-run R    MPI ranks per point: the P ranks form P/R groups that share the points\n"
+          "                           (default: [campaign] ranks_per_run, else 1)\n"
+          "      --point LIST         run only these points: 3 | 0,4,7 | 2..5 | 2-5 (e.g. $SLURM_ARRAY_TASK_ID)\n"
+          "  -o, --out-dir DIR        output folder instead of [campaign] out_dir\n"
+          "  -S, --set SECTION.KEY=V  override a key in every point, after the sweep axes (repeatable)\n"
+          "  -q, --quiet              no progress lines\n"
+          "\n"
+          "Points whose output is already complete are skipped, so a rerun resumes. Exit status: 0 every\n"
+          "point asked for is complete, 1 a point failed (campaign.json has its error), 2 bad grid or\n"
+          "command line, 4 stopped by SIGTERM/SIGUSR1 (rerun to continue). --status: 0 when every point\n"
+          "is done, else 1.\n",
+          f);
+}
+
+static int cmd_campaign(int argc, char **argv)
+{
+    enum { C_LIST = 2000, C_STATUS, C_RANKS, C_POINT };
+    static const struct option opts[] = {
+        {"list", no_argument, 0, C_LIST}, {"status", no_argument, 0, C_STATUS},
+        {"ranks-per-run", required_argument, 0, C_RANKS}, {"point", required_argument, 0, C_POINT},
+        {"out-dir", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char **sets = dike_xcalloc((size_t)argc + 1, sizeof *sets);
+    const char *points = NULL, *out_dir = NULL;
+    size_t nsets = 0;
+    int c, list = 0, status = 0, rc = 0;
+    long ranks = 0;
+    char msg[512];
+    dike_campaign_opts o = {0};
+    dike_err e = {0};
+    dike_grid g;
+    bool *sel = NULL;
+    memset(&g, 0, sizeof g);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:S:qh", opts, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case C_LIST: list = 1; break;
+        case C_STATUS: status = 1; break;
+        case C_RANKS:
+            ranks = strtol(optarg, &end, 10);
+            if (end == optarg || *end || ranks < 1 || ranks > 1000000) {
+                snprintf(msg, sizeof msg, "campaign: --ranks-per-run '%s': expected an integer in [1, 1000000]",
+                         optarg);
+                rc = fail(DIKE_EINVAL, msg);
+                goto out;
+            }
+            break;
+        case C_POINT: points = optarg; break;
+        case 'o': out_dir = optarg; break;
+        case 'S': sets[nsets++] = optarg; break;
+        case 'q': o.quiet = true; break;
+        case 'h':
+            if (rank == 0)
+                campaign_usage(stdout);
+            goto out;
+        default:
+            snprintf(msg, sizeof msg, "campaign: unknown or incomplete option '%s' (dike-emu campaign --help)",
+                     argv[optind - 1]);
+            rc = fail(DIKE_EINVAL, msg);
+            goto out;
+        }
+    }
+    if (optind != argc - 1) {
+        rc = fail(DIKE_EINVAL, optind < argc ? "campaign: expected one grid file, got several (dike-emu campaign --help)"
+                                             : "campaign: no grid file (dike-emu campaign GRID.ini --help)");
+        goto out;
+    }
+    if (list + status + (points != NULL) > 1) {
+        rc = fail(DIKE_EINVAL, "campaign: --list, --status and --point exclude each other");
+        goto out;
+    }
+    if (dike_grid_load(&g, argv[optind], sets, nsets, &e) || (out_dir && dike_grid_set_out_dir(&g, out_dir, &e))) {
+        rc = fail(e.code, e.msg);
+        goto out;
+    }
+    if (list || status) {
+        if (rank == 0 && list)
+            dike_grid_print_list(&g, stdout);
+        if (rank == 0 && status) {
+            dike_campaign_stats st;
+            if (dike_campaign_status(&g, stdout, &st, &e)) {
+                rc = fail(e.code, e.msg);
+            } else {
+                printf("# campaign %s: %zu points: %zu done, %zu failed, %zu pending\n", g.name, st.points,
+                       st.done, st.failed, st.pending);
+                rc = st.done == st.points ? 0 : 1;
+            }
+        }
+        goto out;
+    }
+    if (points) {
+        sel = dike_xcalloc(g.npoints, sizeof *sel);
+        long n = dike_grid_parse_selection(points, g.npoints, sel, &e);
+        if (n < 0) {
+            rc = fail((int)n, e.msg);
+            goto out;
+        }
+    }
+    o.ranks_per_run = (int)ranks;
+    o.select = sel;
+    dike_campaign_stats st;
+    if (dike_campaign_run(&g, &o, MPI_COMM_WORLD, &st, &e))
+        rc = fail(e.code, e.msg);
+    else
+        rc = st.stopped ? 4 : st.ran_failed ? 1 : 0;
+out:
+    dike_grid_free(&g);
+    free(sel);
+    free(sets);
+    return rc;
+}
+
 static void list_policies(void)
 {
     printf("policies (--policy):\n");
@@ -452,8 +696,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int rc = 0;
     const char *cmd = argc > 1 ? argv[1] : "";
+    install_stop_handlers();
     if (strcmp(cmd, "run") == 0) {
         rc = cmd_run(argc - 1, argv + 1);
+    } else if (strcmp(cmd, "resume") == 0) {
+        rc = cmd_resume(argc - 1, argv + 1);
+    } else if (strcmp(cmd, "campaign") == 0) {
+        rc = cmd_campaign(argc - 1, argv + 1);
     } else if (strcmp(cmd, "trace-info") == 0) {
         rc = cmd_trace_info(argc - 1, argv + 1);
     } else if (strcmp(cmd, "list-policies") == 0) {

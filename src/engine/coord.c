@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dike/metrics.h"
+#include "dike/run.h"
 #include "dike/throughput.h"
 #include "placement/capacity.h"
 
@@ -359,7 +360,8 @@ int dike_coord_done(const dike_sched *s)
 void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
 {
     const dike_event *top;
-    while ((top = dike_heap_top(&s->heap)) && top->time < horizon && s->nact < max_actions) {
+    while ((top = dike_heap_top(&s->heap)) && top->time < horizon && s->nact < max_actions &&
+           !dike_stop_requested) {
         dike_time t = top->time;
         advance_to(s, t);
         while ((top = dike_heap_top(&s->heap)) && top->time == t) {

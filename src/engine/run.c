@@ -7,6 +7,7 @@
 
 #include "dike/cluster.h"
 #include "dike/workload.h"
+#include "engine/checkpoint.h"
 #include "engine/coord.h"
 #include "engine/partition.h"
 #include "engine/window.h"
@@ -38,15 +39,93 @@ static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
     return nranks <= 2; /* auto: with 1-2 ranks an idle coordinator would waste half the job */
 }
 
+static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
+                    const char *out_path, const char *resume, dike_results *out,
+                    dike_perf_record *perf_out, dike_err *e);
+
 int dike_run(const dike_config *cfg, MPI_Comm comm, const char *out_path, dike_results *out,
              dike_perf_record *perf_out, dike_err *e)
 {
-    return dike__run_workload(cfg, comm, NULL, out_path, out, perf_out, e);
+    return run_body(cfg, comm, NULL, out_path, NULL, out, perf_out, e);
 }
 
 int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
                        const char *out_path, dike_results *out, dike_perf_record *perf_out,
                        dike_err *e)
+{
+    return run_body(cfg, comm, given, out_path, NULL, out, perf_out, e);
+}
+
+/* Apply a resolved INI text (a checkpoint's) with dike_config_set, line by line. */
+static int config_from_text(dike_config *cfg, const char *text, const char *origin, dike_err *e)
+{
+    char *copy = dike_xstrdup(text), section[128] = "";
+    int rc = 0, line = 0;
+    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        while (*l == ' ' || *l == '\t')
+            l++;
+        if (!*l || *l == ';' || *l == '#')
+            continue;
+        if (*l == '[') {
+            char *end = strchr(l, ']');
+            if (end) {
+                *end = 0;
+                snprintf(section, sizeof section, "%s", l + 1);
+            }
+            continue;
+        }
+        char *eq = strchr(l, '=');
+        if (!eq)
+            continue;
+        char *k = l, *v = eq + 1, *kend = eq;
+        while (kend > k && (kend[-1] == ' ' || kend[-1] == '\t'))
+            kend--;
+        *kend = 0;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        size_t n = strlen(section) + strlen(k) + strlen(v) + 3;
+        char *assign = dike_xmalloc(n), where[256];
+        snprintf(assign, n, "%s.%s=%s", section, k, v);
+        snprintf(where, sizeof where, "%s: config line %d", origin, line);
+        rc = dike_config_set(cfg, assign, where, e);
+        free(assign);
+    }
+    free(copy);
+    return rc;
+}
+
+int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
+                int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
+                dike_perf_record *perf_out, dike_err *e)
+{
+    char *text = NULL;
+    int rank, rc;
+    MPI_Comm_rank(comm, &rank);
+    memset(out, 0, sizeof *out);
+    dike_config_defaults(cfg);
+    rc = dike_checkpoint_config(ckpt, &text, e);
+    if (!rc)
+        rc = config_from_text(cfg, text, ckpt, e);
+    free(text);
+    /* the testing injections were what stopped the run; they do not carry over */
+    cfg->engine_inject_stop_s = 0;
+    cfg->engine_inject_fatal_rank = -1;
+    if (!rc && adjust)
+        rc = adjust(cfg, ctx, e);
+    /* every rank read the same file; agree anyway, so nobody runs alone */
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
+    if (rc) {
+        if (rc != e->code)
+            dike_err_set(e, rc, "%s: cannot read the checkpoint on every rank", ckpt);
+        return rc;
+    }
+    return run_body(cfg, comm, NULL, cfg->run_out, ckpt, out, perf_out, e);
+}
+
+static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
+                    const char *out_path, const char *resume, dike_results *out,
+                    dike_perf_record *perf_out, dike_err *e)
 {
     int rank, nranks, rc = 0;
     MPI_Comm_rank(comm, &rank);
@@ -95,8 +174,25 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
     dike_part_block(&layout, rank, &first, &n);
     dike_part_init(&part, &cl, cfg, first, n);
 
-    dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout,
-                     (size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank, &perf);
+    const dike_workload *used = given ? given : &w;
+    char sha[65] = "";
+    if (rank == 0)
+        snprintf(sha, sizeof sha, "%s", used->sha256);
+    MPI_Bcast(sha, sizeof sha, MPI_CHAR, 0, comm);
+    if (resume && (rc = dike_checkpoint_restore(resume, comm, rank == 0 ? &s : NULL, &part, &layout,
+                                                sha, e)))
+        goto out;
+
+    char ckpt_path[DIKE_STR_MAX + 16];
+    if (cfg->run_checkpoint[0])
+        snprintf(ckpt_path, sizeof ckpt_path, "%s", cfg->run_checkpoint);
+    else
+        snprintf(ckpt_path, sizeof ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
+    dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
+                           dike_time_from_s(cfg->run_checkpoint_every_s),
+                           dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, cfg, sha};
+    if ((rc = dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout, &wo, &perf, e)))
+        goto out;
 
     if (rank == 0) {
         dike_coord_results(&s, out);
@@ -107,7 +203,6 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
         m->seed = cfg->run_seed;
         m->ranks = nranks;
         m->config_text = dike_config_to_ini(cfg);
-        const dike_workload *used = given ? given : &w;
         snprintf(m->trace_path, sizeof m->trace_path, "%s", used->source);
         snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", used->sha256);
     }

@@ -8,6 +8,9 @@
  * job events. */
 #include "engine/window.h"
 
+#include "dike/run.h"
+#include "engine/checkpoint.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +57,12 @@ static void deliver_reports(dike_sched *s, const char *buf, size_t len)
     }
 }
 
-void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
-                      size_t window_actions, int inject_fatal_rank, dike_perf_record *perf)
+volatile sig_atomic_t dike_stop_requested = 0;
+
+int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
+                     const dike_window_opts *o, dike_perf_record *perf, dike_err *e)
 {
+    int status = 0;
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
@@ -75,18 +81,31 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
     size_t rep_len = 0, rep_cap = 0, rep_all_cap = 0;
     double t_start = MPI_Wtime(), t_comm = 0;
 
-    int64_t in[2], out[2];
+    int64_t in[4], out[4];
     in[0] = dike_part_next_time(p);
-    in[1] = 0;
+    in[1] = in[2] = in[3] = 0;
     double t0 = MPI_Wtime();
-    CHECK_MPI(MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm));
+    CHECK_MPI(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm));
     t_comm += MPI_Wtime() - t0;
     dike_time horizon = out[0];
+    /* Periodic checkpoints fall on multiples of ckpt_every; after a resume, the next one. */
+    dike_time next_ckpt = DIKE_TIME_INF;
+    if (rank == 0 && o->ckpt_every > 0)
+        next_ckpt = (s->now / o->ckpt_every + 1) * o->ckpt_every;
+    dike_time stop_at = o->stop_at > 0 && (rank != 0 || o->stop_at > s->now) ? o->stop_at : DIKE_TIME_INF;
 
     for (;;) {
         int reached = 0; /* rank 0 has processed every event before the horizon */
+        int ckpt_due = 0;
         if (rank == 0) {
-            dike_coord_run(s, horizon, window_actions);
+            /* The window also ends at the next checkpoint time (the state is consistent at every
+             * window boundary, and the boundary does not change any result). */
+            dike_time end = horizon < next_ckpt ? horizon : next_ckpt;
+            dike_coord_run(s, end < stop_at ? end : stop_at, o->window_actions);
+            if (next_ckpt != DIKE_TIME_INF && !dike_coord_done(s) && dike_coord_next_time(s) >= next_ckpt) {
+                ckpt_due = 1;
+                next_ckpt += o->ckpt_every;
+            }
             reached = horizon != DIKE_TIME_INF && dike_coord_next_time(s) >= horizon;
             if (!dike_coord_done(s) && dike_coord_next_time(s) == DIKE_TIME_INF &&
                 horizon == DIKE_TIME_INF)
@@ -116,7 +135,7 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
         }
         CHECK_MPI(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine[0], act_type, 0, comm));
         t_comm += MPI_Wtime() - t0;
-        if (rank == inject_fatal_rank)
+        if (rank == o->inject_fatal_rank)
             dike_fatal("injected failure (engine.inject_fatal_rank = %d)", rank);
         dike_part_apply(p, recv, (size_t)mine[0]);
         if (rank == 0)
@@ -150,11 +169,18 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
                 deliver_reports(s, rep_all, total);
         }
 
-        /* 3. next horizon; "continue" travels as -1 so one MIN carries both */
+        /* 3. next horizon; flags travel as -1 so one MIN carries them all: continue (rank 0
+         * not done), checkpoint due (rank 0), stop requested (any rank: Slurm signals them all) */
         in[0] = dike_part_next_time(p);
         in[1] = (rank == 0 && !dike_coord_done(s)) ? -1 : 0;
+        in[2] = ckpt_due ? -1 : 0;
+        in[3] = dike_stop_requested ||
+                        (rank == 0 && stop_at != DIKE_TIME_INF && !dike_coord_done(s) &&
+                         dike_coord_next_time(s) >= stop_at)
+                    ? -1
+                    : 0;
         t0 = MPI_Wtime();
-        CHECK_MPI(MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm));
+        CHECK_MPI(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm));
         t_comm += MPI_Wtime() - t0;
         perf->messages++;
         perf->bytes_sent += sizeof in;
@@ -162,8 +188,22 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
         horizon = out[0];
         if (out[1] == 0)
             break;
+        if (out[2] || out[3]) {
+            double tc = MPI_Wtime();
+            int rc = dike_checkpoint_write(o->ckpt_path, comm, s, p, o->cfg, o->trace_sha256, e);
+            t_comm += MPI_Wtime() - tc;
+            if (rc) {
+                status = rc;
+                break;
+            }
+            if (out[3]) {
+                status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; checkpoint written to %s "
+                                      "(continue with: dike-emu resume %s)", o->ckpt_path, o->ckpt_path);
+                break;
+            }
+        }
     }
-    for (uint32_t i = 0; i < p->n; i++)
+    for (uint32_t i = 0; i < p->n && !status; i++)
         if (p->free[i] != dike_cluster_node_gpus(p->cl, p->first + i))
             dike_fatal("node %u ends with %u of %u GPUs free", p->first + i, p->free[i],
                        dike_cluster_node_gpus(p->cl, p->first + i));
@@ -186,4 +226,5 @@ void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_par
     free(rep);
     free(rep_all);
     MPI_Type_free(&act_type);
+    return status;
 }

@@ -6,9 +6,21 @@
 #include "engine/coord.h"
 #include "engine/partition.h"
 
-/** Run the emulation to the end. @p s is the coordinator on rank 0 (NULL elsewhere); @p p is
- *  this rank's node block. Fills @p perf with this rank's counters. */
-void dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
-                      size_t window_actions, int inject_fatal_rank, dike_perf_record *perf);
+/** What the loop needs besides the state. */
+typedef struct dike_window_opts {
+    size_t window_actions;      /**< engine.window_actions */
+    int inject_fatal_rank;      /**< engine.inject_fatal_rank */
+    dike_time ckpt_every;       /**< simulated time between checkpoints, 0 = on request only */
+    dike_time stop_at;          /**< testing: stop as on a signal at this simulated time, 0 = never */
+    const char *ckpt_path;      /**< where checkpoints go */
+    const dike_config *cfg;     /**< stored in checkpoints */
+    const char *trace_sha256;   /**< stored in checkpoints, checked on resume */
+} dike_window_opts;
+
+/** Run the emulation to the end (or until a stop request, after a checkpoint: DIKE_ESTOPPED).
+ *  @p s is the coordinator on rank 0 (NULL elsewhere); @p p is this rank's node block. Fills
+ *  @p perf with this rank's counters. Returns the same status on every rank. */
+int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part_layout *l,
+                     const dike_window_opts *o, dike_perf_record *perf, dike_err *e);
 
 #endif

@@ -169,6 +169,10 @@ static const key_def keys[] = {
     {"run", "seed", KEY_INT, FIELD(run_seed), "1", AT_LEAST(0, INFINITY), NULL,
      "seed of every random stream"},
     {"run", "out", KEY_STRING, FIELD(run_out), "dike-emu.h5", ANY, NULL, "output HDF5 file"},
+    {"run", "checkpoint_every_s", KEY_DOUBLE, FIELD(run_checkpoint_every_s), "0", AT_LEAST(0, 1e15), NULL,
+     "write a checkpoint every this many simulated seconds (0 = only on SIGTERM/SIGUSR1)"},
+    {"run", "checkpoint", KEY_STRING, FIELD(run_checkpoint), "", ANY, NULL,
+     "checkpoint file (default: the output path + `.ckpt.h5`)"},
 
     {"output", "timeseries_interval_s", KEY_DOUBLE, FIELD(output_timeseries_interval_s), "300",
      ABOVE(0, SECONDS_MAX), NULL, "sampling interval of /timeseries, s"},
@@ -178,6 +182,8 @@ static const key_def keys[] = {
 
     {"engine", "window_actions", KEY_INT, FIELD(engine_window_actions), "65536", AT_LEAST(1, INT32_MAX),
      NULL, "actions the coordinator buffers before it ends a window"},
+    {"engine", "inject_stop_s", KEY_DOUBLE, FIELD(engine_inject_stop_s), "0", AT_LEAST(0, 1e15), NULL,
+     "testing: behave as if SIGTERM arrived when the simulated time reaches this, s (0 = never)"},
     {"engine", "inject_fatal_rank", KEY_INT, FIELD(engine_inject_fatal_rank), "-1", AT_LEAST(-1, 1e6),
      NULL, "testing: this rank stops with a fatal error in its first window (-1 = none)"},
     {"engine", "coordinator_owns_nodes", KEY_STRING, FIELD(engine_coordinator_owns_nodes), "auto", ANY,

@@ -279,7 +279,6 @@ typedef struct reader {
     const dike__trace_format *fmt;
     char *const *paths; /**< files being read */
     id_set seen;
-    size_t rows;        /**< data rows seen in all files */
 } reader;
 
 /* Split @p s at commas into at most @p max trimmed fields; returns the number of fields found
@@ -486,7 +485,6 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
             have_header = true;
             continue;
         }
-        rd->rows++;
         dike__trace_row r = {.gpu_type = -1};
         size_t n = 0;
         if (has_nul) {

@@ -18,3 +18,11 @@ add_test(NAME mpi_span_abort
 set_tests_properties(mpi_span_abort PROPERTIES
   ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
   LABELS "mpi" PROCESSORS 2 TIMEOUT 120)
+
+#   mpi_checkpoint   checkpoint/resume equals an uninterrupted run (any policy, any rank count)
+add_test(NAME mpi_checkpoint
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/checkpoint.sh $<TARGET_FILE:dike-emu>
+                 ${MPIEXEC_NUMPROC_FLAG} ${DIKE_MPIEXEC})
+set_tests_properties(mpi_checkpoint PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi;checkpoint" PROCESSORS 2 TIMEOUT 300)

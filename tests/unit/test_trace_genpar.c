@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#define HDR "u_id,user,gpu_num,interval,run_time\n"
+#define HDR "user,u_id,gpu_num,interval,run_time\n" /* any column order */
 
 static void test_invented(void **state)
 {
@@ -55,11 +55,11 @@ static void test_clock(void **state)
     tt_expect_error(bad, "auto", &cl, false, 3, "field 'interval': must be >= 0 (got '-5')");
     tt_expect_error(bad, "auto", &cl, true, 3, "field 'interval': must be >= 0 (got '-5')");
     /* So does a row whose fields cannot be split. */
-    char *p = tt_write_tmp(HDR "0,a,1,0,10\n1,a,1,10\n2,a,1,5,10\n");
+    char *p = tt_write_tmp(HDR "a,0,1,0,10\na,1,1,10\na,2,1,5,10\n");
     tt_expect_error(p, "gen-parallel", &cl, true, 3, "4 fields, the header has 5 (fields cannot contain commas)");
     tt_drop_tmp(p);
     /* A skipped row still moves the clock: 0, (10: zero run_time, skipped), 15. */
-    p = tt_write_tmp(HDR "0,a,1,0,10\n1,a,1,10,0\n2,a,1,5,10\n");
+    p = tt_write_tmp(HDR "a,0,1,0,10\na,1,1,10,0\na,2,1,5,10\n");
     tt_expect_error(p, "gen-parallel", &cl, false, 3, "field 'run_time': must be > 0 (got '0')");
     tt_read(p, "gen-parallel", &cl, true, &w);
     assert_int_equal(w.njobs, 2);
@@ -68,7 +68,7 @@ static void test_clock(void **state)
     dike_workload_free(&w);
     tt_drop_tmp(p);
     /* Duplicate u_id, and a gang above the cluster. */
-    p = tt_write_tmp(HDR "0,a,1,0,10\n0,b,1,1,10\n1,c,600,1,10\n");
+    p = tt_write_tmp(HDR "a,0,1,0,10\nb,0,1,1,10\nc,1,600,1,10\n");
     tt_expect_error(p, "gen-parallel", &cl, false, 3, "field 'u_id': duplicate job id 0 (first on line 2)");
     tt_read(p, "gen-parallel", &cl, true, &w);
     assert_int_equal(w.njobs, 1);
@@ -77,7 +77,7 @@ static void test_clock(void **state)
     dike_workload_free(&w);
     tt_drop_tmp(p);
     /* Only CPU-only rows: no job. */
-    p = tt_write_tmp(HDR "0,a,0,0,10\n");
+    p = tt_write_tmp(HDR "a,0,0,0,10\n");
     tt_expect_error(p, "gen-parallel", &cl, false, 0, "no valid jobs (1 rows skipped, some without GPUs)");
     tt_drop_tmp(p);
 }

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,14 @@
 #include "dike/workload.h"
 
 #define US(s) ((dike_time)((s) * 1000000LL)) /* whole seconds to dike_time */
+
+/* |a - b| <= eps for doubles (cmocka's assert_float_equal works in float). */
+#define tt_near(a, b, eps)                                                                        \
+    do {                                                                                          \
+        double a_ = (a), b_ = (b);                                                                \
+        if (!(fabs(a_ - b_) <= (eps)))                                                            \
+            fail_msg("%s = %.17g, expected %.17g (+- %g)", #a, a_, b_, (double)(eps));            \
+    } while (0)
 
 /* defaults + "section.key=value" assignments (NULL-terminated), then the cluster. */
 static inline void tt_config(dike_config *c, const char *const *sets)

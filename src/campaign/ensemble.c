@@ -1,0 +1,282 @@
+/* One mpirun, many emulations: MPI_COMM_WORLD is split into groups of R consecutive ranks, and
+ * each group runs points of the grid with dike_run over its own communicator until none is left.
+ *
+ * The shared queue is one 64-bit counter in an MPI window on world rank 0. A group's leader (its
+ * rank 0) takes the next point with MPI_Fetch_and_op(+1) under a shared lock and broadcasts it in
+ * the group. Why a counter and not a dispatcher rank: a dispatcher would idle one rank (or one
+ * group) for the whole campaign, while the counter costs one atomic per point. Passive-target
+ * atomics need no action from rank 0, which is busy running its own group's points; with Open
+ * MPI's shared-memory and RDMA transports (osc/sm, osc/rdma, osc/ucx) they complete on their own.
+ * (Over plain TCP Open MPI may serve the request only when rank 0 next enters MPI, i.e. within
+ * its current point; that delays a group, it never loses or repeats a point.)
+ *
+ * Determinism: a point's results depend only on its configuration (dike_run's /jobs is identical
+ * for any rank count), so which group runs it, and R, do not change them. Only the order in
+ * which points finish does.
+ *
+ * Failures: dike_run returns the same status on every rank of the group, so a point with bad
+ * input is recorded as failed and its group takes the next point. A point that hits dike_fatal
+ * ends the whole mpirun (MPI_Abort); completed points keep their outputs, and the rerun skips
+ * them. Slurm job arrays isolate points from each other instead (docs/campaigns.md). */
+#include "campaign/campaign_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dike/run.h"
+
+/* Rank 0's setup status to every rank, so all leave together. */
+static int share_status(MPI_Comm world, int rc, dike_err *e)
+{
+    MPI_Bcast(&rc, 1, MPI_INT, 0, world);
+    if (rc) {
+        char msg[sizeof e->msg];
+        memcpy(msg, e->msg, sizeof msg);
+        MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, world);
+        dike_err_set(e, rc, "%s", msg);
+    }
+    return rc;
+}
+
+/* Run one point over @p group; the leader records the outcome in @p r. Returns dike_run's status
+ * (the same on every rank of the group). */
+static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, int ngroups,
+                      const dike_campaign_opts *o, dike__point_result *r)
+{
+    int grank, gsize;
+    MPI_Comm_rank(group, &grank);
+    MPI_Comm_size(group, &gsize);
+    dike_config *cfg = dike_xmalloc(sizeof *cfg);
+    dike_results res;
+    dike_err pe = {0};
+    memset(&res, 0, sizeof res);
+    double t0 = MPI_Wtime();
+    /* The grid was checked at load, so building the configuration fails only if the output path
+     * is too long; every rank of the group computes the same answer. */
+    int rc = dike_grid_point_config(g, i, cfg, &pe);
+    if (!rc)
+        rc = dike_run(cfg, group, cfg->run_out, &res, NULL, &pe);
+    double wall = MPI_Wtime() - t0;
+    if (grank == 0) {
+        memset(r, 0, sizeof *r);
+        r->index = (int64_t)i;
+        r->status = rc == DIKE_ESTOPPED ? DIKE_POINT_PENDING : rc ? DIKE_POINT_FAILED : DIKE_POINT_DONE;
+        r->ranks = gsize;
+        r->group = color;
+        r->ran = 1;
+        r->wall_seconds = wall;
+        char name[DIKE_GRID_POINT_NAME_MAX];
+        dike_grid_point_name(g, i, name, sizeof name);
+        if (rc == DIKE_ESTOPPED) {
+            /* Interrupted (SIGTERM at a Slurm time limit, SIGUSR1): not a failure; the rerun
+             * starts the point again. */
+            snprintf(r->error, sizeof r->error, "%s", pe.msg);
+            fprintf(stderr, "dike-emu: campaign point %zu (%s) stopped: %s\n", i, name, pe.msg);
+            fflush(stderr);
+        } else if (rc) {
+            snprintf(r->error, sizeof r->error, "%s", pe.msg);
+            dike_err we = {0};
+            if (dike__failure_write(g, i, r, &we))
+                fprintf(stderr, "dike-emu: campaign: %s\n", we.msg);
+            fprintf(stderr, "dike-emu: campaign point %zu (%s) failed: %s\n", i, name, pe.msg);
+            fflush(stderr);
+        } else {
+            dike__failure_clear(g, i);
+            dike_results_free(&res);
+            if (!o->quiet) {
+                printf("campaign: point %zu/%zu done in %.2f s (group %d/%d, %d rank%s): %s\n", i,
+                       g->npoints, wall, color, ngroups, gsize, gsize == 1 ? "" : "s", cfg->run_out);
+                fflush(stdout);
+            }
+        }
+    }
+    free(cfg);
+    return rc;
+}
+
+int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm world,
+                      dike_campaign_stats *st, dike_err *e)
+{
+    int wrank, wsize, rc = 0;
+    MPI_Comm_rank(world, &wrank);
+    MPI_Comm_size(world, &wsize);
+    double t0 = MPI_Wtime();
+    int R = o->ranks_per_run > 0 ? o->ranks_per_run : (int)g->ranks_per_run;
+    memset(st, 0, sizeof *st);
+    st->points = g->npoints;
+
+    /* Setup on rank 0: the folder, and which of the asked-for points are already complete. */
+    dike__point_result *known = NULL;
+    uint64_t *todo = NULL, ntodo = 0, nskip = 0;
+    if (wrank == 0) {
+        if (R < 1 || wsize % R != 0)
+            rc = dike_err_set(e, DIKE_EINVAL, "campaign: %d MPI rank%s do not split into groups of %d "
+                              "(--ranks-per-run; -np must be a multiple of it)", wsize, wsize == 1 ? "" : "s", R);
+        if (!rc)
+            rc = dike__mkdirs(g->out_dir, e);
+        if (!rc) {
+            known = dike_xcalloc(g->npoints, sizeof *known);
+            todo = dike_xcalloc(g->npoints, sizeof *todo);
+            for (size_t i = 0; i < g->npoints; i++) {
+                dike__point_result *r = &known[i];
+                r->index = (int64_t)i;
+                r->status = -1; /* not asked for: the manifest looks on disk */
+                r->group = -1;
+                r->wall_seconds = -1;
+                if (o->select && !o->select[i])
+                    continue;
+                char out[DIKE_STR_MAX + 256];
+                double wall = -1;
+                int ranks = 0;
+                dike_grid_point_output(g, i, out, sizeof out);
+                if (dike_campaign_output_complete(out, &wall, &ranks)) {
+                    r->status = DIKE_POINT_SKIPPED;
+                    r->wall_seconds = wall;
+                    r->ranks = ranks;
+                    nskip++;
+                } else {
+                    todo[ntodo++] = i;
+                }
+            }
+        }
+    }
+    if (share_status(world, rc, e)) {
+        free(known);
+        free(todo);
+        return rc;
+    }
+    MPI_Bcast(&ntodo, 1, MPI_UINT64_T, 0, world);
+    if (wrank != 0)
+        todo = dike_xcalloc(ntodo, sizeof *todo);
+    if (ntodo)
+        MPI_Bcast(todo, (int)ntodo, MPI_UINT64_T, 0, world);
+
+    int color = wrank / R, ngroups = wsize / R, grank;
+    MPI_Comm group;
+    MPI_Comm_split(world, color, wrank, &group);
+    MPI_Comm_rank(group, &grank);
+    if (wrank == 0 && !o->quiet) {
+        printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+               g->name, g->npoints, (unsigned long long)ntodo, (unsigned long long)nskip, ngroups,
+               ngroups == 1 ? "" : "s", R, R == 1 ? "" : "s");
+        fflush(stdout);
+    }
+
+    dike__point_result *mine = NULL;
+    size_t nmine = 0;
+    int stopped = 0;
+    if (ntodo) {
+        int64_t *counter = NULL;
+        MPI_Win win;
+        MPI_Win_allocate(wrank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t), MPI_INFO_NULL,
+                         world, &counter, &win);
+        if (wrank == 0) {
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+            *counter = 0;
+            MPI_Win_unlock(0, win);
+        }
+        MPI_Barrier(world);
+        if (grank == 0)
+            mine = dike_xcalloc(ntodo, sizeof *mine);
+        for (;;) {
+            int64_t k = -1;
+            /* A stop request (SIGTERM, SIGUSR1) ends the campaign after the current points; the
+             * leader decides for its group, so the group leaves together. */
+            if (grank == 0 && !dike_stop_requested) {
+                const int64_t one = 1;
+                MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+                MPI_Fetch_and_op(&one, &k, MPI_INT64_T, 0, 0, MPI_SUM, win);
+                MPI_Win_unlock(0, win);
+            }
+            MPI_Bcast(&k, 1, MPI_INT64_T, 0, group);
+            if (k < 0) {
+                stopped = 1;
+                break;
+            }
+            if ((uint64_t)k >= ntodo)
+                break;
+            int prc = run_point(g, (size_t)todo[k], group, color, ngroups, o, grank == 0 ? &mine[nmine] : NULL);
+            nmine += grank == 0;
+            if (prc == DIKE_ESTOPPED) {
+                stopped = 1;
+                break;
+            }
+        }
+        MPI_Win_free(&win);
+    }
+
+    /* Every leader's outcomes to world rank 0, which writes the manifest. */
+    int count = (int)nmine, *counts = NULL, *displs = NULL;
+    if (wrank == 0) {
+        counts = dike_xcalloc((size_t)wsize, sizeof *counts);
+        displs = dike_xcalloc((size_t)wsize, sizeof *displs);
+    }
+    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, world);
+    dike__point_result *all = NULL;
+    if (wrank == 0) {
+        int total = 0;
+        for (int r = 0; r < wsize; r++) {
+            displs[r] = total * (int)sizeof *all;
+            total += counts[r];
+            counts[r] *= (int)sizeof *all;
+        }
+        all = dike_xcalloc((size_t)total, sizeof *all);
+    }
+    MPI_Gatherv(mine, count * (int)sizeof *mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, world);
+
+    MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, world);
+    uint64_t stats[6] = {0};
+    if (wrank == 0) {
+        for (int r = 0, k = 0; r < wsize; r++)
+            for (int j = 0; j < counts[r] / (int)sizeof *all; j++, k++)
+                known[all[k].index] = all[k];
+        dike__invocation inv = {o->select ? "points" : "ensemble", wsize, R, ngroups, MPI_Wtime() - t0};
+        dike_err me = {0};
+        if (dike__manifest_write(g, known, &inv, st, NULL, true, &me))
+            fprintf(stderr, "dike-emu: campaign: %s\n", me.msg);
+        stats[0] = st->done, stats[1] = st->skipped, stats[2] = st->failed, stats[3] = st->pending;
+        stats[4] = st->ran;
+        /* Failures of this invocation only: a failed point not asked for is not this run's failure. */
+        for (size_t i = 0; i < g->npoints; i++)
+            stats[5] += known[i].ran && known[i].status == DIKE_POINT_FAILED;
+        if (!o->quiet) {
+            printf("campaign %s: %zu points: %zu done, %zu skipped, %zu failed, %zu pending; ran %zu in "
+                   "%.2f s; manifest %s%scampaign.json\n", g->name, st->points, st->done, st->skipped,
+                   st->failed, st->pending, st->ran, inv.wall_seconds, g->out_dir,
+                   g->out_dir[strlen(g->out_dir) - 1] == '/' ? "" : "/");
+            fflush(stdout);
+        }
+    }
+    MPI_Bcast(stats, 6, MPI_UINT64_T, 0, world);
+    st->points = g->npoints;
+    st->done = stats[0], st->skipped = stats[1], st->failed = stats[2], st->pending = stats[3];
+    st->ran = stats[4];
+    st->ran_failed = stats[5];
+    st->stopped = stopped != 0;
+    st->wall_seconds = MPI_Wtime() - t0;
+
+    MPI_Comm_free(&group);
+    free(all);
+    free(counts);
+    free(displs);
+    free(mine);
+    free(known);
+    free(todo);
+    return 0;
+}
+
+int dike_campaign_status(const dike_grid *g, FILE *out, dike_campaign_stats *st, dike_err *e)
+{
+    dike__point_result *known = dike_xcalloc(g->npoints, sizeof *known);
+    for (size_t i = 0; i < g->npoints; i++)
+        known[i].status = -1;
+    struct dike__invocation inv = {"status", 1, 0, 0, -1};
+    /* Without the folder nothing ran yet: report, but create nothing. */
+    struct stat sb;
+    bool have_dir = stat(g->out_dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+    int rc = dike__manifest_write(g, known, &inv, st, out, have_dir, e);
+    free(known);
+    return rc;
+}

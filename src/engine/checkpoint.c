@@ -1,0 +1,571 @@
+/* Checkpoint and resume: byte blobs in one HDF5 file. */
+#include "engine/checkpoint.h"
+
+#include "placement/capacity.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CKPT_FORMAT 1
+
+/* ---- a growable byte buffer with typed put/get ---- */
+
+typedef struct buf {
+    char *p;
+    size_t len, cap, pos;
+    int bad; /* a get ran past the end */
+} buf;
+
+static void put(buf *b, const void *v, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2 + 256;
+        b->p = dike_xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, v, n);
+    b->len += n;
+}
+
+static void get(buf *b, void *v, size_t n)
+{
+    if (b->pos + n > b->len) {
+        b->bad = 1;
+        memset(v, 0, n);
+        return;
+    }
+    memcpy(v, b->p + b->pos, n);
+    b->pos += n;
+}
+
+#define PUT(b, x) put((b), &(x), sizeof(x))
+#define GET(b, x) get((b), &(x), sizeof(x))
+
+/* ---- coordinator ---- */
+
+static void save_job(buf *b, const dike_job *j)
+{
+    PUT(b, j->state); PUT(b, j->type); PUT(b, j->level); PUT(b, j->epoch); PUT(b, j->seq);
+    PUT(b, j->first_start); PUT(b, j->run_start); PUT(b, j->progress_start); PUT(b, j->finish);
+    PUT(b, j->last_stop); PUT(b, j->remaining); PUT(b, j->rate); PUT(b, j->held_us);
+    PUT(b, j->rate_gpu_us); PUT(b, j->attained_gpu_s); PUT(b, j->area_at_submit); PUT(b, j->navg);
+    PUT(b, j->preemptions); PUT(b, j->restarts); PUT(b, j->lost_gpu_s); PUT(b, j->migrations);
+    PUT(b, j->nslices); PUT(b, j->last_sig);
+    put(b, j->slices, j->nslices * sizeof *j->slices);
+}
+
+static void load_job(buf *b, dike_job *j)
+{
+    GET(b, j->state); GET(b, j->type); GET(b, j->level); GET(b, j->epoch); GET(b, j->seq);
+    GET(b, j->first_start); GET(b, j->run_start); GET(b, j->progress_start); GET(b, j->finish);
+    GET(b, j->last_stop); GET(b, j->remaining); GET(b, j->rate); GET(b, j->held_us);
+    GET(b, j->rate_gpu_us); GET(b, j->attained_gpu_s); GET(b, j->area_at_submit); GET(b, j->navg);
+    GET(b, j->preemptions); GET(b, j->restarts); GET(b, j->lost_gpu_s); GET(b, j->migrations);
+    GET(b, j->nslices); GET(b, j->last_sig);
+    if (j->nslices > j->spec->num_gpus) {
+        b->bad = 1;
+        j->nslices = 0;
+    }
+    get(b, j->slices, j->nslices * sizeof *j->slices);
+}
+
+static void save_coord(buf *b, dike_sched *s)
+{
+    const dike_workload *w = s->w;
+    uint64_t njobs = w->njobs, nten = w->ntenants;
+    PUT(b, njobs); PUT(b, nten);
+    PUT(b, s->now); PUT(b, s->next_arrival); PUT(b, s->round_seq); PUT(b, s->round_pending);
+    PUT(b, s->busy_gpus); PUT(b, s->queued); PUT(b, s->running); PUT(b, s->active);
+    PUT(b, s->finished); PUT(b, s->area); PUT(b, s->area_t); PUT(b, s->next_sample);
+    PUT(b, s->preemptions); PUT(b, s->migrations); PUT(b, s->events); PUT(b, s->stale_events);
+    PUT(b, s->decisions); PUT(b, s->decide_seconds); PUT(b, s->node_failures); PUT(b, s->tick);
+    put(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
+    put(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
+    uint64_t ns = s->ts.n;
+    PUT(b, ns);
+    put(b, s->ts.time, ns * sizeof *s->ts.time);
+    put(b, s->ts.busy_gpus, ns * sizeof *s->ts.busy_gpus);
+    put(b, s->ts.queued, ns * sizeof *s->ts.queued);
+    put(b, s->ts.running, ns * sizeof *s->ts.running);
+    put(b, s->ts.tenant_gpus, ns * nten * sizeof *s->ts.tenant_gpus);
+    for (size_t i = 0; i < w->njobs; i++)
+        save_job(b, &s->jobs[i]);
+    /* the event heap, in array order (the order is rebuilt by pushing) */
+    uint64_t nev = s->heap.n;
+    PUT(b, nev);
+    for (size_t i = 0; i < s->heap.n; i++) {
+        const dike_event *ev = s->heap.a[i].ev;
+        PUT(b, ev->time); PUT(b, ev->entity); PUT(b, ev->seq); PUT(b, ev->data);
+        PUT(b, ev->phase); PUT(b, ev->kind);
+    }
+    uint64_t nfail = s->nfail;
+    PUT(b, nfail);
+    for (size_t i = 0; i < s->nfail; i++) {
+        uint32_t present = s->fail_jobs[i] != NULL || s->fail_njobs[i] == 0;
+        uint32_t n = s->fail_jobs[i] ? s->fail_njobs[i] : 0;
+        PUT(b, present); PUT(b, n);
+        put(b, s->fail_jobs[i], n * sizeof(uint32_t));
+    }
+    put(b, s->cap->down, s->cl->nodes);
+    /* The order of nodes inside each free-count bucket depends on history and decides which node
+     * a placement picks first, so it is saved as it is, not rebuilt. */
+    size_t nb = (size_t)s->cl->ntypes * (s->cap->gpn + 1);
+    put(b, s->cap->head, nb * sizeof *s->cap->head);
+    put(b, s->cap->next, s->cl->nodes * sizeof *s->cap->next);
+    put(b, s->cap->prev, s->cl->nodes * sizeof *s->cap->prev);
+    uint64_t plen = 0;
+    void *blob = s->pol->save ? s->pol->save(s->pol_state, &plen) : NULL;
+    PUT(b, plen);
+    put(b, blob, plen);
+    free(blob);
+}
+
+static int load_coord(buf *b, dike_sched *s, dike_err *e)
+{
+    const dike_workload *w = s->w;
+    uint64_t njobs, nten;
+    GET(b, njobs); GET(b, nten);
+    if (njobs != w->njobs || nten != w->ntenants)
+        return dike_err_set(e, DIKE_EINVAL, "checkpoint: %llu jobs and %llu tenants, the workload has %zu and %u",
+                            (unsigned long long)njobs, (unsigned long long)nten, w->njobs, w->ntenants);
+    /* drop what dike_coord_init queued (the first arrival) */
+    dike_event *ev;
+    while ((ev = dike_heap_pop(&s->heap)))
+        dike_pool_put(&s->pool, ev);
+    GET(b, s->now); GET(b, s->next_arrival); GET(b, s->round_seq); GET(b, s->round_pending);
+    GET(b, s->busy_gpus); GET(b, s->queued); GET(b, s->running); GET(b, s->active);
+    GET(b, s->finished); GET(b, s->area); GET(b, s->area_t); GET(b, s->next_sample);
+    GET(b, s->preemptions); GET(b, s->migrations); GET(b, s->events); GET(b, s->stale_events);
+    GET(b, s->decisions); GET(b, s->decide_seconds); GET(b, s->node_failures); GET(b, s->tick);
+    get(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
+    get(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
+    uint64_t ns;
+    GET(b, ns);
+    if (b->bad || ns > b->len)
+        return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
+    for (uint64_t i = 0; i < ns; i++)
+        dike_timeseries_push(&s->ts, 0, 0, 0, 0);
+    get(b, s->ts.time, ns * sizeof *s->ts.time);
+    get(b, s->ts.busy_gpus, ns * sizeof *s->ts.busy_gpus);
+    get(b, s->ts.queued, ns * sizeof *s->ts.queued);
+    get(b, s->ts.running, ns * sizeof *s->ts.running);
+    get(b, s->ts.tenant_gpus, ns * nten * sizeof *s->ts.tenant_gpus);
+    for (size_t i = 0; i < w->njobs; i++)
+        load_job(b, &s->jobs[i]);
+    uint64_t nev;
+    GET(b, nev);
+    for (uint64_t i = 0; i < nev && !b->bad; i++) {
+        ev = dike_pool_get(&s->pool);
+        memset(ev, 0, sizeof *ev);
+        GET(b, ev->time); GET(b, ev->entity); GET(b, ev->seq); GET(b, ev->data);
+        GET(b, ev->phase); GET(b, ev->kind);
+        dike_heap_push(&s->heap, ev);
+    }
+    /* failure reports whose events are still in the heap (the event's data is the index) */
+    uint64_t nfail;
+    GET(b, nfail);
+    if (nfail > b->len)
+        b->bad = 1;
+    s->fail_cap = s->nfail = b->bad ? 0 : (size_t)nfail;
+    s->fail_jobs = dike_xcalloc(s->fail_cap + 1, sizeof *s->fail_jobs);
+    s->fail_njobs = dike_xcalloc(s->fail_cap + 1, sizeof *s->fail_njobs);
+    for (size_t i = 0; i < s->nfail && !b->bad; i++) {
+        uint32_t present, n;
+        GET(b, present); GET(b, n);
+        if (n > w->njobs) {
+            b->bad = 1;
+            break;
+        }
+        if (n) {
+            s->fail_jobs[i] = dike_xmalloc(n * sizeof(uint32_t));
+            get(b, s->fail_jobs[i], n * sizeof(uint32_t));
+        }
+        s->fail_njobs[i] = present ? n : 0;
+    }
+    uint8_t *down = dike_xmalloc(s->cl->nodes + 1);
+    get(b, down, s->cl->nodes);
+    size_t nb = (size_t)s->cl->ntypes * (s->cap->gpn + 1);
+    uint32_t *head = dike_xmalloc((nb + 1) * sizeof *head);
+    uint32_t *next = dike_xmalloc((s->cl->nodes + 1) * sizeof *next);
+    uint32_t *prev = dike_xmalloc((s->cl->nodes + 1) * sizeof *prev);
+    get(b, head, nb * sizeof *head);
+    get(b, next, s->cl->nodes * sizeof *next);
+    get(b, prev, s->cl->nodes * sizeof *prev);
+    uint64_t plen;
+    GET(b, plen);
+    if (b->bad || plen > b->len - b->pos) {
+        free(down);
+        free(head);
+        free(next);
+        free(prev);
+        return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
+    }
+    /* capacity: running jobs hold their slices, failed nodes are down */
+    for (size_t i = 0; i < w->njobs; i++) {
+        dike_job *j = &s->jobs[i];
+        if (j->state == DIKE_JOB_RUNNING)
+            for (uint32_t k = 0; k < j->nslices; k++)
+                dike_capacity_take(s->cap, j->slices[k].node, j->slices[k].gpus);
+    }
+    for (uint32_t n = 0; n < s->cl->nodes; n++)
+        if (down[n])
+            dike_capacity_set_down(s->cap, n);
+    free(down);
+    /* same buckets with the same members now; take their saved order */
+    memcpy(s->cap->head, head, nb * sizeof *head);
+    memcpy(s->cap->next, next, s->cl->nodes * sizeof *next);
+    memcpy(s->cap->prev, prev, s->cl->nodes * sizeof *prev);
+    free(head);
+    free(next);
+    free(prev);
+    /* the policy: per-job structures in submit order, then its own extra state */
+    for (size_t i = 0; i < w->njobs; i++) {
+        dike_job *j = &s->jobs[i];
+        if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
+            s->pol->restore_job(s->pol_state, s, j);
+    }
+    if (s->pol->load && s->pol->load(s->pol_state, b->p + b->pos, plen))
+        return dike_err_set(e, DIKE_EINVAL, "checkpoint: policy %s state does not match", s->pol->name);
+    b->pos += plen;
+    return 0;
+}
+
+/* ---- node ranks: one fixed record per node, then its job slots ---- */
+
+typedef struct node_rec {
+    uint32_t node, free, jobs_hosted, failures, down, seq, has_next, next_kind;
+    uint32_t next_seq, pad;
+    double busy_gpu_s;
+    dike_time next_time;
+    uint64_t rng[4];
+} node_rec;
+
+static void save_nodes(buf *b, const dike_part *p)
+{
+    /* the block's pending node events, by node */
+    dike_time *nt = dike_xcalloc(p->n + 1, sizeof *nt);
+    uint32_t *nk = dike_xcalloc(p->n + 1, sizeof *nk), *nseq = dike_xcalloc(p->n + 1, sizeof *nseq);
+    uint8_t *has = dike_xcalloc(p->n + 1, 1);
+    for (size_t i = 0; i < p->heap.n; i++) {
+        const dike_event *ev = p->heap.a[i].ev;
+        uint32_t k = ev->entity - p->first;
+        nt[k] = ev->time;
+        nk[k] = ev->kind;
+        nseq[k] = ev->seq;
+        has[k] = 1;
+    }
+    uint32_t gpn = p->cl->gpus_per_node;
+    for (uint32_t k = 0; k < p->n; k++) {
+        node_rec r;
+        memset(&r, 0, sizeof r);
+        r.node = p->first + k;
+        r.free = p->free[k];
+        r.jobs_hosted = p->jobs_hosted[k];
+        r.failures = p->failures[k];
+        r.busy_gpu_s = p->busy_gpu_s[k];
+        if (p->down) {
+            r.down = p->down[k];
+            r.seq = p->seq[k];
+            memcpy(r.rng, p->rng[k].s, sizeof r.rng);
+            r.has_next = has[k];
+            r.next_time = nt[k];
+            r.next_kind = nk[k];
+            r.next_seq = nseq[k];
+        }
+        PUT(b, r);
+        if (p->jobs)
+            put(b, &p->jobs[(size_t)k * gpn], gpn * sizeof *p->jobs);
+    }
+    free(nt);
+    free(nk);
+    free(nseq);
+    free(has);
+}
+
+static int load_nodes(buf *b, dike_part *p, int with_slots)
+{
+    uint32_t gpn = p->cl->gpus_per_node;
+    uint32_t *slots = dike_xmalloc((gpn + 1) * sizeof *slots);
+    for (uint32_t k = 0; k < p->n && !b->bad; k++) {
+        node_rec r;
+        GET(b, r);
+        if (with_slots)
+            get(b, slots, gpn * sizeof *slots);
+        if (r.node != p->first + k) {
+            b->bad = 1;
+            break;
+        }
+        p->free[k] = r.free;
+        p->jobs_hosted[k] = r.jobs_hosted;
+        p->failures[k] = r.failures;
+        p->busy_gpu_s[k] = r.busy_gpu_s;
+        if (p->down) {
+            p->down[k] = (uint8_t)r.down;
+            p->seq[k] = r.seq;
+            memcpy(p->rng[k].s, r.rng, sizeof r.rng);
+            memcpy(&p->jobs[(size_t)k * gpn], slots, gpn * sizeof *slots);
+        }
+    }
+    free(slots);
+    if (b->bad)
+        return -1;
+    if (!p->down)
+        return 0;
+    /* pending node events: the ones dike_part_init drew are replaced by the saved ones */
+    dike_event *ev;
+    while ((ev = dike_heap_pop(&p->heap)))
+        dike_pool_put(&p->pool, ev);
+    b->pos = 0;
+    for (uint32_t k = 0; k < p->n; k++) {
+        node_rec r;
+        GET(b, r);
+        if (with_slots)
+            b->pos += gpn * sizeof(uint32_t);
+        if (!r.has_next)
+            continue;
+        ev = dike_pool_get(&p->pool);
+        memset(ev, 0, sizeof *ev);
+        ev->time = r.next_time;
+        ev->kind = (uint8_t)r.next_kind;
+        ev->phase = r.next_kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE;
+        ev->entity = r.node;
+        ev->seq = r.next_seq;
+        dike_heap_push(&p->heap, ev);
+    }
+    return 0;
+}
+
+/* ---- HDF5 ---- */
+
+static int write_blob(hid_t file, const char *name, const void *p, size_t n)
+{
+    hsize_t dims[1] = {n};
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    hid_t ds = sp < 0 ? -1 : H5Dcreate2(file, name, H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = ds < 0 || (n && H5Dwrite(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, p) < 0);
+    if (ds >= 0) H5Dclose(ds);
+    if (sp >= 0) H5Sclose(sp);
+    return rc ? -1 : 0;
+}
+
+static int read_blob(hid_t file, const char *name, buf *b)
+{
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0)
+        return -1;
+    hid_t sp = H5Dget_space(ds);
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    memset(b, 0, sizeof *b);
+    b->p = dike_xmalloc((size_t)n + 1);
+    b->len = (size_t)n;
+    int rc = n > 0 && H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, b->p) < 0;
+    H5Sclose(sp);
+    H5Dclose(ds);
+    return rc ? -1 : 0;
+}
+
+static int write_str_attr(hid_t obj, const char *name, const char *v)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a < 0 || H5Awrite(a, t, &v) < 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return rc ? -1 : 0;
+}
+
+static char *read_str_attr(hid_t obj, const char *name)
+{
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0)
+        return NULL;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    char *v = NULL, *out = NULL;
+    if (H5Aread(a, t, &v) >= 0 && v) {
+        out = dike_xstrdup(v);
+        H5free_memory(v);
+    }
+    H5Tclose(t);
+    H5Aclose(a);
+    return out;
+}
+
+/* Gather every rank's node blob on rank 0, concatenated in rank order = node order. */
+static char *gather_nodes(MPI_Comm comm, const buf *mine, size_t *total)
+{
+    int rank, np;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &np);
+    int len = (int)mine->len;
+    int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
+    MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    size_t t = 0;
+    for (int r = 0; r < np; r++) {
+        displs[r] = (int)t;
+        t += (size_t)counts[r];
+    }
+    char *all = rank == 0 ? dike_xmalloc(t + 1) : NULL;
+    MPI_Gatherv(mine->p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    free(counts);
+    free(displs);
+    *total = t;
+    return all;
+}
+
+static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
+{
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    if (rc) {
+        MPI_Bcast(e->msg, (int)sizeof e->msg, MPI_CHAR, 0, comm);
+        e->code = rc;
+    }
+    return rc;
+}
+
+int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
+                          const dike_config *cfg, const char *trace_sha256, dike_err *e)
+{
+    int rank, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    buf nb = {0};
+    save_nodes(&nb, p);
+    size_t ntotal = 0;
+    char *nodes = gather_nodes(comm, &nb, &ntotal);
+    free(nb.p);
+    if (rank == 0) {
+        buf cb = {0};
+        save_coord(&cb, s);
+        char tmp[DIKE_STR_MAX + 64];
+        snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+        H5E_auto2_t old_fn;
+        void *old_data;
+        H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+        hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        char *conf = dike_config_to_ini(cfg);
+        int32_t fmt = CKPT_FORMAT;
+        int bad = f < 0;
+        if (!bad) {
+            hid_t sp = H5Screate(H5S_SCALAR);
+            hid_t a = H5Acreate2(f, "checkpoint_format", H5T_NATIVE_INT32, sp, H5P_DEFAULT, H5P_DEFAULT);
+            bad |= a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &fmt) < 0;
+            if (a >= 0) H5Aclose(a);
+            H5Sclose(sp);
+            bad |= write_str_attr(f, "config", conf) < 0;
+            bad |= write_str_attr(f, "trace_sha256", trace_sha256 ? trace_sha256 : "") < 0;
+            bad |= write_str_attr(f, "version", DIKE_VERSION) < 0;
+            bad |= write_blob(f, "coordinator", cb.p, cb.len) < 0;
+            bad |= write_blob(f, "nodes", nodes, ntotal) < 0;
+            bad |= H5Fclose(f) < 0;
+        }
+        H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+        free(conf);
+        free(cb.p);
+        if (bad || rename(tmp, path) != 0) {
+            int err = errno;
+            unlink(tmp);
+            rc = dike_err_set(e, DIKE_EIO, "%s: cannot write checkpoint%s%s", path, bad ? "" : ": ",
+                              bad ? " (HDF5 error)" : strerror(err));
+        }
+    }
+    free(nodes);
+    return bcast_status(comm, rc, e);
+}
+
+int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
+{
+    H5E_auto2_t old_fn;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int rc = 0;
+    *config_text = NULL;
+    hid_t f = access(path, R_OK) == 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    if (f < 0) {
+        rc = dike_err_set(e, access(path, R_OK) ? DIKE_EIO : DIKE_EINVAL, "%s: cannot open checkpoint%s%s", path,
+                          access(path, R_OK) ? ": " : " (not an HDF5 file)",
+                          access(path, R_OK) ? strerror(errno) : "");
+    } else {
+        int32_t fmt = 0;
+        hid_t a = H5Aopen(f, "checkpoint_format", H5P_DEFAULT);
+        if (a < 0 || H5Aread(a, H5T_NATIVE_INT32, &fmt) < 0 || fmt != CKPT_FORMAT)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: not a dike-emu checkpoint of format %d", path, CKPT_FORMAT);
+        if (a >= 0)
+            H5Aclose(a);
+        if (!rc && !(*config_text = read_str_attr(f, "config")))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint has no configuration", path);
+        H5Fclose(f);
+    }
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return rc;
+}
+
+int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
+                            const dike_part_layout *l, const char *trace_sha256, dike_err *e)
+{
+    int rank, np, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &np);
+    buf cb = {0}, nb = {0};
+    if (rank == 0) {
+        H5E_auto2_t old_fn;
+        void *old_data;
+        H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        char *sha = f < 0 ? NULL : read_str_attr(f, "trace_sha256");
+        if (f < 0 || read_blob(f, "coordinator", &cb) || read_blob(f, "nodes", &nb))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: cannot read checkpoint state", path);
+        else if (!sha || strcmp(sha, trace_sha256 ? trace_sha256 : "") != 0)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: the trace changed since the checkpoint (sha256 %s, now %s)",
+                              path, sha ? sha : "?", trace_sha256 ? trace_sha256 : "");
+        else
+            rc = load_coord(&cb, s, e);
+        if (!rc && (cb.bad || cb.pos != cb.len))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: coordinator state is damaged", path);
+        free(sha);
+        if (f >= 0)
+            H5Fclose(f);
+        H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    }
+    if (bcast_status(comm, rc, e))
+        goto out;
+    /* node records to their new owners: records are in node order, fixed size */
+    {
+        size_t rec = sizeof(node_rec) + (p->jobs ? p->cl->gpus_per_node * sizeof(uint32_t) : 0);
+        int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
+        if (rank == 0 && nb.len != (size_t)p->cl->nodes * rec)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: node state has %zu bytes, expected %zu", path, nb.len,
+                              (size_t)p->cl->nodes * rec);
+        if (!bcast_status(comm, rc, e)) {
+            for (int r = 0; r < np; r++) {
+                uint32_t first, n;
+                dike_part_block(l, r, &first, &n);
+                counts[r] = (int)(n * rec);
+                displs[r] = (int)(first * rec);
+            }
+            buf mine = {0};
+            mine.len = (size_t)counts[rank];
+            mine.p = dike_xmalloc(mine.len + 1);
+            MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE, 0, comm);
+            int bad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
+            MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+            if (any)
+                rc = dike_err_set(e, DIKE_EINVAL, "%s: node state is damaged", path);
+            free(mine.p);
+        }
+        free(counts);
+        free(displs);
+    }
+out:
+    free(cb.p);
+    free(nb.p);
+    return rc;
+}

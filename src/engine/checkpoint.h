@@ -1,0 +1,29 @@
+/* Checkpoint and resume of a whole emulation (internal).
+ *
+ * At a window boundary every rank's state is consistent: rank 0 has processed every event before
+ * the boundary, the node ranks have applied every action and reported every node event up to it.
+ * The checkpoint is one HDF5 file written by rank 0 (node ranks send their block's state with one
+ * MPI_Gatherv): the resolved configuration text, the trace checksum, and the state as named byte
+ * blobs in a layout of this build (CKPT_FORMAT; a checkpoint is for resuming on the same kind of
+ * machine, not an archive format). Resuming reads it on rank 0, rebuilds the coordinator, and
+ * sends each node's record to whichever rank owns it now — any number of ranks. */
+#ifndef DIKE_CHECKPOINT_H
+#define DIKE_CHECKPOINT_H
+
+#include <mpi.h>
+#include "dike/config.h"
+#include "engine/coord.h"
+#include "engine/partition.h"
+
+/** Write the checkpoint (collective). @p s is rank 0's coordinator (NULL elsewhere). */
+int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
+                          const dike_config *cfg, const char *trace_sha256, dike_err *e);
+
+/** Read the configuration text stored in a checkpoint (rank-local; caller frees). */
+int dike_checkpoint_config(const char *path, char **config_text, dike_err *e);
+
+/** Restore the state (collective), after dike_coord_init (rank 0) and dike_part_init (all). */
+int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
+                            const dike_part_layout *l, const char *trace_sha256, dike_err *e);
+
+#endif

@@ -1,0 +1,206 @@
+#!/bin/bash
+# The analysis report on a small campaign made here: analysis/report.py must write every table and
+# figure, its tables must hold the /summary values of the runs they came from (means and 95% CIs
+# over seeds), it must follow a campaign.json and skip a failed point, and analysis/dikeio.py must
+# reject a truncated output with one clear line.
+#
+#   report_test.sh DIKE_EMU SOURCE_DIR MPIEXEC_NP_FLAG MPIEXEC...
+#
+# Needs Debian's /usr/bin/python3 with python3-h5py, python3-numpy and python3-matplotlib (or
+# $DIKE_PYTHON); without them the test FAILS naming the packages: the analysis is part of the
+# product (scripts/deps.sh installs them). Registered by tests/analysis/CMakeLists.txt.
+set -eu
+DIKE_EMU="$1"
+SRC_DIR=$(readlink -f -- "$2")
+DIKE_NP_FLAG="$3"
+DIKE_MPIEXEC=("${@:4}")
+. "$(dirname "$0")/../lib/testlib.sh"
+PY="${DIKE_PYTHON:-/usr/bin/python3}"
+HERE="$SRC_DIR/tests/analysis"
+
+if ! "$PY" -c 'import h5py, numpy, matplotlib' 2>/dev/null; then
+    fail "$PY cannot import h5py, numpy and matplotlib: apt-get install python3-h5py python3-numpy python3-matplotlib (scripts/deps.sh)"
+fi
+ok "$PY has h5py, numpy and matplotlib"
+dike_tmp_init analysis_report
+cd "$T"
+export MPLBACKEND=Agg
+
+# report PATHS... -- ARGS...: run report.py, output in $T/<name>.log; exit status in $rc.
+report()
+{
+    local log="$1"
+    shift
+    rc=0
+    "$PY" "$SRC_DIR/analysis/report.py" "$@" >"$log" 2>&1 || rc=$?
+}
+
+# The campaign: 8 nodes of 8 GPUs, 120 synthetic jobs of 3 tenants; 2 loads x 2 seeds x
+# (fifo, sjf, themis, dike w=0, dike w=1) = 20 points in one process, and point 0 once more on
+# 2 ranks (scaling figure) in a second output folder.
+cat >grid.ini <<'EOF'
+[campaign]
+name = an
+out_dir = runs
+
+[cluster]
+nodes = 8
+nodes_per_rack = 4
+
+[workload]
+jobs = 120
+tenants = 3
+
+[output]
+timeseries_interval_s = 600
+
+[sweep:baselines]
+policy = fifo, sjf, themis
+load = 0.7, 1.2
+seed = 1, 2
+
+[sweep:dike]
+policy = dike
+dike.fairness_weight = 0, 1
+load = 0.7, 1.2
+seed = 1, 2
+EOF
+emu campaign grid.ini -q >campaign.log 2>&1 || { show_file log campaign.log; fail "dike-emu campaign grid.ini"; }
+emu_mpi 2 campaign grid.ini --ranks-per-run 2 --point 0 --out-dir extra -q >campaign2.log 2>&1 ||
+    { show_file log campaign2.log; fail "dike-emu campaign grid.ini --point 0 on 2 ranks"; }
+nruns=$(ls runs/*.h5 | wc -l)
+[ "$nruns" -eq 20 ] && [ "$(ls extra/*.h5 | wc -l)" -eq 1 ] || fail "expected 20 + 1 outputs, got $nruns + $(ls extra/*.h5 | wc -l)"
+ok "campaign: 20 points in runs/, point 0 on 2 ranks in extra/"
+DIKE_W0=$(ls runs/*policy=dike-fairness_weight=0-load=0.7-seed=1.h5)
+SJF=$(ls runs/*policy=sjf-load=1.2-seed=1.h5)
+
+# --- dikeio: a complete file gives one line; a truncated copy exits 1 with one clear line.
+"$PY" "$SRC_DIR/analysis/dikeio.py" "$DIKE_W0" >dikeio.out 2>dikeio.err ||
+    { show_file stderr dikeio.err; fail "dikeio.py on a complete file: non-zero exit"; }
+grep -q 'policy dike (w=0), placement pack, seed 1' dikeio.out && [ "$(wc -l <dikeio.out)" -eq 1 ] ||
+    { show_file stdout dikeio.out; fail "dikeio.py: expected one summary line naming policy dike (w=0), seed 1"; }
+ok "dikeio.py accepts a complete file: $(cut -c1-60 dikeio.out)..."
+mkdir -p loose
+cp "$SJF" loose/sjf.h5
+head -c $(($(stat -c %s "$SJF") / 2)) "$SJF" >truncated.h5
+rc=0
+"$PY" "$SRC_DIR/analysis/dikeio.py" truncated.h5 >dikeio.out 2>dikeio.err || rc=$?
+[ "$rc" -eq 1 ] || fail "dikeio.py on a truncated file: exit status $rc, expected 1"
+[ "$(wc -l <dikeio.err)" -eq 1 ] && [ ! -s dikeio.out ] ||
+    { show_file stderr dikeio.err; fail "dikeio.py on a truncated file: expected exactly one stderr line and no stdout"; }
+grep -q "^dikeio: truncated.h5: truncated HDF5 file (.*): not a complete dike-emu output$" dikeio.err ||
+    { show_file stderr dikeio.err; fail "dikeio.py: the message does not say the file is truncated"; }
+ok "dikeio.py rejects a truncated file: $(cat dikeio.err)"
+"$PY" - "$SRC_DIR/analysis" truncated.h5 <<'EOF' || fail "dikeio.load did not raise NotDikeOutput on the truncated file"
+import sys
+sys.path.insert(0, sys.argv[1])
+import dikeio
+try:
+    dikeio.load(sys.argv[2])
+except dikeio.NotDikeOutput:
+    sys.exit(0)
+sys.exit(1)
+EOF
+ok "dikeio.load raises NotDikeOutput on the truncated file"
+
+# --- the report on the campaign (runs/ through its campaign.json, extra/ through its own)
+report report.log runs extra -o report
+[ "$rc" -eq 0 ] || { show_file log report.log; fail "report.py runs extra: exit status $rc"; }
+grep -q "extra/campaign.json: 19 points not run yet (status pending), e.g. point 1; skipped" report.log ||
+    { show_file log report.log; fail "report.py: no single warning for extra/'s 19 pending points"; }
+ok "report.py on 21 runs: exit 0, one warning line for the 19 points extra/ did not run"
+
+for f in report.md tables/runs.csv tables/scaling.csv tables/scaling.md; do
+    [ -s "report/$f" ] || fail "missing or empty: $f"
+done
+nfig=0
+for slug in synthetic-load-0.7 synthetic-load-1.2; do
+    for ext in md csv tex; do
+        [ -s "report/tables/$slug.$ext" ] || fail "missing or empty: tables/$slug.$ext"
+    done
+    grep -q "(tables/$slug.csv)" report/report.md || fail "report.md does not link tables/$slug.csv"
+    for fig in jct_cdf rho_cdf timeseries tenant_share frontier jct_by_size; do
+        for ext in png pdf; do
+            [ -s "report/figures/$slug-$fig.$ext" ] || fail "missing or empty: figures/$slug-$fig.$ext"
+        done
+        grep -q "(figures/$slug-$fig.png)" report/report.md || fail "report.md does not embed figures/$slug-$fig.png"
+        nfig=$((nfig + 1))
+    done
+done
+[ -s report/figures/scaling.png ] && [ -s report/figures/scaling.pdf ] || fail "missing scaling figure"
+grep -q "(figures/scaling.png)" report/report.md || fail "report.md does not embed the scaling figure"
+nfig=$((nfig + 1))
+for f in report/figures/*.png; do
+    [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$(basename "$f") is not a PNG"
+done
+for f in report/figures/*.pdf; do
+    [ "$(head -c 5 "$f")" = "%PDF-" ] || fail "$(basename "$f") is not a PDF"
+done
+extra=$(ls report/figures | grep -cv -E '^(synthetic-load-(0\.7|1\.2)-(jct_cdf|rho_cdf|timeseries|tenant_share|frontier|jct_by_size)|scaling)\.(png|pdf)$' || true)
+[ "$extra" -eq 0 ] || fail "unexpected files in figures/: $(ls report/figures)"
+ok "$nfig figures (PNG and PDF, nothing else) and 2 x 3 group tables + runs/scaling tables exist; report.md embeds them"
+
+"$PY" "$HERE/check_report.py" report runs extra || fail "tables differ from /summary"
+dike_checks=$((dike_checks + 1))
+
+for want in 'Generated by `analysis/report.py` from 21 runs in 2 (trace, load) groups' \
+            '95% confidence interval' '### Dike against the best baseline' '**Dike loses**' '## Inputs' \
+            '| extra/an-0000-policy=fifo-load=0.7-seed=1.h5 | fifo | 1 | 2 |' \
+            'for 1 configuration run with several rank counts (ranks 1, 2)'; do
+    grep -qF -- "$want" report/report.md || fail "report.md lacks '$want'"
+done
+ok "report.md: run count, CI note, Dike comparison, inputs with seed and ranks, scaling over ranks 1 and 2"
+
+# --- a folder without manifest: a crashed run's .tmp leftover is not a run; a truncated .h5 is
+# skipped with a warning (and listed in the report), or stops the report with --strict.
+head -c 4096 "$SJF" >loose/crashed.h5.tmp-12345
+cp truncated.h5 loose/
+report loose.log loose -o loose-report --no-figures
+[ "$rc" -eq 0 ] || { show_file log loose.log; fail "report.py loose/: exit $rc"; }
+grep -q "warning: .*loose/truncated.h5: truncated HDF5 file" loose.log ||
+    { show_file log loose.log; fail "report.py: no warning for the truncated file"; }
+grep -qF 'from 1 run in 1 (trace, load) group; 1 input skipped' loose-report/report.md ||
+    fail "report.md: expected 1 run and 1 skipped input"
+grep -q 'truncated.h5: truncated HDF5 file' loose-report/report.md || fail "report.md does not list the skipped file"
+grep -q 'crashed' loose-report/report.md loose.log && fail "the .tmp leftover was read"
+ok "loose/: the truncated file skipped with a warning and listed, the .tmp leftover ignored"
+report strict.log loose -o strict-report --strict --no-figures
+[ "$rc" -eq 1 ] && [ "$(wc -l <strict.log)" -eq 1 ] && grep -q "^report: .*truncated.h5: truncated HDF5 file" strict.log ||
+    { show_file log strict.log; fail "report.py --strict with a truncated input: exit $rc, expected 1 and one line naming the file"; }
+ok "report.py --strict stops at the truncated file: $(cat strict.log)"
+
+# --- a campaign with a failed point (a missing trace): the failed point is skipped with a
+# warning that carries its error, and a stray .h5 in the folder is not read.
+cat >broken.ini <<'EOF'
+[campaign]
+name = br
+out_dir = camp
+
+[cluster]
+nodes = 8
+nodes_per_rack = 4
+
+[workload]
+jobs = 120
+tenants = 3
+load = 1.2
+
+[sweep]
+policy = fifo, dike
+
+[sweep:broken]
+workload.trace = missing.csv
+EOF
+rc=0
+emu campaign broken.ini -q >camp-run.log 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && [ -s camp/campaign.json ] ||
+    { show_file log camp-run.log; fail "dike-emu campaign broken.ini: exit $rc (expected 1: one failed point) or no campaign.json"; }
+cp "$SJF" camp/stray.h5
+report camp.log camp -o camp-report --no-figures
+[ "$rc" -eq 0 ] || { show_file log camp.log; fail "report.py on a campaign folder: exit $rc"; }
+grep -q "warning: camp/campaign.json: point 2 (br-0002-.*\.h5) has status 'failed': .*missing.csv.*; skipped" camp.log ||
+    { show_file log camp.log; fail "no warning naming the failed point and its error"; }
+grep -qF 'from 2 runs in 1 (trace, load) group' camp-report/report.md ||
+    { show_file log camp.log; fail "campaign report: expected 2 runs (the manifest's completed points)"; }
+grep -q 'stray' camp-report/report.md && fail "campaign report read stray.h5, which the manifest does not list"
+ok "campaign with a failed point: its 2 completed points read, the failed one skipped with its error, a stray file ignored"

@@ -1,0 +1,357 @@
+#!/bin/bash
+# Campaigns on the real binary (tests/campaign/CMakeLists.txt registers one ctest per case):
+#
+#   campaign.sh CASE DIKE_EMU SOURCE_DIR MPIEXEC_NP_FLAG MPIEXEC...
+#
+# Cases:
+#   ensemble      4 ranks in 2 groups on a 6-point grid; every point's /jobs /tenants /timeseries
+#                 /summary /nodes equal the same point run alone by `dike-emu run` (1 rank) and by
+#                 `campaign --point` (1 rank); the stored configuration is the hand-written one
+#   resume        a rerun skips complete points (outputs untouched) and redoes a truncated, a
+#                 corrupt and a deleted one, which come out identical to the first run
+#   crash_resume  a point that ends the mpirun through dike_fatal (MPI_Abort): the rerun skips
+#                 the points completed before it and runs the rest
+#   failed_point  a point with a missing trace is recorded as failed (manifest, failure record,
+#                 one stderr line, exit 1) while the others finish; fixed, the rerun completes it
+#   cli           --list without mpiexec, --help, --status, bad grids and options (exit 2, one
+#                 line, nothing created), and every shipped grid in experiments/ expands
+set -eu
+case_="$1"
+DIKE_EMU="$2"
+SRC="$3"
+DIKE_NP_FLAG="$4"
+DIKE_MPIEXEC=("${@:5}")
+. "$(dirname "$0")/../lib/testlib.sh"
+dike_tmp_init "campaign_$case_"
+cd "$T"
+
+COMPARED=(/jobs /tenants /timeseries /summary /nodes)
+# A small workload with contention and many synchronisation windows, so that 2-rank groups really
+# exchange actions (about 0.1 s a run).
+BASE_INI='[cluster]
+nodes = 32
+nodes_per_rack = 8
+
+[workload]
+jobs = 1500
+load = 1.5
+
+[engine]
+window_actions = 200'
+BASE_SET=(--set cluster.nodes=32 --set cluster.nodes_per_rack=8 --set workload.jobs=1500
+          --set workload.load=1.5 --set engine.window_actions=200)
+
+# json FILE PYTHON-EXPRESSION: evaluate the expression with d = the parsed JSON document.
+json()
+{
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# run_status WANT LOG ARGS...: run ARGS (a command), stdout+stderr to LOG; exit status must be WANT.
+run_status()
+{
+    local want="$1" log="$2" rc=0
+    shift 2
+    echo "run: $*"
+    "$@" >"$log" 2>"$log.err" || rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        show_file stdout "$log"
+        show_file stderr "$log.err"
+        fail "$* exited $rc, expected $want"
+    fi
+    ok "exit status $want: $(basename "$log")"
+}
+
+# points_of GRID: the --list lines (index TAB output TAB axes), without the header.
+points_of()
+{
+    emu campaign "$1" --list | grep -v '^#'
+}
+
+# output_of GRID I: the output path of point I.
+output_of()
+{
+    points_of "$1" | awk -F'\t' -v i="$2" '$1 == i { print $2 }'
+}
+
+# same_outputs A B LABEL: A and B are identical on every compared object.
+same_outputs()
+{
+    local o
+    for o in "${COMPARED[@]}"; do
+        h5_same "$1" "$2" "$o" || fail "$3: $o differs"
+    done
+    ok "$3: ${COMPARED[*]} identical (h5diff)"
+}
+
+# stamp FILE: inode and modification time, to show a file was not rewritten.
+stamp()
+{
+    stat -c '%i %.9Y' "$1"
+}
+
+write_grid6()
+{
+    cat >"$1" <<EOF
+; 6 points: 3 policies x 2 seeds
+[campaign]
+name = six
+out_dir = $2
+
+$BASE_INI
+
+[sweep]
+policy = fifo, srtf, dike
+seed = 1..2
+EOF
+}
+
+case "$case_" in
+ensemble)
+    write_grid6 grid.ini ens
+    points_of grid.ini >list.txt
+    show_file "campaign --list" list.txt
+    [ "$(wc -l <list.txt)" = 6 ] || fail "--list printed $(wc -l <list.txt) points, expected 6"
+    ok "--list: 6 points"
+    expect_axes="policy=fifo seed=1|policy=fifo seed=2|policy=srtf seed=1|policy=srtf seed=2|policy=dike seed=1|policy=dike seed=2"
+    got_axes=$(cut -f3 list.txt | paste -sd'|')
+    [ "$got_axes" = "$expect_axes" ] || fail "expansion order: got '$got_axes'"
+    ok "expansion order: axes in file order, the last one fastest"
+    [ "$(cut -f2 list.txt | head -1)" = "ens/six-0000-policy=fifo-seed=1.h5" ] || fail "name of point 0"
+    ok "point 0 is ens/six-0000-policy=fifo-seed=1.h5"
+
+    run_status 0 ens.log emu_mpi 4 campaign grid.ini --ranks-per-run 2
+    show_file "mpiexec -n 4 campaign --ranks-per-run 2" ens.log
+    m=ens/campaign.json
+    [ "$(json $m 'd["counts"]')" = "{'points': 6, 'done': 6, 'skipped': 0, 'failed': 0, 'pending': 0}" ] ||
+        fail "manifest counts: $(json $m 'd["counts"]')"
+    ok "manifest: 6 done"
+    [ "$(json $m '(d["invocation"]["world_ranks"], d["invocation"]["ranks_per_run"], d["invocation"]["groups"])')" = "(4, 2, 2)" ] ||
+        fail "manifest invocation: $(json $m 'd["invocation"]')"
+    ok "manifest: 4 ranks in 2 groups of 2"
+    [ "$(json $m 'sorted(set(p["ranks"] for p in d["points"]))')" = "[2]" ] || fail "every point ran on 2 ranks"
+    ok "every point ran on 2 ranks"
+    echo "points per group: $(json $m '[sum(1 for p in d["points"] if p["group"] == g) for g in (0, 1)]')"
+    [ "$(json $m 'all(p["status"] == "done" and p["ran"] and p["group"] in (0, 1) for p in d["points"])')" = True ] ||
+        fail "points not all done by groups 0/1"
+    ok "every point done by group 0 or 1"
+
+    mkdir -p one single
+    while IFS=$'\t' read -r i out axes; do
+        policy=${axes#policy=}; policy=${policy%% *}
+        seed=${axes##*seed=}
+        [ "$(json $m "d['points'][$i]['output']")" = "$(basename "$out")" ] || fail "manifest output of point $i"
+        # The same point by hand, with `dike-emu run` on 1 rank.
+        (cd one && emu run "${BASE_SET[@]}" --policy "$policy" --seed "$seed" --out "$i.h5" -q) ||
+            fail "dike-emu run of point $i"
+        same_outputs "$out" "one/$i.h5" "point $i ($axes): 2-rank group vs run alone on 1 rank"
+        h5_config "$out" | grep -v '^out =' >cfg_campaign.ini
+        h5_config "one/$i.h5" | grep -v '^out =' >cfg_run.ini
+        diff cfg_campaign.ini cfg_run.ini >/dev/null || { diff cfg_campaign.ini cfg_run.ini | head; fail "point $i: stored configuration differs from the hand-written run"; }
+        ok "point $i: stored configuration = the hand-written run's (but run.out)"
+    done <list.txt
+    # One point as a Slurm array task runs it: campaign --point, a singleton.
+    run_status 0 single.log emu campaign grid.ini --point 3 --out-dir single -q
+    same_outputs "$(output_of grid.ini 3 | sed 's|^ens/|single/|')" "$(output_of grid.ini 3)" \
+        "point 3: campaign --point on 1 rank vs the ensemble"
+    [ "$(json single/campaign.json 'd["counts"]["done"], d["counts"]["pending"], d["invocation"]["mode"]')" = "(1, 5, 'points')" ] ||
+        fail "--point manifest: $(json single/campaign.json 'd["counts"]')"
+    ok "--point manifest: 1 done, 5 pending"
+    ;;
+
+resume)
+    write_grid6 grid.ini res
+    run_status 0 first.log emu_mpi 2 campaign grid.ini
+    mkdir ref
+    cp res/*.h5 ref/
+    mapfile -t outs < <(points_of grid.ini | cut -f2)
+    for i in 0 3 5; do
+        stamp "${outs[$i]}" >"stamp.$i"
+    done
+    # 1: corrupt (garbage), 2: truncated to half, 4: deleted.
+    echo "not an HDF5 file" >"${outs[1]}"
+    size=$(stat -c %s "${outs[2]}")
+    truncate -s $((size / 2)) "${outs[2]}"
+    rm "${outs[4]}"
+    ok "damaged points 1 (garbage), 2 (truncated to $((size / 2)) of $size bytes), 4 (deleted)"
+
+    run_status 1 status.log emu campaign grid.ini --status
+    show_file "campaign --status" status.log
+    [ "$(awk -F'\t' '!/^#/ { printf "%s ", $2 }' status.log)" = "done pending pending done pending done " ] ||
+        fail "--status does not show 1, 2, 4 pending"
+    ok "--status: points 1, 2, 4 pending, exit 1"
+
+    run_status 0 second.log emu_mpi 2 campaign grid.ini
+    show_file "rerun" second.log
+    m=res/campaign.json
+    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['skipped', 'done', 'done', 'skipped', 'done', 'skipped']" ] ||
+        fail "rerun statuses: $(json $m '[p["status"] for p in d["points"]]')"
+    ok "rerun: 0, 3, 5 skipped; 1, 2, 4 done"
+    [ "$(json $m '[p["ran"] for p in d["points"]]')" = "[False, True, True, False, True, False]" ] || fail "ran flags"
+    ok "rerun ran exactly points 1, 2, 4"
+    for i in 0 3 5; do
+        [ "$(stamp "${outs[$i]}")" = "$(cat "stamp.$i")" ] || fail "point $i was rewritten"
+    done
+    ok "complete outputs untouched (same inode and mtime)"
+    for i in 0 1 2 3 4 5; do
+        same_outputs "${outs[$i]}" "ref/$(basename "${outs[$i]}")" "point $i after resume vs first run"
+    done
+    grep -q "6 points, 3 to run, 3 complete already" second.log || fail "rerun did not announce 3 to run"
+    run_status 0 third.log emu_mpi 2 campaign grid.ini
+    [ "$(json $m 'd["counts"]["skipped"]')" = 6 ] || fail "third run did not skip all"
+    ok "third run: all 6 skipped"
+    ;;
+
+crash_resume)
+    # Points 3..5 end the run through dike_fatal on rank 0 of their group (MPI_Abort).
+    cat >grid.ini <<EOF
+[campaign]
+name = crash
+out_dir = out
+
+$BASE_INI
+
+[sweep]
+engine.inject_fatal_rank = -1, 0
+seed = 1..3
+EOF
+    mapfile -t outs < <(points_of grid.ini | cut -f2)
+    rc=0
+    emu_mpi 2 campaign grid.ini --ranks-per-run 2 >crash.log 2>crash.err || rc=$?
+    show_file "stdout" crash.log
+    show_file "stderr" crash.err
+    [ "$rc" -ne 0 ] || fail "the crashing campaign exited 0"
+    ok "the campaign with a crashing point exits $rc"
+    grep -q "injected failure" crash.err || fail "no 'injected failure' message"
+    ok "the fatal error is reported"
+    for i in 0 1 2; do
+        [ -f "${outs[$i]}" ] || fail "point $i (before the crash) has no output"
+        stamp "${outs[$i]}" >"stamp.$i"
+    done
+    for i in 3 4 5; do
+        [ ! -e "${outs[$i]}" ] || fail "point $i has an output"
+    done
+    ok "points 0-2 complete, 3-5 absent"
+    run_status 0 rerun.log emu_mpi 2 campaign grid.ini --ranks-per-run 2 --set engine.inject_fatal_rank=-1
+    show_file "rerun" rerun.log
+    [ "$(json out/campaign.json '[p["status"] for p in d["points"]]')" = "['skipped', 'skipped', 'skipped', 'done', 'done', 'done']" ] ||
+        fail "rerun statuses: $(json out/campaign.json '[p["status"] for p in d["points"]]')"
+    ok "rerun: 0-2 skipped, 3-5 done"
+    for i in 0 1 2; do
+        [ "$(stamp "${outs[$i]}")" = "$(cat "stamp.$i")" ] || fail "point $i was rewritten"
+    done
+    ok "points completed before the crash untouched"
+    # Seeds 1..3 with and without the (harmless after --set) injection are the same emulations.
+    for i in 0 1 2; do
+        same_outputs "${outs[$i]}" "${outs[$((i + 3))]}" "points $i and $((i + 3)) (same seed)"
+    done
+    ;;
+
+failed_point)
+    cat >grid.ini <<EOF
+[campaign]
+name = fp
+out_dir = out
+
+$BASE_INI
+
+[sweep]
+seed = 1..3
+
+[sweep:broken]
+workload.trace = missing.csv
+EOF
+    mapfile -t outs < <(points_of grid.ini | cut -f2)
+    run_status 1 run.log emu_mpi 2 campaign grid.ini
+    show_file stdout run.log
+    show_file stderr run.log.err
+    [ "$(grep -c 'dike-emu: campaign point 3 (fp-0003-trace=missing) failed: .*missing.csv: cannot open' run.log.err)" = 1 ] ||
+        fail "expected one stderr line for the failed point"
+    ok "one stderr line names the failed point and its error"
+    m=out/campaign.json
+    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['done', 'done', 'done', 'failed']" ] ||
+        fail "statuses: $(json $m '[p["status"] for p in d["points"]]')"
+    ok "manifest: 0-2 done, 3 failed"
+    json $m 'd["points"][3]["error"]' | grep -q "missing.csv: cannot open" || fail "manifest error of point 3"
+    ok "manifest: the error of point 3 names missing.csv"
+    for i in 0 1 2; do
+        dike_out="${outs[$i]}"
+        h5_attr "$dike_out" /schema_version >/dev/null || fail "point $i output incomplete"
+    done
+    ok "points 0-2 have complete outputs"
+    [ ! -e "${outs[3]}" ] || fail "the failed point has an output"
+    rec="${outs[3]%.h5}.failed.json"
+    [ "$(json "$rec" 'd["status"], d["index"]')" = "('failed', 3)" ] || fail "failure record $rec"
+    ok "failure record $(basename "$rec")"
+    run_status 1 status.log emu campaign grid.ini --status
+    grep -q $'^3\tfailed\t.*missing.csv' status.log || fail "--status does not show point 3 failed"
+    ok "--status shows point 3 failed with its error"
+
+    # Rerun without fixing: the failed point is tried again, the others skipped.
+    run_status 1 rerun.log emu_mpi 2 campaign grid.ini
+    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['skipped', 'skipped', 'skipped', 'failed']" ] ||
+        fail "rerun statuses: $(json $m '[p["status"] for p in d["points"]]')"
+    ok "rerun: the failed point is tried again, the others skipped"
+
+    # Fixed (the trace now exists): the rerun completes it and drops the failure record.
+    printf 'job_id,tenant,submit_time,num_gpus,duration\n1,a,0,8,3600\n2,b,10,1,60\n3,a,20,16,600\n' >missing.csv
+    run_status 0 fixed.log emu_mpi 2 campaign grid.ini
+    [ "$(json $m 'd["counts"]')" = "{'points': 4, 'done': 1, 'skipped': 3, 'failed': 0, 'pending': 0}" ] ||
+        fail "fixed rerun counts: $(json $m 'd["counts"]')"
+    ok "fixed: point 3 done, 0-2 skipped"
+    [ ! -e "$rec" ] || fail "failure record left after success"
+    ok "failure record removed after success"
+    ;;
+
+cli)
+    write_grid6 grid.ini out
+    run_status 0 help.log emu campaign --help
+    grep -q -- "--ranks-per-run" help.log || fail "--help lacks --ranks-per-run"
+    ok "campaign --help"
+    run_status 0 list.log emu campaign grid.ini --list
+    [ "$(sed -n 's/^# points: //p' list.log)" = 6 ] || fail "--list header"
+    [ ! -e out ] || fail "--list created the output folder"
+    ok "--list without mpiexec: header, 6 points, nothing created"
+    run_status 1 status.log emu campaign grid.ini --status
+    [ "$(grep -c $'\tpending\t' status.log)" = 6 ] || fail "--status before any run"
+    [ ! -e out ] || fail "--status created the output folder"
+    ok "--status before any run: 6 pending, exit 1, nothing created"
+
+    # expect_bad FRAGMENT ARGS...: exit 2, exactly one stderr line "dike-emu: ..." holding
+    # FRAGMENT (and nothing else, unless under mpiexec, which adds its own banner), no stdout.
+    expect_bad()
+    {
+        local frag="$1"
+        shift
+        run_status 2 bad.log "$@"
+        [ "$(grep -c '^dike-emu: ' bad.log.err)" = 1 ] || { show_file stderr bad.log.err; fail "expected one 'dike-emu:' line"; }
+        [ "$1" = emu_mpi ] || [ "$(wc -l <bad.log.err)" = 1 ] || { show_file stderr bad.log.err; fail "expected one stderr line"; }
+        grep -qF -- "$frag" bad.log.err || { show_file stderr bad.log.err; fail "stderr lacks '$frag'"; }
+        [ ! -s bad.log ] || { show_file stdout bad.log; fail "stdout not empty"; }
+        [ ! -e out ] || fail "an output folder was created"
+        ok "'$frag'"
+    }
+    printf '[campaign]\nname = x\n[sweep]\npolicy = fifo, lass\n' >bad.ini
+    expect_bad "bad.ini:4: [scheduler] policy: unknown policy" emu campaign bad.ini --list
+    expect_bad "bad.ini:4: [scheduler] policy: unknown policy" emu campaign bad.ini
+    expect_bad "campaign: no grid file" emu campaign
+    expect_bad "nope.ini: cannot open" emu campaign nope.ini --list
+    expect_bad "--point '6': point 6 does not exist" emu campaign grid.ini --point 6
+    expect_bad "exclude each other" emu campaign grid.ini --list --status
+    expect_bad "--ranks-per-run 'x'" emu campaign grid.ini --ranks-per-run x
+    expect_bad "unknown or incomplete option '--bogus'" emu campaign grid.ini --bogus
+    expect_bad "--set 'run.out=a.h5'" emu campaign grid.ini --set run.out=a.h5
+    expect_bad "3 MPI ranks do not split into groups of 2" emu_mpi 3 campaign grid.ini --ranks-per-run 2
+
+    # The shipped grids expand (they follow the key table as it grows). Plain configurations such
+    # as default.ini are not grids (their [run] out would name one file for every point).
+    for grid in $(grep -l '^\[sweep' "$SRC"/experiments/*.ini); do
+        emu campaign "$grid" --list >shipped.log 2>shipped.err || { show_file stderr shipped.err; fail "$grid does not expand"; }
+        ok "$(basename "$grid"): $(sed -n 's/^# points: //p' shipped.log) points"
+    done
+    ;;
+
+*)
+    fail "unknown case '$case_'"
+    ;;
+esac
