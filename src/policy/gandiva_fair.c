@@ -25,6 +25,8 @@ typedef struct gf_state {
     dike_ranked *order;
     size_t order_cap;
     uint8_t *picked;  /**< per active slot */
+    size_t *link;     /**< per active slot: next candidate slot of the same tenant */
+    size_t *cursor, *tail; /**< per tenant: first / last candidate slot */
 } gf_state;
 
 static int gf_init(dike_sched *s, void **state, dike_err *e)
@@ -75,40 +77,60 @@ static void gf_evicted(void *state, dike_sched *s, dike_job *j)
 }
 
 /* Choose jobs in stride order until nothing more fits in @p budget GPUs. @p queued_only: only
- * queued jobs compete (between rounds). Charges each pick @p charge_s seconds of its gang. */
+ * queued jobs compete (between rounds). Charges each pick @p charge_s seconds of its gang.
+ * Each tenant keeps a cursor over its active jobs in arrival order; the budget only shrinks, so a
+ * job that does not fit now never will in this call and the cursor moves past it for good: the
+ * whole call is O(active jobs + picks x tenants). */
 static size_t stride_order(gf_state *st, dike_sched *s, uint64_t budget, int queued_only,
                            double charge_s)
 {
     size_t n = st->act.n;
+    uint32_t nt = st->ten.n;
     if (n > st->order_cap) {
         st->order_cap = n;
         st->order = dike_xrealloc(st->order, n * sizeof *st->order);
         st->picked = dike_xrealloc(st->picked, n);
+        st->link = dike_xrealloc(st->link, n * sizeof *st->link);
+    }
+    if (!st->cursor) {
+        st->cursor = dike_xmalloc((nt + 1) * sizeof *st->cursor);
+        st->tail = dike_xmalloc((nt + 1) * sizeof *st->tail);
     }
     memset(st->picked, 0, n);
+    /* per-tenant lists of candidate slots, in arrival order */
+    for (uint32_t t = 0; t < nt; t++)
+        st->cursor[t] = st->tail[t] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        dike_job *j = st->act.jobs[i];
+        if (queued_only && j->state != DIKE_JOB_QUEUED)
+            continue;
+        uint32_t t = j->spec->tenant;
+        st->link[i] = SIZE_MAX;
+        if (st->tail[t] == SIZE_MAX)
+            st->cursor[t] = i;
+        else
+            st->link[st->tail[t]] = i;
+        st->tail[t] = i;
+    }
     size_t m = 0;
     for (;;) {
-        /* For every tenant, its earliest unpicked job that fits; then the smallest pass wins. */
         int best_t = -1;
-        size_t best_i = 0;
-        for (size_t i = 0; i < n; i++) {
-            dike_job *j = st->act.jobs[i];
-            if (st->picked[i] || j->spec->num_gpus > budget ||
-                (queued_only && j->state != DIKE_JOB_QUEUED))
+        for (uint32_t t = 0; t < nt; t++) {
+            /* move the cursor past jobs that can no longer fit */
+            while (st->cursor[t] != SIZE_MAX &&
+                   st->act.jobs[st->cursor[t]]->spec->num_gpus > budget)
+                st->cursor[t] = st->link[st->cursor[t]];
+            if (st->cursor[t] == SIZE_MAX)
                 continue;
-            int t = (int)j->spec->tenant;
-            if (best_t < 0 || st->pass[t] < st->pass[best_t] ||
-                (st->pass[t] == st->pass[best_t] && t < best_t)) {
-                best_t = t;
-                best_i = i;
-            } else if (t == best_t && i < best_i) {
-                best_i = i;
-            }
+            if (best_t < 0 || st->pass[t] < st->pass[best_t])
+                best_t = (int)t;
         }
         if (best_t < 0)
             break;
-        dike_job *j = st->act.jobs[best_i];
-        st->picked[best_i] = 1;
+        size_t i = st->cursor[best_t];
+        dike_job *j = st->act.jobs[i];
+        st->cursor[best_t] = st->link[i];
+        st->picked[i] = 1;
         st->order[m].key = (double)m;
         st->order[m].job = j;
         m++;
@@ -174,6 +196,9 @@ static void gf_free(void *state)
     free(st->pass);
     free(st->order);
     free(st->picked);
+    free(st->link);
+    free(st->cursor);
+    free(st->tail);
     free(st);
 }
 

@@ -204,3 +204,27 @@ grep -qF 'from 2 runs in 1 (trace, load) group' camp-report/report.md ||
     { show_file log camp.log; fail "campaign report: expected 2 runs (the manifest's completed points)"; }
 grep -q 'stray' camp-report/report.md && fail "campaign report read stray.h5, which the manifest does not list"
 ok "campaign with a failed point: its 2 completed points read, the failed one skipped with its error, a stray file ignored"
+
+# --- figures are real pictures: PNG size and not one flat colour.
+"$PY" - report/figures <<'PYEOF' || fail "a figure is too small or blank"
+import sys, os
+import matplotlib.image as mpimg
+d = sys.argv[1]
+for name in sorted(os.listdir(d)):
+    if not name.endswith(".png"):
+        continue
+    img = mpimg.imread(os.path.join(d, name))
+    h, w = img.shape[:2]
+    if h < 200 or w < 300 or img[..., :3].std() < 0.01:
+        sys.exit("%s: %dx%d, colour std %.4f" % (name, w, h, img[..., :3].std()))
+print("figures: every PNG is at least 300x200 and not blank")
+PYEOF
+ok "every figure is at least 300x200 pixels and not a flat colour"
+
+# --- a foreign HDF5 file (not written by dike-emu) is one clear error too.
+"$PY" -c 'import h5py; f = h5py.File("foreign.h5", "w"); f["x"] = [1, 2, 3]; f.close()'
+rc=0
+"$PY" "$SRC_DIR/analysis/dikeio.py" foreign.h5 >dikeio.out 2>dikeio.err || rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <dikeio.err)" -eq 1 ] && grep -q "^dikeio: foreign.h5: .*not a complete dike-emu output" dikeio.err ||
+    { show_file stderr dikeio.err; fail "dikeio.py on a foreign .h5: exit $rc, expected 1 and one line"; }
+ok "dikeio.py rejects a foreign .h5: $(cat dikeio.err)"
