@@ -106,7 +106,10 @@ if [ "$mode" = array ]; then
     fi
     [ -z "$max_par" ] || spec="$spec%$max_par"
     # Slurm refuses task ids at or above MaxArraySize (default 1001).
-    max_size="$(scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" { print $3 }')" || true
+    max_size=""
+    if [ "$dry" = 0 ]; then
+        max_size="$(scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" { print $3 }')" || true
+    fi
     if [ -n "$max_size" ] && [ "$npoints" -gt "$max_size" ] && [ "$pending" = 0 ]; then
         die "$npoints points but MaxArraySize is $max_size: split the grid into blocks of grids, or ask for a larger MaxArraySize"
     fi

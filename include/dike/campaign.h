@@ -23,7 +23,7 @@
 #include "dike/config.h"
 
 #define DIKE_GRID_NAME_MAX 64          /**< campaign and block names, terminator included */
-#define DIKE_GRID_MAX_POINTS 1000000   /**< larger grids are refused (split them into several) */
+#define DIKE_GRID_MAX_POINTS 100000    /**< larger grids are refused (split them into several) */
 #define DIKE_GRID_POINT_NAME_MAX 256   /**< point names (file names without .h5), terminator included */
 
 /** One sweep axis: a configuration key and its values, in file order. */
@@ -41,7 +41,7 @@ typedef struct dike_grid_axis {
 typedef struct dike_grid_block {
     char name[DIKE_GRID_NAME_MAX]; /**< "" for [sweep] */
     dike_grid_axis *axes;          /**< in file order */
-    size_t naxes;                  /**< 0 = one point with the base configuration */
+    size_t naxes;                  /**< number of axes; 0 = one point with the base configuration */
     size_t first;                  /**< global index of the block's first point */
     size_t npoints;                /**< product of the axes' value counts */
 } dike_grid_block;
@@ -54,10 +54,10 @@ typedef struct dike_grid {
     int64_t ranks_per_run;         /**< [campaign] ranks_per_run: default ranks per point (1) */
     dike_config base;              /**< configuration of the grid's sections (defaults elsewhere) */
     dike_grid_block *blocks;       /**< in file order */
-    size_t nblocks;
+    size_t nblocks;                /**< number of blocks, >= 1 */
     size_t npoints;                /**< sum of the blocks' points */
     char **sets;                   /**< --set assignments, applied to every point after its axes */
-    size_t nsets;
+    size_t nsets;                  /**< number of --set assignments */
 } dike_grid;
 
 /** Read, expand and check a grid file: every point's configuration is built and validated, so a
@@ -119,7 +119,10 @@ typedef struct dike_campaign_opts {
 
 typedef struct dike_campaign_stats {
     size_t points;        /**< points of the grid */
-    size_t done, skipped, failed, pending; /**< manifest counts after this invocation */
+    size_t done;          /**< manifest count: output complete (run now, or earlier and not asked for) */
+    size_t skipped;       /**< manifest count: asked for, already complete, not run again */
+    size_t failed;        /**< manifest count: last attempt failed, no complete output */
+    size_t pending;       /**< manifest count: neither complete nor failed */
     size_t ran;           /**< points this invocation ran (done or failed) */
     size_t ran_failed;    /**< points this invocation ran that failed */
     bool stopped;         /**< a stop request (SIGTERM/SIGUSR1) ended it before every point ran */

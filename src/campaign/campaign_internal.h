@@ -14,6 +14,7 @@ typedef struct dike__point_result {
     int32_t ranks;        /**< ranks that ran it (0 = unknown) */
     int32_t group;        /**< ensemble group that ran it in this invocation, -1 = none */
     int32_t ran;          /**< 1 = run by this invocation */
+    int32_t resumed;      /**< 1 = continued from its checkpoint by this invocation */
     double wall_seconds;  /**< wall time of the run, s (-1 = unknown) */
     char error[1024];     /**< failure message, "" if none */
 } dike__point_result;

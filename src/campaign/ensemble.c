@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dike/run.h"
 
@@ -37,6 +38,105 @@ static int share_status(MPI_Comm world, int rc, dike_err *e)
         MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, world);
         dike_err_set(e, rc, "%s", msg);
     }
+    return rc;
+}
+
+/* ---- continuing an interrupted point from its checkpoint ---- */
+
+/* Keys that may differ between a point's configuration and the one stored in its checkpoint
+ * without the checkpoint being another emulation's: where the output and checkpoints go, progress
+ * lines, and the testing injections (dike_resume drops those: they are what stopped the run). */
+static const char *const output_only_keys[] = {
+    "run.out", "run.checkpoint", "run.checkpoint_every_s", "output.progress_interval_s",
+    "engine.inject_stop_s", "engine.inject_fatal_rank",
+};
+
+/* Do @p a and @p b agree on every key that shapes the results? Both resolved INI texts come from
+ * the same key table, so their lines pair up one to one. On a difference @p diff names the key. */
+static bool same_emulation(const dike_config *a, const dike_config *b, char *diff, size_t n)
+{
+    char *ta = dike_config_to_ini(a), *tb = dike_config_to_ini(b), section[64] = "";
+    char *sa = NULL, *sb = NULL;
+    bool same = true;
+    for (char *la = strtok_r(ta, "\n", &sa), *lb = strtok_r(tb, "\n", &sb); same && (la || lb);
+         la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb)) {
+        if (!la || !lb) {
+            snprintf(diff, n, "the list of keys");
+            same = false;
+            break;
+        }
+        if (la[0] == '[') {
+            snprintf(section, sizeof section, "%.*s", (int)strcspn(la + 1, "]"), la + 1);
+            continue;
+        }
+        char key[192];
+        snprintf(key, sizeof key, "%s.%.*s", section, (int)strcspn(la, " ="), la);
+        bool ignored = false;
+        for (size_t k = 0; k < sizeof output_only_keys / sizeof *output_only_keys; k++)
+            ignored = ignored || strcmp(key, output_only_keys[k]) == 0;
+        if (!ignored && strcmp(la, lb) != 0) {
+            snprintf(diff, n, "%s", key);
+            same = false;
+        }
+    }
+    free(ta);
+    free(tb);
+    return same;
+}
+
+typedef struct resume_ctx {
+    const dike_config *point; /**< the point's configuration from the grid */
+} resume_ctx;
+
+/* dike_resume's adjust hook: continue only the checkpoint of this very point (the grid may have
+ * changed since), with the point's output settings. */
+static int adopt_point_config(dike_config *cfg, void *arg, dike_err *e)
+{
+    const resume_ctx *c = arg;
+    char diff[192];
+    if (!same_emulation(cfg, c->point, diff, sizeof diff))
+        return dike_err_set(e, DIKE_EINVAL, "it holds another configuration (%s differs)", diff);
+    *cfg = *c->point;
+    /* as dike_resume does: the injections that stopped the run do not carry over */
+    dike_config_set(cfg, "engine.inject_stop_s=0", "campaign", NULL);
+    dike_config_set(cfg, "engine.inject_fatal_rank=-1", "campaign", NULL);
+    return 0;
+}
+
+/* Run point @p cfg over @p group: from its checkpoint <output>.ckpt.h5 when one is there (left by
+ * a stop request) and holds this point, else from the start. Sets *resumed. Collective. */
+static int run_or_resume(const dike_config *cfg, size_t i, MPI_Comm group, dike_results *res,
+                         int *resumed, dike_err *pe)
+{
+    int grank, have = 0, rc;
+    char ckpt[DIKE_STR_MAX + 16];
+    MPI_Comm_rank(group, &grank);
+    snprintf(ckpt, sizeof ckpt, "%s.ckpt.h5", cfg->run_out);
+    if (grank == 0)
+        have = access(ckpt, R_OK) == 0;
+    MPI_Bcast(&have, 1, MPI_INT, 0, group);
+    *resumed = 0;
+    if (have) {
+        dike_config *rcfg = dike_xmalloc(sizeof *rcfg);
+        resume_ctx ctx = {cfg};
+        rc = dike_resume(ckpt, group, rcfg, adopt_point_config, &ctx, res, NULL, pe);
+        free(rcfg);
+        if (!rc || rc == DIKE_ESTOPPED) {
+            *resumed = 1;
+        } else {
+            /* A stale or unreadable checkpoint costs the work it held, never the point. */
+            if (grank == 0)
+                fprintf(stderr, "dike-emu: campaign point %zu: not continuing %s: %s; starting over\n", i,
+                        ckpt, pe->msg);
+            memset(pe, 0, sizeof *pe);
+            rc = dike_run(cfg, group, cfg->run_out, res, NULL, pe);
+        }
+    } else {
+        rc = dike_run(cfg, group, cfg->run_out, res, NULL, pe);
+    }
+    /* Once the output is complete a checkpoint (this one, or periodic ones) is of no more use. */
+    if (!rc && grank == 0)
+        unlink(ckpt);
     return rc;
 }
 
@@ -55,9 +155,10 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
     double t0 = MPI_Wtime();
     /* The grid was checked at load, so building the configuration fails only if the output path
      * is too long; every rank of the group computes the same answer. */
+    int resumed = 0;
     int rc = dike_grid_point_config(g, i, cfg, &pe);
     if (!rc)
-        rc = dike_run(cfg, group, cfg->run_out, &res, NULL, &pe);
+        rc = run_or_resume(cfg, i, group, &res, &resumed, &pe);
     double wall = MPI_Wtime() - t0;
     if (grank == 0) {
         memset(r, 0, sizeof *r);
@@ -66,12 +167,13 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
         r->ranks = gsize;
         r->group = color;
         r->ran = 1;
+        r->resumed = resumed;
         r->wall_seconds = wall;
         char name[DIKE_GRID_POINT_NAME_MAX];
         dike_grid_point_name(g, i, name, sizeof name);
         if (rc == DIKE_ESTOPPED) {
             /* Interrupted (SIGTERM at a Slurm time limit, SIGUSR1): not a failure; the rerun
-             * starts the point again. */
+             * continues the point from the checkpoint dike_run wrote. */
             snprintf(r->error, sizeof r->error, "%s", pe.msg);
             fprintf(stderr, "dike-emu: campaign point %zu (%s) stopped: %s\n", i, name, pe.msg);
             fflush(stderr);
@@ -86,8 +188,9 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
             dike__failure_clear(g, i);
             dike_results_free(&res);
             if (!o->quiet) {
-                printf("campaign: point %zu/%zu done in %.2f s (group %d/%d, %d rank%s): %s\n", i,
-                       g->npoints, wall, color, ngroups, gsize, gsize == 1 ? "" : "s", cfg->run_out);
+                printf("campaign: point %zu/%zu done in %.2f s%s (group %d/%d, %d rank%s): %s\n", i,
+                       g->npoints, wall, resumed ? " from its checkpoint" : "", color, ngroups, gsize,
+                       gsize == 1 ? "" : "s", cfg->run_out);
                 fflush(stdout);
             }
         }
@@ -164,8 +267,8 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
         fflush(stdout);
     }
 
-    dike__point_result *mine = NULL;
-    size_t nmine = 0;
+    dike__point_result *mine = NULL; /* the leader's outcomes, grown as points come */
+    size_t nmine = 0, cap = 0;
     int stopped = 0;
     if (ntodo) {
         int64_t *counter = NULL;
@@ -178,8 +281,6 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
             MPI_Win_unlock(0, win);
         }
         MPI_Barrier(world);
-        if (grank == 0)
-            mine = dike_xcalloc(ntodo, sizeof *mine);
         for (;;) {
             int64_t k = -1;
             /* A stop request (SIGTERM, SIGUSR1) ends the campaign after the current points; the
@@ -197,6 +298,10 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
             }
             if ((uint64_t)k >= ntodo)
                 break;
+            if (grank == 0 && nmine == cap) {
+                cap = cap ? 2 * cap : 16;
+                mine = dike_xrealloc(mine, cap * sizeof *mine);
+            }
             int prc = run_point(g, (size_t)todo[k], group, color, ngroups, o, grank == 0 ? &mine[nmine] : NULL);
             nmine += grank == 0;
             if (prc == DIKE_ESTOPPED) {

@@ -415,8 +415,19 @@ static void fill_manifest(FILE *f, const void *arg)
             fprintf(f, ": ");
             json_str(f, b->axes[a].shown[dike_grid_coord(g, i, a)]);
         }
-        fprintf(f, "}, \"status\": \"%s\", \"ran\": %s, \"error\": ",
-                dike_point_status_name((dike_point_status)r->status), r->ran ? "true" : "false");
+        fprintf(f, "}, \"status\": \"%s\", \"ran\": %s, \"resumed\": %s, \"checkpoint\": ",
+                dike_point_status_name((dike_point_status)r->status), r->ran ? "true" : "false",
+                r->resumed ? "true" : "false");
+        /* An unfinished point's checkpoint, which the next run continues. */
+        char ckpt[DIKE_STR_MAX + 300];
+        dike_grid_point_output(g, i, ckpt, sizeof ckpt - 16);
+        strcat(ckpt, ".ckpt.h5");
+        bool unfinished = r->status == DIKE_POINT_PENDING || r->status == DIKE_POINT_FAILED;
+        if (unfinished && access(ckpt, R_OK) == 0)
+            fprintf(f, "\"%s.h5.ckpt.h5\"", name);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"error\": ");
         json_str(f, r->error[0] ? r->error : NULL);
         fprintf(f, ", \"wall_seconds\": ");
         json_num(f, r->wall_seconds);

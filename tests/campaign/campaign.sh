@@ -11,6 +11,9 @@
 #                 corrupt and a deleted one, which come out identical to the first run
 #   crash_resume  a point that ends the mpirun through dike_fatal (MPI_Abort): the rerun skips
 #                 the points completed before it and runs the rest
+#   stop_resume   a stop request (engine.inject_stop_s, as SIGTERM at a time limit) interrupts the
+#                 running points (exit 4, checkpoints); the rerun, with another group size,
+#                 continues them from their checkpoints to outputs identical to uninterrupted runs
 #   failed_point  a point with a missing trace is recorded as failed (manifest, failure record,
 #                 one stderr line, exit 1) while the others finish; fixed, the rerun completes it
 #   cli           --list without mpiexec, --help, --status, bad grids and options (exit 2, one
@@ -244,6 +247,31 @@ EOF
     # Seeds 1..3 with and without the (harmless after --set) injection are the same emulations.
     for i in 0 1 2; do
         same_outputs "${outs[$i]}" "${outs[$((i + 3))]}" "points $i and $((i + 3)) (same seed)"
+    done
+    ;;
+
+stop_resume)
+    write_grid6 grid.ini out
+    run_status 0 ref.log emu_mpi 2 campaign grid.ini --out-dir ref
+    # Every group stops in its first point at simulated time 20,000 s (the runs last ~700,000 s).
+    run_status 4 stop.log emu_mpi 2 campaign grid.ini --set engine.inject_stop_s=20000
+    show_file stderr stop.log.err
+    m=out/campaign.json
+    [ "$(json $m 'd["counts"]["pending"]')" = 6 ] || fail "after the stop: $(json $m 'd["counts"]')"
+    [ "$(json $m 'sum(1 for p in d["points"] if p["checkpoint"])')" = 2 ] || fail "manifest: two checkpoints expected"
+    [ "$(ls out/*.ckpt.h5 | wc -l)" = 2 ] || fail "two checkpoint files expected"
+    [ -z "$(ls out/*.h5 2>/dev/null | grep -v ckpt)" ] || fail "an output exists after the stop"
+    ok "stop: exit 4, 6 pending, one checkpoint per group, no output"
+    run_status 0 rerun.log emu_mpi 2 campaign grid.ini --ranks-per-run 2
+    show_file rerun rerun.log
+    [ "$(grep -c 'from its checkpoint' rerun.log)" = 2 ] || fail "two points should continue from their checkpoints"
+    [ "$(json $m 'sum(1 for p in d["points"] if p["resumed"])'),$(json $m 'd["counts"]["done"]')" = "2,6" ] ||
+        fail "rerun manifest: $(json $m 'd["counts"]')"
+    ok "rerun (1 group of 2 ranks): 2 points continued from their checkpoints, 6 done"
+    [ -z "$(ls out/*.ckpt.h5 2>/dev/null)" ] || fail "checkpoints left after completion"
+    ok "no checkpoint left"
+    for f in ref/*.h5; do
+        same_outputs "$f" "out/$(basename "$f")" "$(basename "$f"): rerun vs uninterrupted"
     done
     ;;
 

@@ -277,6 +277,7 @@ static void test_errors(void **state)
     expect_error("[run]\nseed = 3\nout = x.h5\n", 3, "[run] out", "out_dir");
     expect_error("[swep]\nseed = 1\n", 2, "unknown section 'swep'", "campaign, sweep");
     expect_error("\n[cluster]\nnodes = many\n", 3, "[cluster] nodes", "(got 'many')");
+    expect_error("[sweep]\npolicy = fifo, las\nseed = 1..100000\n", 0, "more than 100000 points", NULL);
     expect_error("seed = 1\n", 1, "key outside any [section]", NULL);
     expect_error("[sweep]\nseed 1\n", 2, "syntax error", NULL);
     /* Cross-key checks run on every point: the message names the point instead of a line. */
