@@ -68,6 +68,14 @@ static int fail(int code, const char *msg)
     return code == DIKE_EINVAL || code == DIKE_EIO ? 2 : 1;
 }
 
+/* One message for an option getopt_long did not accept. */
+static int bad_option(const char *cmd, char **argv, int at, const char *help)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: unknown or incomplete option '%s' (%s)", cmd, argv[at], help);
+    return fail(DIKE_EINVAL, msg);
+}
+
 /* SIGTERM (Slurm's time limit) and SIGUSR1 (forwarded by mpirun): checkpoint at the next window
  * boundary and stop. */
 static void on_stop_signal(int sig)
@@ -215,12 +223,8 @@ static int cmd_run(int argc, char **argv)
             if (dike_config_set(&cfg, optarg, "--set", &e))
                 return fail(e.code, e.msg);
             continue;
-        default: {
-            char msg[256];
-            snprintf(msg, sizeof msg, "run: unknown or incomplete option '%s' (dike-emu --help)",
-                     argv[optind - 1]);
-            return fail(DIKE_EINVAL, msg);
-        }
+        default:
+            return bad_option("run", argv, optind - 1, "dike-emu --help");
         }
         char assign[DIKE_STR_MAX + 64], origin[64];
         snprintf(assign, sizeof assign, "%s=%s", key, value);
@@ -297,12 +301,8 @@ static int cmd_resume(int argc, char **argv)
             if (rank == 0)
                 usage(stdout);
             return 0;
-        default: {
-            char msg[256];
-            snprintf(msg, sizeof msg, "resume: unknown or incomplete option '%s' (dike-emu --help)",
-                     argv[optind - 1]);
-            return fail(DIKE_EINVAL, msg);
-        }
+        default:
+            return bad_option("resume", argv, optind - 1, "dike-emu --help");
         }
     }
     if (optind != argc - 1)
@@ -506,12 +506,8 @@ static int cmd_trace_info(int argc, char **argv)
             if (rank == 0)
                 usage(stdout);
             return 0;
-        default: {
-            char msg[256];
-            snprintf(msg, sizeof msg, "trace-info: unknown or incomplete option '%s' (dike-emu --help)",
-                     argv[optind - 1]);
-            return fail(DIKE_EINVAL, msg);
-        }
+        default:
+            return bad_option("trace-info", argv, optind - 1, "dike-emu --help");
         }
         if (rc)
             return fail(e.code, e.msg);

@@ -229,3 +229,20 @@ void dike_fill(dike_sched *s, dike_ranked *order, size_t n, void *ctx,
             on_change(ctx, j, 1);
     }
 }
+
+int dike_preempt_always(void *ctx, dike_sched *s, const dike_job *running)
+{
+    return 1;
+}
+
+void dike_decide_by_rounds(void *state, dike_sched *s, dike_order_fn build)
+{
+    dike_ranked *order;
+    if (dike_sched_is_round(s)) {
+        size_t n = build(state, s, 0, &order);
+        dike_reallocate(s, order, n, dike_preempt_always, state, NULL);
+    } else if (dike_sched_free_gpus(s, -1) > 0) {
+        size_t n = build(state, s, 1, &order);
+        dike_fill(s, order, n, state, NULL);
+    }
+}

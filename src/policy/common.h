@@ -62,6 +62,17 @@ typedef int (*dike_can_preempt_fn)(void *ctx, dike_sched *s, const dike_job *run
 size_t dike_reallocate(dike_sched *s, dike_ranked *order, size_t n, dike_can_preempt_fn can_preempt,
                        void *ctx, void (*on_change)(void *ctx, dike_job *j, int started));
 
+/** A can_preempt callback that allows every preemption (lease = one round). */
+int dike_preempt_always(void *ctx, dike_sched *s, const dike_job *running);
+
+/** Builds a policy's order (best first) of the active jobs, or of the queued ones only. */
+typedef size_t (*dike_order_fn)(void *state, dike_sched *s, int queued_only, dike_ranked **order);
+
+/** The decision step of the round-based policies (las, themis): at a round boundary the running
+ *  set follows the whole order (lease = round); between rounds free GPUs go to queued jobs in
+ *  order. */
+void dike_decide_by_rounds(void *state, dike_sched *s, dike_order_fn build);
+
 /** Start queued jobs in @p order (best first) while GPUs are free; jobs that do not fit are
  *  skipped (no preemption). */
 void dike_fill(dike_sched *s, dike_ranked *order, size_t n, void *ctx,

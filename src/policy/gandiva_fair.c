@@ -140,11 +140,6 @@ static size_t stride_order(gf_state *st, dike_sched *s, uint64_t budget, int que
     return m;
 }
 
-static int always(void *ctx, dike_sched *s, const dike_job *j)
-{
-    return 1;
-}
-
 static void gf_decide(void *state, dike_sched *s)
 {
     gf_state *st = state;
@@ -154,7 +149,7 @@ static void gf_decide(void *state, dike_sched *s)
         for (size_t i = 0; i < st->act.n; i++)
             if (!st->picked[i] && st->act.jobs[i]->state == DIKE_JOB_RUNNING)
                 dike_sched_preempt(s, st->act.jobs[i]);
-        dike_reallocate(s, st->order, m, always, st, NULL);
+        dike_reallocate(s, st->order, m, dike_preempt_always, st, NULL);
     } else if (dike_sched_free_gpus(s, -1) > 0) {
         double now = dike_time_to_s(dike_sched_now(s));
         double left = st->round_s - fmod(now, st->round_s);

@@ -106,21 +106,17 @@ static size_t build_order(themis_state *st, dike_sched *s, int queued_only)
     return m;
 }
 
-static int always(void *ctx, dike_sched *s, const dike_job *j)
+static size_t order_fn(void *state, dike_sched *s, int queued_only, dike_ranked **order)
 {
-    return 1;
+    themis_state *st = state;
+    size_t n = build_order(st, s, queued_only);
+    *order = st->order;
+    return n;
 }
 
 static void themis_decide(void *state, dike_sched *s)
 {
-    themis_state *st = state;
-    if (dike_sched_is_round(s)) {
-        size_t n = build_order(st, s, 0);
-        dike_reallocate(s, st->order, n, always, st, NULL);
-    } else if (dike_sched_free_gpus(s, -1) > 0) {
-        size_t n = build_order(st, s, 1);
-        dike_fill(s, st->order, n, st, NULL);
-    }
+    dike_decide_by_rounds(state, s, order_fn);
 }
 
 static void themis_free(void *state)
