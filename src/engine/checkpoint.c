@@ -22,6 +22,8 @@ typedef struct buf {
 
 static void put(buf *b, const void *v, size_t n)
 {
+    if (n == 0)
+        return; /* v may be NULL then (memcpy must not see it) */
     if (b->len + n > b->cap) {
         b->cap = (b->len + n) * 2 + 256;
         b->p = dike_xrealloc(b->p, b->cap);
@@ -32,6 +34,8 @@ static void put(buf *b, const void *v, size_t n)
 
 static void get(buf *b, void *v, size_t n)
 {
+    if (n == 0)
+        return;
     if (b->pos + n > b->len) {
         b->bad = 1;
         memset(v, 0, n);
