@@ -52,4 +52,17 @@ static inline int sc_run(const sc_job *jobs, size_t n, const char *const *sets, 
     return rc;
 }
 
+/* The expected start, finish (s) and preemptions of job @p i; include <cmocka.h> first. */
+#ifdef cmocka_unit_test
+#define SC_EPS 1e-6
+static inline void expect_job(const dike_results *r, size_t i, double start, double finish,
+                              unsigned preemptions)
+{
+    assert_true(i < r->njobs);
+    assert_float_equal(r->jobs[i].start_time, start, SC_EPS);
+    assert_float_equal(r->jobs[i].finish_time, finish, SC_EPS);
+    assert_int_equal(r->jobs[i].preemptions, preemptions);
+}
+#endif
+
 #endif

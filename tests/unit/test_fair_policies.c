@@ -13,14 +13,6 @@
 
 #define EPS 1e-6
 
-static void expect_job(const dike_results *r, size_t i, double start, double finish,
-                       unsigned preemptions)
-{
-    assert_true(i < r->njobs);
-    assert_float_equal(r->jobs[i].start_time, start, EPS);
-    assert_float_equal(r->jobs[i].finish_time, finish, EPS);
-    assert_int_equal(r->jobs[i].preemptions, preemptions);
-}
 
 /* ---- water-filling ---- */
 

@@ -10,14 +10,6 @@
 
 #define EPS 1e-6
 
-static void expect_job(const dike_results *r, size_t i, double start, double finish,
-                       unsigned preemptions)
-{
-    assert_true(i < r->njobs);
-    assert_float_equal(r->jobs[i].start_time, start, EPS);
-    assert_float_equal(r->jobs[i].finish_time, finish, EPS);
-    assert_int_equal(r->jobs[i].preemptions, preemptions);
-}
 
 /* One 8-GPU node; every job wants the whole node.
  *   J0 submit 0, 100 s;  J1 submit 10, 50 s;  J2 submit 20, 20 s. */
