@@ -93,6 +93,7 @@ typedef struct dike_perf_record {
     double wall_seconds;    /**< engine wall time (MPI_Init/Finalize excluded) */
     double compute_seconds; /**< time in local events (coordinator events, node actions), decision step excluded */
     double decide_seconds;  /**< time in the policy's decision step (rank 0) */
+    double decide_p99_us;   /**< 99th percentile of one decision step, us (rank 0; power-of-2 bins) */
     double comm_seconds;    /**< time in collectives */
     uint64_t decisions;     /**< decision steps run (rank 0) */
     uint32_t nodes_owned;   /**< nodes in this rank's block */

@@ -376,7 +376,15 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
         if ((s->decisions & 7) == 0) {
             double t0 = MPI_Wtime();
             s->pol->decide(s->pol_state, s);
-            s->decide_seconds += 8 * (MPI_Wtime() - t0);
+            double dt = MPI_Wtime() - t0;
+            s->decide_seconds += 8 * dt;
+            uint64_t ns = (uint64_t)(dt * 1e9);
+            int bin = 0;
+            while (ns > 1 && bin < 63) {
+                ns >>= 1;
+                bin++;
+            }
+            s->decide_hist[bin]++;
         } else {
             s->pol->decide(s->pol_state, s);
         }

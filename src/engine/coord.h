@@ -76,6 +76,7 @@ struct dike_sched {
     /* instrumentation */
     uint64_t events, stale_events, decisions;
     double decide_seconds;   /**< wall time inside the policy's decide */
+    uint64_t decide_hist[64];/**< sampled decision steps by floor(log2(ns)) */
 };
 
 int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,

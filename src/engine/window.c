@@ -215,6 +215,19 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
     perf->wall_seconds = MPI_Wtime() - t_start;
     perf->comm_seconds = t_comm;
     perf->decide_seconds = rank == 0 ? s->decide_seconds : 0;
+    if (rank == 0) {
+        /* p99 of the sampled steps: the upper edge of the bin holding the 99th percentile */
+        uint64_t total = 0, seen = 0;
+        for (int b = 0; b < 64; b++)
+            total += s->decide_hist[b];
+        for (int b = 0; b < 64 && total; b++) {
+            seen += s->decide_hist[b];
+            if (seen * 100 >= total * 99) {
+                perf->decide_p99_us = (double)(UINT64_C(2) << b) / 1e3;
+                break;
+            }
+        }
+    }
     perf->compute_seconds = perf->wall_seconds - t_comm - perf->decide_seconds;
     free(counts);
     free(displs);

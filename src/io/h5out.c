@@ -121,6 +121,7 @@ static size_t perf_fields(h5_field *f)
         F_NUM(dike_perf_record, wall_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, compute_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, decide_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, decide_p99_us, H5T_NATIVE_DOUBLE, "us"),
         F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),
@@ -667,6 +668,12 @@ static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t 
         st = h5fail(c, "creating the dataspace of %s", objpath);
     else if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0)
         st = h5fail(c, "setting the chunking of %s", objpath);
+    /* Rank 0 writes these tables alone (sec2 driver), so filters are allowed: shuffle + deflate
+     * level 1 where the library has it (a 1M-job /jobs shrinks several times, see
+     * docs/performance.md). */
+    else if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+             (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0))
+        st = h5fail(c, "setting the compression of %s", objpath);
     else if ((ds = H5Dcreate2(file, objpath, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         st = h5fail(c, "creating dataset %s", objpath);
     else if (!empty && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)

@@ -138,6 +138,7 @@ static void fill_perf(dike_perf_record *p)
     p->wall_seconds = 1.5;
     p->compute_seconds = 1.25;
     p->decide_seconds = 0.375;
+    p->decide_p99_us = 12.5;
     p->comm_seconds = 0.25;
     p->decisions = 105;
     p->nodes_owned = NNODES;
@@ -545,6 +546,7 @@ static void check_nodes_perf(hid_t file, const dike_node_record *nodes, size_t n
     COLUMN_EQ(ds, perf, 1, wall_seconds, double, H5T_NATIVE_DOUBLE);
     COLUMN_EQ(ds, perf, 1, compute_seconds, double, H5T_NATIVE_DOUBLE);
     COLUMN_EQ(ds, perf, 1, decide_seconds, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, perf, 1, decide_p99_us, double, H5T_NATIVE_DOUBLE);
     COLUMN_EQ(ds, perf, 1, comm_seconds, double, H5T_NATIVE_DOUBLE);
     COLUMN_EQ(ds, perf, 1, decisions, uint64_t, H5T_NATIVE_UINT64);
     COLUMN_EQ(ds, perf, 1, nodes_owned, uint32_t, H5T_NATIVE_UINT32);
