@@ -249,15 +249,24 @@ static void dk_decide(void *state, dike_sched *s)
     /* Entitlements change only with demand (arrivals, completions) and capacity (failures). */
     dike_tenants_waterfill(&st->ten, (double)dike_sched_gpus_up(s));
     int round = dike_sched_is_round(s);
+    /* GPUs that preemption could ever free in this decision: those of running jobs past their
+     * lease. A candidate needing more than that plus the free GPUs is not worth a victim walk (the
+     * walk would fail); this bound is what keeps a round from costing queued x running. */
+    uint64_t reclaimable = 0;
+    dike_time now = dike_sched_now(s);
+    for (size_t i = 0; i < nr; i++)
+        if (dike_time_to_s(now - st->running[i].job->run_start) >= st->min_lease_s)
+            reclaimable += st->running[i].job->spec->num_gpus;
     for (size_t i = 0; i < nq; i++) {
         dike_job *q = st->queued[i].job;
-        if (dike_sched_start(s, q)) {
+        uint64_t freeg = dike_sched_free_for(s, q);
+        if (q->spec->num_gpus <= freeg && dike_sched_start(s, q)) {
             dike_tenants_run(&st->ten, q, 1);
             continue;
         }
         /* Preemption is reconsidered at every round; between rounds only for jobs shorter than a
          * round, which would otherwise wait longer for the next round than they need to run. */
-        if (!(round || st->rem[q->pol_j] <= st->round_s) ||
+        if (!(round || st->rem[q->pol_j] <= st->round_s) || q->spec->num_gpus > freeg + reclaimable ||
             !make_room(st, s, q, -st->queued[i].key, nr))
             continue;
         if (dike_sched_start(s, q))
