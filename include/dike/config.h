@@ -92,6 +92,10 @@ void dike_config_defaults(dike_config *c);
  *  "file:line: [section] key: reason". */
 int dike_config_load_file(dike_config *c, const char *path, dike_err *e);
 
+/** As dike_config_load_file, from INI text in memory (e.g. the resolved configuration stored in an
+ *  output or a checkpoint); @p origin names it in messages. */
+int dike_config_load_text(dike_config *c, const char *text, const char *origin, dike_err *e);
+
 /** Apply one "section.key=value" assignment; @p origin names it in messages (e.g. "--set"). */
 int dike_config_set(dike_config *c, const char *assignment, const char *origin, dike_err *e);
 

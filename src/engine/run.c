@@ -56,45 +56,6 @@ int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workloa
     return run_body(cfg, comm, given, out_path, NULL, out, perf_out, e);
 }
 
-/* Apply a resolved INI text (a checkpoint's) with dike_config_set, line by line. */
-static int config_from_text(dike_config *cfg, const char *text, const char *origin, dike_err *e)
-{
-    char *copy = dike_xstrdup(text), section[128] = "";
-    int rc = 0, line = 0;
-    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
-        line++;
-        while (*l == ' ' || *l == '\t')
-            l++;
-        if (!*l || *l == ';' || *l == '#')
-            continue;
-        if (*l == '[') {
-            char *end = strchr(l, ']');
-            if (end) {
-                *end = 0;
-                snprintf(section, sizeof section, "%s", l + 1);
-            }
-            continue;
-        }
-        char *eq = strchr(l, '=');
-        if (!eq)
-            continue;
-        char *k = l, *v = eq + 1, *kend = eq;
-        while (kend > k && (kend[-1] == ' ' || kend[-1] == '\t'))
-            kend--;
-        *kend = 0;
-        while (*v == ' ' || *v == '\t')
-            v++;
-        size_t n = strlen(section) + strlen(k) + strlen(v) + 3;
-        char *assign = dike_xmalloc(n), where[256];
-        snprintf(assign, n, "%s.%s=%s", section, k, v);
-        snprintf(where, sizeof where, "%s: config line %d", origin, line);
-        rc = dike_config_set(cfg, assign, where, e);
-        free(assign);
-    }
-    free(copy);
-    return rc;
-}
-
 int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
                 dike_perf_record *perf_out, dike_err *e)
@@ -106,7 +67,7 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     dike_config_defaults(cfg);
     rc = dike_checkpoint_config(ckpt, &text, e);
     if (!rc)
-        rc = config_from_text(cfg, text, ckpt, e);
+        rc = dike_config_load_text(cfg, text, ckpt, e);
     free(text);
     /* the testing injections were what stopped the run; they do not carry over */
     cfg->engine_inject_stop_s = 0;

@@ -570,16 +570,14 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return 0;
 }
 
-int dike_config_load_file(dike_config *c, const char *path, dike_err *e)
+/* Read INI text from @p f (closed here), naming it @p path in messages. */
+static int load_stream(dike_config *c, FILE *f, const char *path, dike_err *e)
 {
     ini_state *st = dike_xcalloc(1, sizeof *st);
     int rc = 0;
     st->cfg = *c;
     st->path = path;
-    if (!(st->f = fopen(path, "r"))) {
-        rc = dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
-        goto out;
-    }
+    st->f = f;
     /* inih returns the first line it could not parse (no '=', unclosed '['); such a line never
      * reaches the handler, and inih goes on reading, so it may precede the handler's error. */
     int bad_line = ini_parse_stream(read_line, st, on_key, st);
@@ -595,11 +593,52 @@ int dike_config_load_file(dike_config *c, const char *path, dike_err *e)
     } else {
         *c = st->cfg;
     }
-out:
     if (st->f)
         fclose(st->f);
     free(st->line);
     free(st);
+    return rc;
+}
+
+int dike_config_load_file(dike_config *c, const char *path, dike_err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    return load_stream(c, f, path, e);
+}
+
+/* Not through inih: a resolved text may hold lines longer than inih's buffer (long paths), and
+ * it is our own output, so a simple line reader with the same per-key checks is enough. */
+int dike_config_load_text(dike_config *c, const char *text, const char *origin, dike_err *e)
+{
+    char *copy = dike_xstrdup(text), section[128] = "";
+    int rc = 0, line = 0;
+    dike_config work = *c;
+    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        l = dike__trim(l);
+        if (!*l || *l == ';' || *l == '#')
+            continue;
+        if (*l == '[') {
+            char *end = strchr(l, ']');
+            if (end) {
+                *end = 0;
+                snprintf(section, sizeof section, "%s", l + 1);
+            }
+            continue;
+        }
+        char *eq = strchr(l, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        char where[256];
+        snprintf(where, sizeof where, "%s: config line %d", origin, line);
+        rc = assign(&work, where, section, dike__trim(l), dike__trim(eq + 1), e);
+    }
+    free(copy);
+    if (!rc)
+        *c = work;
     return rc;
 }
 
