@@ -146,5 +146,14 @@ double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j);
 /** Rate @p j has (running) or would get if started now with the configured placement (queued);
  *  0 if it does not fit now. Does not change anything. */
 double dike_sched_rate_now(dike_sched *s, const dike_job *j);
+/** Time-average number of jobs in the system since @p j was submitted (SPEC §6's N_avg so far;
+ *  the jobs in the system now if no time has passed). */
+double dike_sched_navg(const dike_sched *s, const dike_job *j);
+/** Free GPUs on @p node now (0 while it is down). */
+uint32_t dike_sched_node_free(const dike_sched *s, uint32_t node);
+/** Estimated total reference work of @p j, us, under scheduler.duration_knowledge. */
+double dike_sched_est_duration(const dike_sched *s, const dike_job *j);
+/** Estimated remaining reference work of @p j at now, us (oracle: dike_sched_remaining). */
+double dike_sched_est_remaining(const dike_sched *s, const dike_job *j);
 
 #endif

@@ -167,6 +167,30 @@ double dike_sched_rate_now(dike_sched *s, const dike_job *j)
     return dike_cluster_rate(s->cl, type, j->spec->num_gpus, level);
 }
 
+uint32_t dike_sched_node_free(const dike_sched *s, uint32_t node)
+{
+    return s->cap->down[node] ? 0 : s->cap->free[node];
+}
+
+double dike_sched_navg(const dike_sched *s, const dike_job *j)
+{
+    double area = s->area + (double)s->active * dike_time_to_s(s->now - s->area_t);
+    double span = dike_time_to_s(s->now - j->spec->submit);
+    return span > 0 ? (area - j->area_at_submit) / span : (double)s->active;
+}
+
+/* TEMPORARY (oracle only) until scheduler.duration_knowledge lands. */
+double dike_sched_est_duration(const dike_sched *s, const dike_job *j)
+{
+    (void)s;
+    return (double)j->spec->duration;
+}
+
+double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
+{
+    return dike_sched_remaining(s, j);
+}
+
 int dike_sched_start(dike_sched *s, dike_job *j)
 {
     if (j->state != DIKE_JOB_QUEUED)

@@ -1,320 +1,349 @@
-/* dike: fairness and efficiency together (reconstruction of the ICASSP 2025 Dike policy; see
- * docs/dike.md for what is reconstructed and what is this project's choice).
+/* dike: fairness and efficiency together (reconstruction of the ICASSP 2025 Dike policy; docs/dike.md
+ * says what is reconstructed and what is this project's choice, and what was tried and dropped).
  *
- * At every decision, for every active job j:
- *   rate_j   the rate of its placement (running) or of the placement it would get now (queued;
- *            1 if nothing fits now),
- *   rem_j    remaining work / rate_j, seconds,
- *   rho_j    estimated finish-time fairness (policy/rho.h),
- *   fair_j   rho_j / (1 + rho_j)                          (0.5 at the fair finish time),
- *   eff_j    (rate_j / max rate) x S / (S + rem_j), S = median rem over active jobs,
- *   score_j  w x fair_j + (1 - w) x eff_j,  w = dike.fairness_weight.
- * Queued jobs are offered GPUs in score order (gangs whole; a job that does not fit is skipped, so
- * the policy is work-conserving). A queued job that does not fit may take GPUs from running jobs
- * that have held them for at least dike.min_lease_s and either
- *   - have rho < 1 (still ahead of their fair finish) and a score lower by dike.hysteresis, or
- *   - belong to another tenant holding more than its entitlement while the job's own tenant holds
- *     less than its entitlement (the tenant guard), as long as the victim's tenant stays at or
- *     above its entitlement.
- * This is tried at every round boundary for every queued job, and between rounds for queued jobs
- * shorter than a round (which would otherwise wait longer for the round than they need to run).
- * Entitlements: weighted max-min water-filling of the GPUs that are up over the active tenants'
- * demand ([tenants] weights). Victims are taken lowest score first, and only if they free enough
- * GPUs for the whole gang; preempted jobs pay scheduler.preemption_cost_s when they resume. */
+ * Efficiency. Queued jobs are ordered by remaining GPU-time, estimated remaining work (a resumed
+ * job's restore cost included) x GPUs: Smith's rule with GPUs as the resource, the order that keeps
+ * the sum of completion times low when jobs of different widths share the GPUs. They start as
+ * whole gangs in that order wherever they fit (work-conserving fill-in; where they go is the
+ * placement strategy's choice). When the first job in the order does not fit, it may take GPUs
+ * from running jobs that are larger by the hysteresis factor in the same measure,
+ *     candidate's (remaining + restore) x GPUs <= (1 - dike.hysteresis) x victim's remaining x GPUs,
+ * that have held their GPUs for dike.min_lease_s, on the node (or the fewest whole nodes) where
+ * the fewest victim GPUs suffice, so the freed GPUs are where the gang will be placed.
+ *
+ * Fairness. Every job has a fair finish time, submit + T_ideal_est (finish-time fairness, Themis;
+ * SPEC §6):
+ *     T_ideal_est = estimated duration x max(1, num_gpus x N_avg / G),
+ * with N_avg the time-average number of jobs in the system since the job was submitted (what the
+ * metric will use, as far as it is known) and G the GPUs that are up. A running job's slack is
+ *     slack = submit + T_ideal_est - now - remaining - restore
+ * (how long it can be delayed by a preemption now and still finish by its fair finish time). With
+ * w = dike.fairness_weight > 0 a running job may be taken off its GPUs only if
+ *     slack >= w x (candidate's remaining + candidate's restore),
+ * i.e. it can wait for w of the candidate's run and still finish fairly, or if it is past its fair
+ * finish time even when left alone (it cannot be made fair any more, and holding on would only
+ * make smaller jobs wait). w = 1 never turns a fair job into an unfair one by preempting it;
+ * w = 0 lets efficiency alone decide. The guard also bounds churn: every preemption uses up part of
+ * the victim's slack, and a job without slack is not preempted again.
+ *
+ * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dike/sched.h"
-#include "policy/common.h"
+#include "policy/jobq.h"
 #include "policy/policy.h"
-#include "policy/rho.h"
 
-typedef struct dike_pstate {
-    dike_tenants ten;
-    dike_active act;
-    double w, hysteresis, min_lease_s, round_s;
-    double *score, *rho;   /**< per active slot, this decision */
-    double *rate, *rem;    /**< per active slot: rate, remaining time (s) */
-    double *fair, *eff;    /**< per active slot: normalised signals */
-    int running_sorted;    /**< running[] sorted this decision (lazily, when a victim is needed) */
-    int restricted;        /**< this decision's candidates are only the jobs that may preempt */
-    int32_t stamp;         /**< decision counter; victims of this decision carry it in pol_i */
-    dike_ranked *queued;   /**< queued jobs, best score first */
-    dike_ranked *running;  /**< running jobs, lowest score first */
-    dike_job **victims;
-    size_t cap;
-} dike_pstate;
+/** A running job's share of one node. */
+typedef struct dk_slot {
+    dike_job *job;
+    uint32_t gpus;
+} dk_slot;
+
+typedef struct dk_state {
+    double w;           /**< dike.fairness_weight */
+    double keep;        /**< 1 - dike.hysteresis */
+    double lease_us;    /**< dike.min_lease_s, us */
+    double cost_s;      /**< scheduler.preemption_cost_s, s */
+    dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
+    uint32_t *nnodes;   /**< per job: slices of its current placement (recorded at start) */
+    uint32_t nodes;     /**< cluster nodes */
+    uint32_t *node_off; /**< node -> its first slot */
+    uint32_t *node_n;   /**< running jobs per node */
+    dk_slot *slot;      /**< running jobs per node, node_off[n] .. node_off[n] + node_n[n] */
+    dk_slot *cand;      /**< scratch: one node's possible victims */
+    uint32_t *pick;     /**< scratch: nodes chosen for a gang */
+} dk_state;
+
+/* ---- what the scheduler estimates ---- */
+
+static double est_rem_s(const dike_sched *s, const dike_job *j)
+{
+    double r = dike_sched_est_remaining(s, j) / 1e6;
+    return r > 1e-6 ? r : 1e-6;
+}
+
+static double restore_s(const dk_state *st, const dike_job *j)
+{
+    return j->first_start >= 0 ? st->cost_s : 0;
+}
+
+/* T_ideal_est, s: the estimated duration scaled by the job's share of the cluster so far. */
+static double ideal_s(const dike_sched *s, const dike_job *j)
+{
+    double share = (double)j->spec->num_gpus * dike_sched_navg(s, j) / (double)dike_sched_gpus_up(s);
+    return dike_sched_est_duration(s, j) / 1e6 * (share > 1 ? share : 1);
+}
+
+/* Seconds running job @p v can be delayed and still finish by its fair finish time if it is
+ * preempted now (it pays the restore cost and then runs at its best rate, 1). */
+static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v)
+{
+    double now = dike_time_to_s(dike_sched_now(s));
+    return dike_time_to_s(v->spec->submit) + ideal_s(s, v) - now - est_rem_s(s, v) - st->cost_s;
+}
+
+/* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
+ * the resource is GPUs. */
+static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
+{
+    return (dike_sched_est_remaining(s, j) + restore_s(st, j) * 1e6) * j->spec->num_gpus;
+}
+
+/* ---- which running jobs are on which node ---- */
+
+static void node_add(dk_state *st, dike_job *j)
+{
+    st->nnodes[j->idx] = j->nslices;
+    for (uint32_t i = 0; i < j->nslices; i++) {
+        uint32_t n = j->slices[i].node;
+        st->slot[st->node_off[n] + st->node_n[n]++] = (dk_slot){j, j->slices[i].gpus};
+    }
+}
+
+static void node_remove(dk_state *st, dike_job *j)
+{
+    /* j->slices still holds the last placement after the engine released it */
+    for (uint32_t i = 0; i < st->nnodes[j->idx]; i++) {
+        uint32_t n = j->slices[i].node;
+        dk_slot *sl = st->slot + st->node_off[n];
+        for (uint32_t k = 0; k < st->node_n[n]; k++)
+            if (sl[k].job == j) {
+                sl[k] = sl[--st->node_n[n]];
+                break;
+            }
+    }
+    st->nnodes[j->idx] = 0;
+}
+
+static int start(dk_state *st, dike_sched *s, dike_job *j)
+{
+    if (dike_sched_free_for(s, j) < j->spec->num_gpus || !dike_sched_start(s, j))
+        return 0;
+    dike_jobq_remove(&st->queued, j);
+    node_add(st, j);
+    return 1;
+}
+
+/* ---- preemption ---- */
+
+/* May running job @p v be taken off its GPUs for @p q, which needs @p need_s seconds? */
+static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, const dike_job *q,
+                    double need_s)
+{
+    dike_time now = dike_sched_now(s);
+    if (v->state != DIKE_JOB_RUNNING || v->run_start == now ||
+        (double)(now - v->run_start) < st->lease_us)
+        return 0;
+    if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
+        return 0;
+    /* smaller by the hysteresis factor, in GPU-time (the order's own measure) */
+    if (need_s * q->spec->num_gpus > st->keep * est_rem_s(s, v) * v->spec->num_gpus)
+        return 0;
+    double slack = slack_s(st, s, v);
+    if (st->w <= 0 || slack >= st->w * need_s)
+        return 1; /* it can wait for q (w = 1: all of q's run) and still finish fairly; w = 0:
+                     fairness does not restrict preemption */
+    /* Past its fair finish even if left alone (at its current rate, no restore): nothing to keep.
+     * The second of margin keeps a job that is exactly on time (slack 0 in a lightly loaded
+     * cluster, where T_ideal = duration) from being counted late through rounding. */
+    double alone = slack + st->cost_s - est_rem_s(s, v) * (1 / v->rate - 1);
+    return alone < -1.0;
+}
+
+static int by_gpus_desc(const void *a, const void *b)
+{
+    const dk_slot *x = a, *y = b;
+    if (x->gpus != y->gpus)
+        return x->gpus > y->gpus ? -1 : 1;
+    return x->job->idx < y->job->idx ? -1 : x->job->idx > y->job->idx;
+}
+
+/* Node @p n's possible victims for @p q, largest share first, into st->cand; returns how many,
+ * and the GPUs they hold on the node in *gpus. */
+static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, const dike_job *q,
+                             double need_s, uint32_t *gpus)
+{
+    uint32_t m = 0;
+    *gpus = 0;
+    const dk_slot *sl = st->slot + st->node_off[n];
+    for (uint32_t k = 0; k < st->node_n[n]; k++)
+        if (can_take(st, s, sl[k].job, q, need_s)) {
+            st->cand[m++] = sl[k];
+            *gpus += sl[k].gpus;
+        }
+    qsort(st->cand, m, sizeof *st->cand, by_gpus_desc);
+    return m;
+}
+
+static int node_allowed(const dike_cluster *cl, uint32_t n, const dike_job *q)
+{
+    return q->spec->gpu_type < 0 || dike_cluster_node_type(cl, n) == q->spec->gpu_type;
+}
+
+/* Choose where q's gang will go if victims are taken: one node where the victims needed hold the
+ * fewest GPUs (a gang that fits in a node), or the first whole nodes that can be emptied (a larger
+ * gang). Fills st->pick; returns how many nodes, 0 if q cannot be made room for. */
+static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s)
+{
+    const dike_cluster *cl = dike_sched_cluster(s);
+    uint32_t g = q->spec->num_gpus, vg;
+    if (g <= cl->gpus_per_node) {
+        uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
+        for (uint32_t n = 0; n < st->nodes; n++) {
+            uint32_t f = dike_sched_node_free(s, n);
+            if (!node_allowed(cl, n, q) || f >= g || dike_cluster_node_gpus(cl, n) < g)
+                continue;
+            uint32_t m = node_victims(st, s, n, q, need_s, &vg);
+            if (f + vg < g)
+                continue;
+            uint32_t cost = 0, have = f;
+            for (uint32_t k = 0; k < m && have < g; k++) {
+                have += st->cand[k].gpus;
+                cost += st->cand[k].job->spec->num_gpus; /* all of the victim's GPUs stop */
+            }
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = n;
+            }
+        }
+        if (best == UINT32_MAX)
+            return 0;
+        st->pick[0] = best;
+        return 1;
+    }
+    uint32_t npick = 0, have = 0;
+    for (uint32_t n = 0; n < st->nodes && have < g; n++) {
+        if (!node_allowed(cl, n, q))
+            continue;
+        uint32_t f = dike_sched_node_free(s, n);
+        node_victims(st, s, n, q, need_s, &vg);
+        if (f + vg > 0 && f + vg == dike_cluster_node_gpus(cl, n)) {
+            st->pick[npick++] = n;
+            have += f + vg;
+        }
+    }
+    return have >= g ? npick : 0;
+}
+
+/* Preempt victims on the chosen nodes (largest share first, only what each node must give) and
+ * start q. Returns 1 if q started. */
+static int make_room(dk_state *st, dike_sched *s, dike_job *q)
+{
+    const dike_cluster *cl = dike_sched_cluster(s);
+    double need_s = est_rem_s(s, q) + restore_s(st, q);
+    uint32_t npick = choose_nodes(st, s, q, need_s), still = q->spec->num_gpus, vg;
+    for (uint32_t i = 0; i < npick && still > 0; i++) {
+        uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
+        uint32_t have = dike_sched_node_free(s, n), want = still < cap ? still : cap;
+        uint32_t m = node_victims(st, s, n, q, need_s, &vg);
+        for (uint32_t k = 0; k < m && have < want; k++) {
+            dike_job *v = st->cand[k].job;
+            have += st->cand[k].gpus;
+            node_remove(st, v);
+            dike_sched_preempt(s, v);
+            dike_jobq_push(&st->queued, v, key(st, s, v));
+        }
+        still -= have < still ? have : still;
+    }
+    return npick > 0 && start(st, s, q);
+}
+
+/* ---- the decision step ---- */
+
+static void dk_decide(void *state, dike_sched *s)
+{
+    dk_state *st = state;
+    dike_job *q;
+    /* in order; the first that does not fit may preempt (only it, as in SRTF) */
+    while ((q = dike_jobq_min(&st->queued)))
+        if (!start(st, s, q) && !make_room(st, s, q))
+            break;
+    /* fill-in: shortest first among the jobs that fit */
+    uint8_t *skip = NULL;
+    uint32_t nskip = 0, bi;
+    while ((q = dike_jobq_min_fitting(&st->queued, dike_sched_free_gpus(s, -1), skip, &bi))) {
+        if (start(st, s, q))
+            continue;
+        if (bi >= nskip) {
+            skip = dike_xrealloc(skip, st->queued.nb);
+            memset(skip + nskip, 0, st->queued.nb - nskip);
+            nskip = st->queued.nb;
+        }
+        skip[bi] = 1;
+    }
+    free(skip);
+}
+
+/* ---- events ---- */
 
 static int dk_init(dike_sched *s, void **state, dike_err *e)
 {
-    dike_pstate *st = dike_xcalloc(1, sizeof *st);
-    int rc = dike_tenants_init(&st->ten, s, e);
-    if (rc) {
-        free(st);
-        return rc;
-    }
+    dk_state *st = dike_xcalloc(1, sizeof *st);
     const dike_config *c = dike_sched_config(s);
+    const dike_cluster *cl = dike_sched_cluster(s);
+    size_t njobs = dike_sched_workload(s)->njobs;
     st->w = c->dike_fairness_weight;
-    st->hysteresis = c->dike_hysteresis;
-    st->min_lease_s = c->dike_min_lease_s;
-    st->round_s = c->scheduler_round_s;
+    st->keep = 1 - c->dike_hysteresis;
+    st->lease_us = c->dike_min_lease_s * 1e6;
+    st->cost_s = c->scheduler_preemption_cost_s;
+    dike_jobq_init(&st->queued);
+    st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);
+    st->nodes = cl->nodes;
+    st->node_off = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->node_off);
+    st->node_n = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->node_n);
+    for (uint32_t n = 0; n < cl->nodes; n++)
+        st->node_off[n + 1] = st->node_off[n] + dike_cluster_node_gpus(cl, n);
+    st->slot = dike_xcalloc(st->node_off[cl->nodes] ? st->node_off[cl->nodes] : 1, sizeof *st->slot);
+    st->cand = dike_xcalloc((size_t)cl->gpus_per_node + 1, sizeof *st->cand);
+    st->pick = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->pick);
     *state = st;
+    (void)e;
     return 0;
 }
 
 static void dk_arrival(void *state, dike_sched *s, dike_job *j)
 {
-    dike_pstate *st = state;
-    dike_tenants_arrive(&st->ten, j);
-    dike_active_add(&st->act, j);
+    dike_jobq_push(&((dk_state *)state)->queued, j, key(state, s, j));
 }
 
 static void dk_finish(void *state, dike_sched *s, dike_job *j)
 {
-    dike_pstate *st = state;
-    dike_tenants_leave(&st->ten, j);
-    dike_tenants_run(&st->ten, j, 0);
-    dike_active_remove(&st->act, j);
+    node_remove(state, j);
 }
 
 static void dk_evicted(void *state, dike_sched *s, dike_job *j)
 {
-    dike_tenants_run(&((dike_pstate *)state)->ten, j, 0);
-}
-
-/* k-th smallest of v[0..n) by quickselect with a three-way partition (reorders v; afterwards
- * v[0..k) holds the k smallest). O(n): sorting here was the hot spot. */
-static double kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        double pivot = v[lo + (hi - lo) / 2], t;
-        size_t lt = lo, i = lo, gt = hi;
-        while (i < gt) {
-            if (v[i] < pivot) {
-                t = v[lt]; v[lt++] = v[i]; v[i++] = t;
-            } else if (v[i] > pivot) {
-                t = v[--gt]; v[gt] = v[i]; v[i] = t;
-            } else {
-                i++;
-            }
-        }
-        if (k < lt)
-            hi = lt;
-        else if (k >= gt)
-            lo = gt;
-        else
-            return pivot;
-    }
-    return v[lo];
-}
-
-static double median(double *v, size_t n)
-{
-    double hi = kth(v, n, n / 2);
-    if (n % 2)
-        return hi;
-    double lo = v[0]; /* the largest of the n/2 smallest */
-    for (size_t i = 1; i < n / 2; i++)
-        if (v[i] > lo)
-            lo = v[i];
-    return 0.5 * (lo + hi);
-}
-
-/* Signals and scores of every active job; fills the queued (best first) and running (worst
- * first) lists. */
-static void score_all(dike_pstate *st, dike_sched *s, size_t *nq, size_t *nr)
-{
-    size_t n = st->act.n;
-    if (n > st->cap) {
-        st->cap = n;
-        st->score = dike_xrealloc(st->score, n * sizeof *st->score);
-        st->rho = dike_xrealloc(st->rho, n * sizeof *st->rho);
-        st->rate = dike_xrealloc(st->rate, n * sizeof *st->rate);
-        st->rem = dike_xrealloc(st->rem, n * sizeof *st->rem);
-        st->fair = dike_xrealloc(st->fair, n * sizeof *st->fair);
-        st->eff = dike_xrealloc(st->eff, n * sizeof *st->eff);
-        st->queued = dike_xrealloc(st->queued, n * sizeof *st->queued);
-        st->running = dike_xrealloc(st->running, n * sizeof *st->running);
-        st->victims = dike_xrealloc(st->victims, n * sizeof *st->victims);
-    }
-    double max_rate = 0;
-    for (size_t i = 0; i < n; i++) {
-        dike_job *j = st->act.jobs[i];
-        st->rho[i] = dike_rho_hat(s, j, &st->rate[i]);
-        st->rem[i] = dike_sched_remaining(s, j) / 1e6 / st->rate[i];
-        if (st->rem[i] <= 0)
-            st->rem[i] = 1e-6;
-        if (st->rate[i] > max_rate) max_rate = st->rate[i];
-    }
-    /* Smooth, bounded signals whose differences mean the same thing in a system of 2 jobs or
-     * of 2,000 (so the hysteresis margin does too):
-     *   fair = rho / (1 + rho): 0.5 at the fair finish, towards 1 the further behind;
-     *   eff  = (rate / max rate) x S / (S + rem), S the median remaining time of the active
-     *          jobs: 0.5 for a median job on the fastest placement, towards 1 the shorter. */
-    for (size_t i = 0; i < n; i++)
-        st->eff[i] = st->rem[i];
-    double med = median(st->eff, n);
-    for (size_t i = 0; i < n; i++) {
-        st->fair[i] = st->rho[i] / (1 + st->rho[i]);
-        st->eff[i] = (st->rate[i] / max_rate) * med / (med + st->rem[i]);
-    }
-    /* Candidates: every queued job when GPUs are free or at a round; otherwise only the queued
-     * jobs allowed to preempt between rounds (shorter than a round) — nobody else can move. */
-    int all = dike_sched_is_round(s) || dike_sched_free_gpus(s, -1) > 0;
-    st->restricted = !all;
-    *nq = *nr = 0;
-    for (size_t i = 0; i < n; i++) {
-        dike_job *j = st->act.jobs[i];
-        st->score[i] = st->w * st->fair[i] + (1 - st->w) * st->eff[i];
-        if (j->state == DIKE_JOB_QUEUED) {
-            if (!all && st->rem[i] > st->round_s)
-                continue;
-            st->queued[*nq].key = -st->score[i];
-            st->queued[(*nq)++].job = j;
-        } else {
-            st->running[*nr].key = st->score[i];
-            st->running[(*nr)++].job = j;
-        }
-    }
-    dike_ranked_sort(st->queued, *nq);
-    st->running_sorted = 0;
-}
-
-/* Can @p q take GPUs from running jobs? Collect victims, lowest score first; preempt only if they
- * free enough for the whole gang. */
-static int make_room(dike_pstate *st, dike_sched *s, dike_job *q, double q_score, size_t nr)
-{
-    uint32_t g = q->spec->num_gpus, tq = q->spec->tenant;
-    uint64_t have = dike_sched_free_for(s, q);
-    int guard = st->ten.alloc[tq] < st->ten.entitled[tq];
-    dike_time now = dike_sched_now(s);
-    size_t nv = 0;
-    if (!st->running_sorted) {
-        dike_ranked_sort(st->running, nr);
-        st->running_sorted = 1;
-    }
-    for (size_t i = 0; i < nr && have < g; i++) {
-        dike_job *v = st->running[i].job;
-        if (v->state != DIKE_JOB_RUNNING)
-            continue; /* preempted for an earlier candidate */
-        if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
-            continue;
-        if (dike_time_to_s(now - v->run_start) < st->min_lease_s)
-            continue;
-        uint32_t tv = v->spec->tenant;
-        double v_score = st->running[i].key;
-        double v_rho = st->rho[v->pol_j];
-        int by_score = v_rho < 1 && v_score + st->hysteresis <= q_score;
-        int by_guard = guard && tv != tq &&
-                       (double)st->ten.alloc[tv] - v->spec->num_gpus >= st->ten.entitled[tv] - 1e-9;
-        if (!by_score && !by_guard)
-            continue;
-        st->victims[nv++] = v;
-        have += v->spec->num_gpus;
-    }
-    if (have < g)
-        return 0;
-    for (size_t i = 0; i < nv; i++) {
-        dike_sched_preempt(s, st->victims[i]);
-        dike_tenants_run(&st->ten, st->victims[i], 0);
-        st->victims[i]->pol_i = st->stamp; /* not a candidate again in this decision */
-    }
-    return 1;
-}
-
-/* All queued jobs, best score first, into st->queued; returns how many. */
-static size_t all_queued(dike_pstate *st)
-{
-    size_t nq = 0;
-    for (size_t i = 0; i < st->act.n; i++) {
-        dike_job *j = st->act.jobs[i];
-        if (j->state == DIKE_JOB_QUEUED && j->pol_i != st->stamp) {
-            st->queued[nq].key = -st->score[i];
-            st->queued[nq++].job = j;
-        }
-    }
-    dike_ranked_sort(st->queued, nq);
-    return nq;
-}
-
-static void dk_decide(void *state, dike_sched *s)
-{
-    dike_pstate *st = state;
-    size_t nq, nr;
-    st->stamp++;
-    score_all(st, s, &nq, &nr);
-    if (!nq)
-        return;
-    /* Entitlements change only with demand (arrivals, completions) and capacity (failures). */
-    dike_tenants_waterfill(&st->ten, (double)dike_sched_gpus_up(s));
-    int round = dike_sched_is_round(s);
-    /* GPUs that preemption could ever free in this decision: those of running jobs past their
-     * lease. A candidate needing more than that plus the free GPUs is not worth a victim walk (the
-     * walk would fail); this bound is what keeps a round from costing queued x running. */
-    uint64_t reclaimable = 0;
-    dike_time now = dike_sched_now(s);
-    for (size_t i = 0; i < nr; i++)
-        if (dike_time_to_s(now - st->running[i].job->run_start) >= st->min_lease_s)
-            reclaimable += st->running[i].job->spec->num_gpus;
-    for (size_t i = 0; i < nq; i++) {
-        dike_job *q = st->queued[i].job;
-        uint64_t freeg = dike_sched_free_for(s, q);
-        if (q->spec->num_gpus <= freeg && dike_sched_start(s, q)) {
-            dike_tenants_run(&st->ten, q, 1);
-            continue;
-        }
-        /* Preemption is reconsidered at every round; between rounds only for jobs shorter than a
-         * round, which would otherwise wait longer for the next round than they need to run. */
-        if (!(round || st->rem[q->pol_j] <= st->round_s) || q->spec->num_gpus > freeg + reclaimable ||
-            !make_room(st, s, q, -st->queued[i].key, nr))
-            continue;
-        if (dike_sched_start(s, q))
-            dike_tenants_run(&st->ten, q, 1);
-        if (st->restricted) {
-            /* The preemption may leave GPUs over: from here on every queued job after q in score
-             * order is a candidate again, exactly as if all had been listed. */
-            double qkey = st->queued[i].key;
-            uint32_t qidx = q->idx;
-            nq = all_queued(st);
-            st->restricted = 0;
-            size_t k = 0;
-            while (k < nq && (st->queued[k].key < qkey ||
-                              (st->queued[k].key == qkey && st->queued[k].job->idx <= qidx)))
-                k++;
-            i = k - 1; /* the loop's i++ lands on the first job after q */
-        }
-    }
+    node_remove(state, j);
+    dk_arrival(state, s, j);
 }
 
 static void dk_restore(void *state, dike_sched *s, dike_job *j)
 {
-    dike_pstate *st = state;
-    dk_arrival(state, s, j);
     if (j->state == DIKE_JOB_RUNNING)
-        dike_tenants_run(&st->ten, j, 1);
+        node_add(state, j);
+    else
+        dk_arrival(state, s, j);
 }
 
 static void dk_free(void *state)
 {
-    dike_pstate *st = state;
-    dike_tenants_free(&st->ten);
-    dike_active_free(&st->act);
-    free(st->score);
-    free(st->rho);
-    free(st->rate);
-    free(st->rem);
-    free(st->fair);
-    free(st->eff);
-    free(st->queued);
-    free(st->running);
-    free(st->victims);
+    dk_state *st = state;
+    dike_jobq_free(&st->queued);
+    free(st->nnodes);
+    free(st->node_off);
+    free(st->node_n);
+    free(st->slot);
+    free(st->cand);
+    free(st->pick);
     free(st);
 }
 
 const dike_policy dike_policy_dike = {
     .name = "dike",
-    .summary = "fairness + efficiency: score = w x finish-time fairness + (1-w) x efficiency, tenant guard",
+    .summary = "fairness + efficiency: shortest remaining first; preempt only jobs that stay fair (knob w)",
+    /* leases expire and slack shrinks between events: look again at every round boundary */
     .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS,
     .init = dk_init,
     .on_arrival = dk_arrival,

@@ -162,95 +162,165 @@ static void test_drf(void **st)
 
 /* ---- dike ---- */
 
-/* J0 (8 GPUs, 100 s) at 0 holds the node; J1 (100 s) at 1 and J2 (50 s) at 90 wait (J0 is within
- * its minimum lease, so nobody preempts it). No rounds before the end (round_s = 10000): this is
- * the order in which the free node is given at 100.
- * At 100: N = 2, G = 8, T_ideal = 2 x duration; both fit, rate 1.
- *   rho J1 = (99 + 100) / 200 = 0.995   fair = 0.995 / 1.995 = 0.49875
- *   rho J2 = (10 + 50) / 100 = 0.6      fair = 0.6 / 1.6     = 0.375
- *   median remaining = 75:  eff J1 = 75 / 175 = 0.42857,  eff J2 = 75 / 125 = 0.6
- * w = 1 (fairness only): J1 first: J1 100-200, J2 200-250.
- * w = 0 (efficiency only): J2 first: J2 100-150, J1 150-250.
- * w = 0.5: J1 0.46366 < J2 0.4875: J2 first. */
-static void test_dike_weight_orderings(void **st)
+/* Settings shared by the Dike scenarios: one node of 8 GPUs unless said otherwise, no restore cost,
+ * no minimum lease, rounds only where said, default hysteresis 0.1 (a victim must have at least
+ * 1 / 0.9 times the candidate's remaining work). */
+#define DK_BASE "scheduler.policy=dike", "scheduler.preemption_cost_s=0", "dike.min_lease_s=0"
+
+/* Smallest remaining GPU-time first, whole gangs, fill-in (hysteresis 1: nothing is ever small
+ * enough to preempt). At 0: J0 (8 GPUs x 100 s = 800), J1 (4 x 300 = 1200), J2 (4 x 200 = 800),
+ * J3 (1 x 700 = 700); at 10: J4 (4 x 50 = 200).
+ *   0: J3 (700) starts on 1 GPU; J0 (800, lower index than J2) does not fit in 7 and waits at the
+ *      head; fill-in: J2 (4 GPUs) starts 0-200; 3 GPUs left fit nobody.
+ *  10: J4 (200) is first but does not fit in 3.
+ * 200: J4 200-250.  250: J0 still needs 8 of 7; fill-in J1 250-550.  700: J3 ends, J0 700-800.
+ * (Shortest *time* first would have run J0 at 0-100.) */
+static void test_dike_shortest_first(void **st)
 {
-    static const sc_job jobs[] = {{0, 100, 8, "a"}, {1, 100, 8, "a"}, {90, 50, 8, "b"}};
-    const char *fair[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=10000",
-                          "dike.fairness_weight=1", NULL};
-    const char *eff[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=10000",
-                         "dike.fairness_weight=0", NULL};
-    const char *mid[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=10000",
-                         "dike.fairness_weight=0.5", NULL};
+    static const sc_job jobs[] = {{0, 100, 8, "a"}, {0, 300, 4, "a"}, {0, 200, 4, "b"},
+                                  {0, 700, 1, "b"}, {10, 50, 4, "b"}};
+    const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
+                          "dike.hysteresis=1", NULL};
     dike_results r;
-    assert_int_equal(sc_run(jobs, 3, fair, &r), 0);
-    expect_job(&r, 1, 100, 200, 0);
-    expect_job(&r, 2, 200, 250, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, eff, &r), 0);
-    expect_job(&r, 1, 150, 250, 0);
-    expect_job(&r, 2, 100, 150, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, mid, &r), 0);
-    expect_job(&r, 1, 150, 250, 0);
-    expect_job(&r, 2, 100, 150, 0);
+    assert_int_equal(sc_run(jobs, 5, sets, &r), 0);
+    expect_job(&r, 0, 700, 800, 0);
+    expect_job(&r, 1, 250, 550, 0);
+    expect_job(&r, 2, 0, 200, 0);
+    expect_job(&r, 3, 0, 700, 0);
+    expect_job(&r, 4, 200, 250, 0);
     dike_results_free(&r);
 }
 
-/* Preemption by score. a: J0 (8 GPUs, 1000 s) at 0; b: J1 (4 GPUs, 100 s) at 10. Rounds of 100 s,
- * w = 1, minimum lease 50 s.
- * At 100: N = 2. rho J0 = (100 + 900) / (1000 x 2) = 0.5; rho J1 = (90 + 100) / (100 x 1) = 1.9
- * (4 x 2 / 8 = 1). Scores = fair = rho / (1 + rho): J0 0.3333, J1 0.6552.
- *   hysteresis 0.1: J0 has rho < 1, ran 100 >= 50 s, and 0.3333 + 0.1 <= 0.6552: preempted.
- *     J1 100-200; J0 needs 8 GPUs, resumes at 200 with 900 s left: ends 1100.
- *   hysteresis 0.9: 0.3333 + 0.9 > 1 > any score: never by score; the tenant guard would leave a
- *     (entitled to 4) with 0: not allowed. J1 waits for J0: 1000-1100.
- *   minimum lease 200 s (hysteresis 0.1): at 100 J0 has run only 100 s; at 200 it has run 200:
- *     rho J0 = (200 + 800) / 2000 = 0.5 < 1 (fair 0.3333), J1 = (190 + 100) / 100 = 2.9 (fair
- *     0.7436): preempted at 200. J1 200-300; J0 (800 s left) 300-1100. */
+/* Preemption and the fairness guard (the worked example of docs/dike.md).
+ * J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 2000 s, b) at 0; J2 (8 GPUs, 100 s, c) at 100.
+ * At 0 J0 (shorter) runs, J1 waits. At 100 (J2 arrives): N_avg of J0 so far = 2 (two jobs since
+ * 0), G = 8, so T_ideal_est(J0) = 1000 x max(1, 8 x 2 / 8) = 2000; remaining 900;
+ *   slack(J0) = submit + T_ideal - now - remaining - restore = 0 + 2000 - 100 - 900 - 0 = 1000.
+ * J2 needs 100 s x 8 GPUs <= 0.9 x 900 s x 8 GPUs (hysteresis) and slack 1000 >= w x 100: J0 is
+ * preempted. J2 100-200; at 200 J0 (900 left) before J1 (2000): J0 200-1100, J1 1100-3100.
+ *   hysteresis 0.95: 100 x 8 > 0.05 x 900 x 8: no preemption. J2 runs when J0 ends: 1000-1100.
+ *   min lease 200 s, rounds of 100 s: at 100 J0 has held its GPUs 100 s < 200: no. At the round of
+ *     200: N_avg = (2 x 100 + 3 x 100) / 200 = 2.5, T_ideal 2500, remaining 800, slack 1500 >= 100:
+ *     preempted at 200. J2 200-300, J0 300-1100 (800 left), J1 1100-3100.
+ *   restore cost 10 s: slack 2000 - 100 - 900 - 10 = 990 >= 100: preempted at 100; J0 resumes at
+ *     200 and pays 10 s before progressing: 200-1110; J1 1110-3110. */
 static void test_dike_preemption(void **st)
 {
-    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {10, 100, 4, "b"}};
-    const char *h01[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=100",
-                         "scheduler.preemption_cost_s=0", "dike.fairness_weight=1",
-                         "dike.hysteresis=0.1", "dike.min_lease_s=50", NULL};
-    const char *h09[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=100",
-                         "scheduler.preemption_cost_s=0", "dike.fairness_weight=1",
-                         "dike.hysteresis=0.9", "dike.min_lease_s=50", NULL};
-    const char *lease[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=100",
-                           "scheduler.preemption_cost_s=0", "dike.fairness_weight=1",
-                           "dike.hysteresis=0.1", "dike.min_lease_s=200", NULL};
+    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 2000, 8, "b"}, {100, 100, 8, "c"}};
+    const char *plain[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
+                           "dike.fairness_weight=1", NULL};
+    const char *hyst[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
+                          "dike.fairness_weight=1", "dike.hysteresis=0.95", NULL};
+    const char *lease[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                           "dike.fairness_weight=1", "dike.min_lease_s=200", NULL};
+    const char *cost[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
+                          "dike.fairness_weight=1", "scheduler.preemption_cost_s=10", NULL};
     dike_results r;
-    assert_int_equal(sc_run(jobs, 2, h01, &r), 0);
+    assert_int_equal(sc_run(jobs, 3, plain, &r), 0);
     expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 100, 200, 0);
+    expect_job(&r, 1, 1100, 3100, 0);
+    expect_job(&r, 2, 100, 200, 0);
     dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 2, h09, &r), 0);
+    assert_int_equal(sc_run(jobs, 3, hyst, &r), 0);
     expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 1000, 1100, 0);
+    expect_job(&r, 1, 1100, 3100, 0);
+    expect_job(&r, 2, 1000, 1100, 0);
     dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 2, lease, &r), 0);
+    assert_int_equal(sc_run(jobs, 3, lease, &r), 0);
     expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 200, 300, 0);
+    expect_job(&r, 1, 1100, 3100, 0);
+    expect_job(&r, 2, 200, 300, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 3, cost, &r), 0);
+    expect_job(&r, 0, 0, 1110, 1);
+    expect_job(&r, 1, 1110, 3110, 0);
+    expect_job(&r, 2, 100, 200, 0);
     dike_results_free(&r);
 }
 
-/* Tenant guard. a: J0 and J1 (4 GPUs, 1000 s) at 0; b: J2 (4 GPUs, 100 s) at 10. Rounds of 100 s,
- * hysteresis 1 (no preemption by score is possible: scores are below 1).
- * At 100, demands a 8, b 4 over 8 GPUs: entitlements 4 and 4. b holds 0 < 4 and waits; a holds 8:
- * losing one 4-GPU job leaves a at its entitlement, so the lower-scored of J0, J1 (equal scores:
- * the lower index, J0) is preempted. J2 100-200; J0 resumes at 200 with 900 s left: 200-1100.
- * J1 runs through: 0-1000. */
-static void test_dike_tenant_guard(void **st)
+/* The knob: a victim without slack. J0 (8 GPUs, 500 s, a) and J1 (8 GPUs, 1000 s, b) at 0: J0
+ * 0-500, J1 starts at 500. J2 (8 GPUs, 100 s, c) arrives at 1000: N_avg of J1 so far
+ * = (2 x 500 + 1 x 500) / 1000 = 1.5, T_ideal_est = 1500, remaining 500:
+ *   slack = 0 + 1500 - 1000 - 500 - 0 = 0; J1 would finish exactly on time if left alone.
+ *   w = 1 or 0.5: slack 0 < w x 100: J1 keeps its GPUs; J2 1500-1600.
+ *   w = 0: fairness does not restrict preemption: J2 1000-1100, J1 resumes 1100-1600.
+ *   With a restore cost of 10 s, slack = -10: w = 0 still preempts (J1 resumes at 1100, progresses
+ *   from 1110, ends 1610); w = 0.5 does not, and J1 is not late if left alone (it would end at
+ *   1500 = its fair finish), so it keeps its GPUs: J2 1500-1600.
+ * If J2 arrives at 1200 instead: N_avg = (2 x 500 + 1 x 700) / 1200 = 1.41667, T_ideal 1416.67,
+ * remaining 300, slack = 1416.67 - 1200 - 300 = -83.3: J1 is late even if left alone, so there is
+ * no fairness to keep: preempted even at w = 1. J2 1200-1300, J1 1300-1600. */
+static void test_dike_knob(void **st)
 {
-    static const sc_job jobs[] = {{0, 1000, 4, "a"}, {0, 1000, 4, "a"}, {10, 100, 4, "b"}};
-    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=dike", "scheduler.round_s=100",
-                          "scheduler.preemption_cost_s=0", "dike.hysteresis=1",
-                          "dike.min_lease_s=50", NULL};
+    static const sc_job early[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1000, 100, 8, "c"}};
+    static const sc_job late[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1200, 100, 8, "c"}};
+    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                        "dike.fairness_weight=1", NULL};
+    const char *w05[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                         "dike.fairness_weight=0.5", NULL};
+    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                        "dike.fairness_weight=0", NULL};
     dike_results r;
-    assert_int_equal(sc_run(jobs, 3, sets, &r), 0);
+    const char *const *keep[] = {w1, w05};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(sc_run(early, 3, keep[k], &r), 0);
+        expect_job(&r, 1, 500, 1500, 0);
+        expect_job(&r, 2, 1500, 1600, 0);
+        dike_results_free(&r);
+    }
+    assert_int_equal(sc_run(early, 3, w0, &r), 0);
+    expect_job(&r, 1, 500, 1600, 1);
+    expect_job(&r, 2, 1000, 1100, 0);
+    dike_results_free(&r);
+    const char *w0c[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                         "dike.fairness_weight=0", "scheduler.preemption_cost_s=10", NULL};
+    const char *w05c[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                          "dike.fairness_weight=0.5", "scheduler.preemption_cost_s=10", NULL};
+    assert_int_equal(sc_run(early, 3, w0c, &r), 0);
+    expect_job(&r, 1, 500, 1610, 1);
+    expect_job(&r, 2, 1000, 1100, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(early, 3, w05c, &r), 0);
+    expect_job(&r, 1, 500, 1500, 0);
+    expect_job(&r, 2, 1500, 1600, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(late, 3, w1, &r), 0);
+    expect_job(&r, 1, 500, 1600, 1);
+    expect_job(&r, 2, 1200, 1300, 0);
+    dike_results_free(&r);
+}
+
+/* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
+ * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
+ * G = 16:
+ *   J0, J1: T_ideal = 1000 x max(1, 4 x 3 / 16) = 1000, slack = 1000 - 100 - 900 = 0;
+ *   J2:     T_ideal =  400 x max(1, 8 x 3 / 16) =  600, slack =  600 - 100 - 300 = 200.
+ * Hysteresis: J3's 100 s x 4 GPUs is below 0.9 x (900 x 4) and 0.9 x (300 x 8).
+ * w = 0: all three may be taken. X needs one 4-GPU victim (4 GPUs stop), Y needs J2 (8 GPUs
+ *   stop): X, and of J0 and J1 the lower index, J0. J3 100-200 on X. J0 (900 x 4 = 3600) is next
+ *   in order but may take neither J1 (3600 > 0.9 x 3600) nor J2 (3600 > 0.9 x 2400). At 200 it
+ *   resumes on X: 200-1100. J1 0-1000, J2 0-400.
+ * w = 1: J0 and J1 have no slack for J3's 100 s; J2 has 200: J3 takes Y, 100-200. J2 (300 x 8)
+ *   is next and may not take J0 or J1 (no slack for its 300 s); at 200 it resumes on Y: 200-500. */
+static void test_dike_victim_nodes(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 4, "a"}, {0, 1000, 4, "a"}, {0, 400, 8, "b"}, {100, 100, 4, "c"}};
+    const char *w0[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
+                        "scheduler.placement=pack", "dike.fairness_weight=0", NULL};
+    const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
+                        "scheduler.placement=pack", "dike.fairness_weight=1", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 4, w0, &r), 0);
     expect_job(&r, 0, 0, 1100, 1);
     expect_job(&r, 1, 0, 1000, 0);
-    expect_job(&r, 2, 100, 200, 0);
+    expect_job(&r, 2, 0, 400, 0);
+    expect_job(&r, 3, 100, 200, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 4, w1, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 0, 1000, 0);
+    expect_job(&r, 2, 0, 500, 1);
+    expect_job(&r, 3, 100, 200, 0);
     dike_results_free(&r);
 }
 
@@ -261,8 +331,8 @@ int main(void)
         cmocka_unit_test(test_waterfill_weights), cmocka_unit_test(test_las_queues),
         cmocka_unit_test(test_las_promotion),     cmocka_unit_test(test_themis),
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
-        cmocka_unit_test(test_dike_weight_orderings), cmocka_unit_test(test_dike_preemption),
-        cmocka_unit_test(test_dike_tenant_guard),
+        cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
+        cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
