@@ -7,7 +7,8 @@
  * whole gangs in that order wherever they fit (work-conserving fill-in; where they go is the
  * placement strategy's choice). When the first job in the order does not fit, it may take GPUs
  * from running jobs that are larger by the hysteresis factor in the same measure,
- *     candidate's (remaining + restore) x GPUs <= (1 - dike.hysteresis) x victim's remaining x GPUs,
+ *   (candidate's remaining + its restore + the victim's restore) x candidate's GPUs
+ *       <= (1 - dike.hysteresis) x victim's remaining x victim's GPUs,
  * that have held their GPUs for dike.min_lease_s, on the node (or the fewest whole nodes) where
  * the fewest victim GPUs suffice, so the freed GPUs are where the gang will be placed.
  *
@@ -139,8 +140,8 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
     if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
         return 0;
     /* smaller by the hysteresis factor, in GPU-time (the order's own measure) */
-    if (need_s * q->spec->num_gpus > st->keep * est_rem_s(s, v) * v->spec->num_gpus)
-        return 0;
+    if ((need_s + st->cost_s) * q->spec->num_gpus > st->keep * est_rem_s(s, v) * v->spec->num_gpus)
+        return 0; /* the swap must pay for both the candidate's and the victim's restore */
     double slack = slack_s(st, s, v);
     if (st->w <= 0 || slack >= st->w * need_s)
         return 1; /* it can wait for q (w = 1: all of q's run) and still finish fairly; w = 0:
