@@ -6,7 +6,9 @@
 
 /** rho_hat = (now - submit + remaining work / rate) / T_ideal_est, with
  *  T_ideal_est = duration x max(1, num_gpus x N / G): N the jobs in the system now (the estimate of
- *  SPEC §6's N_avg available at decision time), G the GPUs that are up. The rate is the one the job
+ *  SPEC §6's N_avg available at decision time), G the GPUs that are up. Remaining work and duration
+ *  are what the scheduler knows (dike_sched_est_remaining, dike_sched_est_duration; exact under
+ *  scheduler.duration_knowledge = oracle); the metrics always use the true duration. The rate is the one the job
  *  has (running) or would get from the configured placement now (queued); a queued job that does
  *  not fit now is estimated at rate 1 (its best placement). @p rate_out (may be NULL) gets it. */
 static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate_out)
@@ -17,9 +19,9 @@ static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate
     if (rate_out)
         *rate_out = rate;
     double now = dike_time_to_s(dike_sched_now(s));
-    double rem = dike_sched_remaining(s, j) / 1e6 / rate;
+    double rem = dike_sched_est_remaining(s, j) / 1e6 / rate;
     double share = (double)j->spec->num_gpus * dike_sched_active(s) / (double)dike_sched_gpus_up(s);
-    double ideal = dike_time_to_s(j->spec->duration) * (share > 1 ? share : 1);
+    double ideal = dike_sched_est_duration(s, j) / 1e6 * (share > 1 ? share : 1);
     return (now - dike_time_to_s(j->spec->submit) + rem) / ideal;
 }
 
