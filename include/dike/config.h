@@ -47,6 +47,8 @@ typedef struct dike_config {
     double scheduler_round_s;            /**< round length for time-sharing policies, s */
     double scheduler_preemption_cost_s;  /**< checkpoint + restore cost paid on every resume, s (GPUs held) */
     bool scheduler_backfill;             /**< fifo/sjf: let later jobs fill in when the head does not fit */
+    char scheduler_duration_knowledge[16]; /**< what policies know of job lengths: "oracle", "noisy", "none" */
+    double scheduler_duration_error_sigma; /**< noisy: sigma of the lognormal factor on the estimate */
 
     /* [tenants] */
     char tenants_weights[DIKE_STR_MAX];  /**< "name:weight,..." scheduling weights, unlisted = 1 */

@@ -18,7 +18,8 @@ enum {
     DIKE_STREAM_TENANT = 4,    /**< synthetic tenant choice */
     DIKE_STREAM_PLACEMENT = 5, /**< random placement */
     DIKE_STREAM_FAILURE = 6,   /**< per-node failures (entity = node) */
-    DIKE_STREAM_MODEL = 7      /**< model-class assignment */
+    DIKE_STREAM_MODEL = 7,     /**< model-class assignment */
+    DIKE_STREAM_DURATION_ERROR = 8 /**< noisy duration estimates (entity = job index) */
 };
 
 void dike_rng_init(dike_rng *r, uint64_t seed, uint64_t entity, uint64_t stream);
@@ -31,5 +32,8 @@ uint64_t dike_rng_below(dike_rng *r, uint64_t n);
 /** A gsl_rng whose generator is a keyed dike stream, so GSL's distributions (gsl_ran_*) can use it.
  *  Free with gsl_rng_free(). */
 gsl_rng *dike_rng_gsl_alloc(uint64_t seed, uint64_t entity, uint64_t stream);
+/** Re-key a gsl_rng from dike_rng_gsl_alloc to the start of stream (seed, entity, stream), so one
+ *  allocation serves many entities' streams. */
+void dike_rng_gsl_rekey(gsl_rng *g, uint64_t seed, uint64_t entity, uint64_t stream);
 
 #endif

@@ -38,6 +38,9 @@ typedef struct dike_job {
     dike_time finish;          /**< finish of the current run if undisturbed, us */
     dike_time last_stop;       /**< end of the last run (preemption or failure), us; -1 before */
     double remaining;          /**< reference-rate work left at progress_start, us */
+    double est_duration;       /**< the duration the scheduler believes, us: the true one (oracle) or
+                                    the noisy draw, fixed at start-up; unused (0) under `none`,
+                                    whose estimate changes (dike_sched_est_duration) */
     double rate;               /**< current rate relative to the reference (0 when queued) */
     double held_us;            /**< us with GPUs held, all runs */
     double rate_gpu_us;        /**< sum of rate x GPUs x us, all runs (effective utilisation) */
@@ -61,6 +64,23 @@ typedef struct dike_job {
 typedef struct dike_capacity dike_capacity;
 
 typedef struct dike_sched dike_sched;
+
+/** scheduler.duration_knowledge: what duration-using policies know of job lengths. */
+enum dike_duration_knowledge {
+    DIKE_DURATION_ORACLE = 0, /**< the true duration */
+    DIKE_DURATION_NOISY = 1,  /**< true duration x exp(sigma Z), drawn once per job */
+    DIKE_DURATION_NONE = 2    /**< no duration: the tenant's (else everyone's) finished-job mean */
+};
+
+/** The enum value of a scheduler.duration_knowledge name, or -1. */
+int dike_duration_knowledge_parse(const char *name);
+
+/** The `none` estimate before any job has finished, us (an hour: a round number of the order of
+ *  the median job of the shared traces; documented in docs/policies.md). */
+#define DIKE_DURATION_PRIOR_US 3600e6
+
+/** Remaining-work estimates never go below this, us (1 s). */
+#define DIKE_EST_REMAINING_FLOOR_US 1e6
 
 /* ---- policy interface ---- */
 
@@ -133,6 +153,27 @@ int dike_sched_start(dike_sched *s, dike_job *j);
 void dike_sched_preempt(dike_sched *s, dike_job *j);
 /** Remaining reference work of @p j at now, us. */
 double dike_sched_remaining(const dike_sched *s, const dike_job *j);
+/* What policies may know of job lengths (scheduler.duration_knowledge; engine/estimate.c). Policies
+ * that use durations call only these two, never spec->duration, so one key switches them all.
+ * Under `none` an estimate depends on which jobs have finished, so it can change while a job waits:
+ * policies re-read it at each decision (dike_sched_est_epoch tells when it may have changed). */
+
+/** Estimated total reference work of @p j, us, under scheduler.duration_knowledge. oracle: the
+ *  duration; noisy: duration x exp(sigma Z) drawn once from the job's stream (seed, job index,
+ *  DIKE_STREAM_DURATION_ERROR); none: the mean duration of the finished jobs of @p j's tenant,
+ *  else of all finished jobs, else DIKE_DURATION_PRIOR_US. */
+double dike_sched_est_duration(const dike_sched *s, const dike_job *j);
+/** Estimated remaining reference work of @p j at now, us: est_duration - done work, and when the
+ *  job has already done at least its estimate, the estimate is revised to twice the work done
+ *  (i.e. remaining = done work: a job that outlived its estimate is expected to run as long
+ *  again) — never below a small floor (1 s). oracle: exactly dike_sched_remaining(). */
+double dike_sched_est_remaining(const dike_sched *s, const dike_job *j);
+/** scheduler.duration_knowledge of this run (enum dike_duration_knowledge). */
+int dike_sched_duration_knowledge(const dike_sched *s);
+/** A counter that changes whenever the estimate of a job that is not running may have changed
+ *  (under `none`: every completion); constant under oracle and noisy. A policy that keys queued
+ *  jobs by an estimate re-keys them when it differs from the value it saw last. */
+uint64_t dike_sched_est_epoch(const dike_sched *s);
 /** 1 if this decision step is at a round boundary (DIKE_POLICY_ROUNDS policies). */
 int dike_sched_is_round(const dike_sched *s);
 /** The workload (tenant names, job specs). */

@@ -225,6 +225,8 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
     free(head);
     free(next);
     free(prev);
+    /* what policies know of durations: the `none` history follows from which jobs are done */
+    dike__est_rebuild(s);
     /* the policy: per-job structures in submit order, then its own extra state */
     for (size_t i = 0; i < w->njobs; i++) {
         dike_job *j = &s->jobs[i];

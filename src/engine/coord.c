@@ -336,6 +336,7 @@ static void on_finish(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_DONE;
     s->active--;
     s->finished++;
+    dike__est_on_finish(s, j);
     if (s->pol->on_finish)
         s->pol->on_finish(s->pol_state, s, j);
 }
@@ -493,7 +494,10 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
     dike_timeseries_init(&s->ts, w->ntenants);
     dike_pool_init(&s->pool);
     dike_heap_init(&s->heap);
-    int rc = s->pol->init(s, &s->pol_state, e);
+    int rc = dike__est_init(s, e);
+    if (rc)
+        return rc;
+    rc = s->pol->init(s, &s->pol_state, e);
     if (rc)
         return rc;
     push_next_arrival(s);
@@ -515,6 +519,7 @@ void dike_coord_free(dike_sched *s)
     free(s->scratch);
     free(s->tenant_gpus);
     free(s->tenant_gpu_s);
+    dike__est_free(s);
     free(s->act);
     for (size_t i = 0; i < s->nfail; i++)
         free(s->fail_jobs[i]);

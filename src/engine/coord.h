@@ -59,6 +59,14 @@ struct dike_sched {
     dike_time sample_step, next_sample;
     uint64_t preemptions, migrations;
 
+    /* what policies know of durations (engine/estimate.c) */
+    int dur_knowledge;       /**< enum dike_duration_knowledge */
+    int64_t *tenant_done_us; /**< none: sum of the durations of each tenant's finished jobs, us */
+    uint32_t *tenant_done_n; /**< none: finished jobs per tenant */
+    int64_t all_done_us;     /**< none: sum of the durations of all finished jobs, us */
+    uint64_t all_done_n;     /**< none: finished jobs */
+    uint64_t est_epoch;      /**< dike_sched_est_epoch */
+
     /* actions for the node ranks, in time order */
     dike_action *act;
     size_t nact, act_cap;
@@ -93,6 +101,15 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
                            const uint32_t *jobs, uint32_t njobs);
 /** All jobs finished. */
 int dike_coord_done(const dike_sched *s);
+/* Duration estimates (engine/estimate.c). */
+/** Read the knowledge mode and draw every job's noisy estimate (jobs must be set up). */
+int dike__est_init(dike_sched *s, dike_err *e);
+void dike__est_free(dike_sched *s);
+/** Job @p j finished: its true duration joins its tenant's history (O(1)). */
+void dike__est_on_finish(dike_sched *s, const dike_job *j);
+/** Rebuild the history from the jobs' states (after a checkpoint is loaded). */
+void dike__est_rebuild(dike_sched *s);
+
 /** Build the job-level results (jobs, tenants, timeseries, summary). */
 void dike_coord_results(dike_sched *s, dike_results *r);
 

@@ -57,6 +57,7 @@ static int check_placement(const char *v, char *why, size_t n);
 static int check_auto_bool(const char *v, char *why, size_t n);
 static int check_throughput(const char *v, char *why, size_t n);
 static int check_model_assignment(const char *v, char *why, size_t n);
+static int check_duration_knowledge(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, UINT32_MAX), NULL,
@@ -139,6 +140,15 @@ static const key_def keys[] = {
      "checkpoint + restore cost paid on every resume while the GPUs are held, s"},
     {"scheduler", "backfill", KEY_BOOL, FIELD(scheduler_backfill), "false", ANY, NULL,
      "fifo/sjf: let later jobs start when the head of the queue does not fit"},
+    {"scheduler", "duration_knowledge", KEY_STRING, FIELD(scheduler_duration_knowledge), "oracle", ANY,
+     check_duration_knowledge,
+     "what sjf, srtf, themis and dike know of job lengths: `oracle` (the true duration), `noisy` "
+     "(duration x exp(sigma Z), Z standard normal from the job's own seeded stream) or `none` "
+     "(mean duration of the tenant's finished jobs, else of all finished jobs, else 3600 s; "
+     "docs/policies.md)"},
+    {"scheduler", "duration_error_sigma", KEY_DOUBLE, FIELD(scheduler_duration_error_sigma), "1.0",
+     AT_LEAST(0, 10), NULL,
+     "`noisy`: standard deviation of the log of the estimate's error factor (0 = the oracle)"},
 
     {"tenants", "weights", KEY_STRING, FIELD(tenants_weights), "", ANY, NULL,
      "scheduling weights `name:weight,...` (tenants not listed weigh 1)"},
@@ -277,6 +287,15 @@ static int check_throughput(const char *v, char *why, size_t n)
 {
     if (strcmp(v, "gavel") && strcmp(v, "none")) {
         snprintf(why, n, "must be gavel or none");
+        return DIKE_EINVAL;
+    }
+    return 0;
+}
+
+static int check_duration_knowledge(const char *v, char *why, size_t n)
+{
+    if (dike_duration_knowledge_parse(v) < 0) {
+        snprintf(why, n, "must be oracle, noisy or none");
         return DIKE_EINVAL;
     }
     return 0;

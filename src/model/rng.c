@@ -93,3 +93,8 @@ gsl_rng *dike_rng_gsl_alloc(uint64_t seed, uint64_t entity, uint64_t stream)
     dike_rng_init(g->state, seed, entity, stream);
     return g;
 }
+
+void dike_rng_gsl_rekey(gsl_rng *g, uint64_t seed, uint64_t entity, uint64_t stream)
+{
+    dike_rng_init(g->state, seed, entity, stream);
+}

@@ -122,6 +122,18 @@ void dike_jobq_remove(dike_jobq *q, dike_job *j)
         sift_down(b, i);
 }
 
+void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, void *ctx)
+{
+    for (uint32_t bi = 0; bi < q->nb; bi++) {
+        dike_jobq_bucket *b = &q->b[bi];
+        for (size_t i = 0; i < b->n; i++)
+            b->keys[i] = key(ctx, s, b->heap[i]);
+        /* Floyd's bottom-up heap construction: linear in the bucket size */
+        for (size_t i = b->n / 2; i-- > 0;)
+            sift_down(b, i);
+    }
+}
+
 static int better(const dike_jobq_bucket *x, const dike_jobq_bucket *y)
 {
     if (x->keys[0] != y->keys[0])

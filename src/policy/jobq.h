@@ -36,6 +36,13 @@ dike_job *dike_jobq_min(const dike_jobq *q);
 dike_job *dike_jobq_min_fitting(const dike_jobq *q, uint64_t max_gpus, const uint8_t *skip,
                                 uint32_t *bucket);
 
+/** Key of a job, for dike_jobq_rekey. */
+typedef double (*dike_jobq_key_fn)(void *ctx, const dike_sched *s, const dike_job *j);
+
+/** Recompute every job's key with @p key and restore the heap order: O(size). For keys that change
+ *  while jobs wait (duration estimates under scheduler.duration_knowledge = none). */
+void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, void *ctx);
+
 /** Start queued jobs in key order. backfill = 0: stop at the first job that does not fit
  *  (head-of-line blocking); 1: let any later job that fits start (greedy fill-in, no reservation). */
 void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill);

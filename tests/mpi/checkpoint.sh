@@ -47,6 +47,18 @@ for p in $(emu list-policies | awk '/^policies/ { on = 1; next } /^placements/ {
     same_as_full d.h5 "$p: 1 rank -> 3 ranks"
 done
 
+# Duration knowledge `none`: the tenant history is rebuilt from the finished jobs on resume.
+for p in sjf srtf themis; do
+    rm -f ./*.h5
+    K=(--set scheduler.duration_knowledge=none)
+    emu run "${W[@]}" "${K[@]}" -p "$p" --out full.h5
+    emu run "${W[@]}" "${K[@]}" -p "$p" --set engine.inject_stop_s=30000 --out a.h5 2>/dev/null || true
+    [ -f a.h5.ckpt.h5 ] || fail "$p none: no checkpoint"
+    emu_mpi 2 resume a.h5.ckpt.h5 --quiet --out b.h5 --checkpoint b.ckpt.h5 2>/dev/null ||
+        fail "$p none: resume on 2 ranks failed"
+    same_as_full b.h5 "$p duration_knowledge=none: 1 rank -> 2 ranks"
+done
+
 # 2 ranks -> 1 rank, a coordinator that owns no nodes -> 1 rank, and periodic checkpoints.
 rm -f ./*.h5
 emu run "${W[@]}" -p dike --out full.h5

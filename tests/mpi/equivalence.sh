@@ -84,7 +84,7 @@ check_config_same()
     ok "$2: stored config identical to 1 rank"
 }
 
-for policy in fifo sjf-backfill srtf dike-faults; do
+for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none; do
     case "$policy" in
     fifo) pargs=(--policy fifo) ;;
     sjf-backfill) pargs=(--policy sjf --set scheduler.backfill=true) ;;
@@ -92,6 +92,10 @@ for policy in fifo sjf-backfill srtf dike-faults; do
     # Node failures are drawn by the rank that owns the node: the per-node streams and the
     # reports at each horizon must give the same schedule whoever owns what.
     dike-faults) pargs=(--policy dike --set faults.mtbf_s=500000 --set faults.mttr_s=3600) ;;
+    # Noisy estimates are drawn per job from its own stream by the coordinator; the `none`
+    # history follows the completions. Neither may depend on the rank count.
+    srtf-noisy) pargs=(--policy srtf --set scheduler.duration_knowledge=noisy) ;;
+    themis-none) pargs=(--policy themis --set scheduler.duration_knowledge=none) ;;
     esac
     echo "== $policy: ${pargs[*]}"
     ref="$policy/np1"
@@ -109,7 +113,7 @@ for policy in fifo sjf-backfill srtf dike-faults; do
     qdelay=$(h5_attr "$T/$ref/out.h5" /summary/avg_queue_delay)
     awk -v q="$qdelay" 'BEGIN { exit !(q > 0) }' || fail "$ref: no queueing (avg_queue_delay $qdelay)"
     ok "$ref: jobs queue (avg_queue_delay $qdelay s)"
-    if [ "$policy" = srtf ] || [ "$policy" = dike-faults ]; then
+    if [ "$policy" != fifo ] && [ "$policy" != sjf-backfill ]; then
         pre=$(h5_attr "$T/$ref/out.h5" /summary/preemptions)
         [ "$pre" -gt 0 ] || fail "$ref: $policy preempted nothing"
         ok "$ref: $pre preemptions"

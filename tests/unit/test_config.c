@@ -79,6 +79,8 @@ static void test_defaults(void **state)
     assert_true(c.scheduler_round_s == 300);
     assert_true(c.scheduler_preemption_cost_s == 30);
     assert_false(c.scheduler_backfill);
+    assert_string_equal(c.scheduler_duration_knowledge, "oracle");
+    assert_true(c.scheduler_duration_error_sigma == 1.0);
     assert_int_equal(c.run_seed, 1);
     assert_string_equal(c.run_out, "dike-emu.h5");
     assert_true(c.output_timeseries_interval_s == 300);
@@ -162,6 +164,11 @@ static void test_number_and_range_errors(void **state)
         {"engine.coordinator_owns_nodes=yes", "must be auto, true or false"},
         {"scheduler.policy=", "must not be empty"},
         {"run.out=a ;b", "starts a comment"},
+        {"scheduler.duration_knowledge=oracel", "must be oracle, noisy or none"},
+        {"scheduler.duration_knowledge=", "must be oracle, noisy or none"},
+        {"scheduler.duration_error_sigma=-0.1", "must be in [0, 10]"},
+        {"scheduler.duration_error_sigma=inf", "not a finite number"},
+        {"scheduler.duration_error_sigma=nan", "not a finite number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dike_config c;
@@ -221,6 +228,10 @@ static void test_file_errors(void **state)
                       "(got 'maybe')");
     expect_file_error("[scheduler]\nround_s = 60\npreemption_cost_s = -5\n", 3,
                       "[scheduler] preemption_cost_s: must be in [0, ", "(got '-5')");
+    expect_file_error("[scheduler]\npolicy = sjf\nduration_knowledge = perfect\n", 3,
+                      "[scheduler] duration_knowledge: must be oracle, noisy or none", "(got 'perfect')");
+    expect_file_error("[scheduler]\nduration_knowledge = noisy\n\nduration_error_sigma = -1\n", 4,
+                      "[scheduler] duration_error_sigma: must be in [0, 10]", "(got '-1')");
     expect_file_error("[cluster]\r\nnodes = 4\r\ngpus_per_node 8\r\n", 3, "syntax error", NULL);
     expect_file_error("nodes = 4\n", 1, "key outside any [section]", NULL);
     /* The first error wins: an unparsable line before a bad value. */

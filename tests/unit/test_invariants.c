@@ -1,4 +1,6 @@
-/* Invariants on a generated workload of 10,000 jobs, for every policy and both placements:
+/* Invariants on a generated workload of 10,000 jobs, for every policy and both placements, and for
+ * the policies that use durations (sjf, srtf, themis, dike) under every
+ * scheduler.duration_knowledge:
  * no GPU is ever allocated twice (an independent replay of every start/stop the coordinator
  * sends to the nodes), every job finishes exactly once, and allocated GPU-seconds equal the sum
  * of num_gpus x run time. */
@@ -47,7 +49,8 @@ static void apply(replay *rp, const dike_cluster *cl, const dike_action *a, size
     }
 }
 
-static void check_policy(const char *policy, const char *placement, int backfill)
+static void check_policy_knowing(const char *policy, const char *placement, int backfill,
+                                 const char *knowledge)
 {
     dike_config cfg;
     dike_err e = {0};
@@ -59,6 +62,7 @@ static void check_policy(const char *policy, const char *placement, int backfill
     snprintf(cfg.scheduler_policy, sizeof cfg.scheduler_policy, "%s", policy);
     snprintf(cfg.scheduler_placement, sizeof cfg.scheduler_placement, "%s", placement);
     cfg.scheduler_backfill = backfill;
+    snprintf(cfg.scheduler_duration_knowledge, sizeof cfg.scheduler_duration_knowledge, "%s", knowledge);
 
     dike_cluster cl;
     assert_int_equal(dike_cluster_init(&cl, &cfg, &e), 0);
@@ -125,6 +129,11 @@ static void check_policy(const char *policy, const char *placement, int backfill
     free(rp.stops);
 }
 
+static void check_policy(const char *policy, const char *placement, int backfill)
+{
+    check_policy_knowing(policy, placement, backfill, "oracle");
+}
+
 static void test_fifo(void **st) { check_policy("fifo", "pack", 0); }
 static void test_fifo_backfill_spread(void **st) { check_policy("fifo", "spread", 1); }
 static void test_sjf(void **st) { check_policy("sjf", "pack", 0); }
@@ -136,6 +145,14 @@ static void test_themis(void **st) { check_policy("themis", "pack", 0); }
 static void test_gandiva_fair(void **st) { check_policy("gandiva-fair", "pack", 0); }
 static void test_drf(void **st) { check_policy("drf", "spread", 0); }
 static void test_dike(void **st) { check_policy("dike", "pack", 0); }
+static void test_sjf_noisy(void **st) { check_policy_knowing("sjf", "pack", 1, "noisy"); }
+static void test_sjf_none(void **st) { check_policy_knowing("sjf", "spread", 0, "none"); }
+static void test_srtf_noisy(void **st) { check_policy_knowing("srtf", "pack", 0, "noisy"); }
+static void test_srtf_none(void **st) { check_policy_knowing("srtf", "spread", 1, "none"); }
+static void test_themis_noisy(void **st) { check_policy_knowing("themis", "pack", 0, "noisy"); }
+static void test_themis_none(void **st) { check_policy_knowing("themis", "pack", 0, "none"); }
+static void test_dike_noisy(void **st) { check_policy_knowing("dike", "pack", 0, "noisy"); }
+static void test_dike_none(void **st) { check_policy_knowing("dike", "pack", 0, "none"); }
 
 int main(void)
 {
@@ -147,6 +164,10 @@ int main(void)
         cmocka_unit_test(test_las),  cmocka_unit_test(test_themis),
         cmocka_unit_test(test_gandiva_fair), cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike),
+        cmocka_unit_test(test_sjf_noisy),    cmocka_unit_test(test_sjf_none),
+        cmocka_unit_test(test_srtf_noisy),   cmocka_unit_test(test_srtf_none),
+        cmocka_unit_test(test_themis_noisy), cmocka_unit_test(test_themis_none),
+        cmocka_unit_test(test_dike_noisy),   cmocka_unit_test(test_dike_none),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

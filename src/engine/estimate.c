@@ -1,0 +1,144 @@
+/* What the scheduler knows of job lengths (scheduler.duration_knowledge).
+ *
+ * The true duration drives the emulation (a job finishes when its work is done) and every metric;
+ * policies see only the estimates below. Three modes:
+ *   oracle  the true duration (the baselines' textbook assumption).
+ *   noisy   true duration x exp(sigma Z), Z standard normal, drawn once per job at start-up from the
+ *           stream (run.seed, job index, DIKE_STREAM_DURATION_ERROR): the same estimate whatever
+ *           the policy or the rank count, and only rank 0 draws it.
+ *   none    what a real scheduler has: the run times of jobs that have finished. The estimate of a
+ *           job is the mean duration of its tenant's finished jobs, else of all finished jobs, else
+ *           a prior of one hour (DIKE_DURATION_PRIOR_US). Observed run times are measured in
+ *           reference work (the spec duration), so a job's slow placement does not lengthen the
+ *           history.
+ * For any mode but oracle, remaining work is "estimate - work done", and a job that has done its
+ * estimate is expected to run as long again (remaining = work done), floored at 1 s.
+ *
+ * The history is kept as exact integer sums of microseconds, so the mean does not depend on the
+ * order in which jobs finished and can be rebuilt from the jobs' states after a checkpoint. */
+#include "engine/coord.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <string.h>
+
+#include "dike/rng.h"
+
+int dike_duration_knowledge_parse(const char *name)
+{
+    static const char *const names[] = {"oracle", "noisy", "none"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int dike__est_init(dike_sched *s, dike_err *e)
+{
+    const dike_config *cfg = s->cfg;
+    s->dur_knowledge = dike_duration_knowledge_parse(cfg->scheduler_duration_knowledge);
+    if (s->dur_knowledge < 0)
+        return dike_err_set(e, DIKE_EINVAL, "[scheduler] duration_knowledge: '%s' must be oracle, noisy or none",
+                            cfg->scheduler_duration_knowledge);
+    double sigma = cfg->scheduler_duration_error_sigma;
+    if (!(sigma >= 0) || !isfinite(sigma))
+        return dike_err_set(e, DIKE_EINVAL, "[scheduler] duration_error_sigma: must be a finite value >= 0");
+    s->tenant_done_us = dike_xcalloc(s->w->ntenants + 1, sizeof *s->tenant_done_us);
+    s->tenant_done_n = dike_xcalloc(s->w->ntenants + 1, sizeof *s->tenant_done_n);
+    s->all_done_us = 0;
+    s->all_done_n = 0;
+    s->est_epoch = 0;
+    gsl_rng *g = s->dur_knowledge == DIKE_DURATION_NOISY
+                     ? dike_rng_gsl_alloc((uint64_t)cfg->run_seed, 0, DIKE_STREAM_DURATION_ERROR)
+                     : NULL;
+    for (size_t i = 0; i < s->w->njobs; i++) {
+        dike_job *j = &s->jobs[i];
+        switch (s->dur_knowledge) {
+        case DIKE_DURATION_ORACLE:
+            j->est_duration = (double)j->spec->duration;
+            break;
+        case DIKE_DURATION_NOISY:
+            dike_rng_gsl_rekey(g, (uint64_t)cfg->run_seed, j->idx, DIKE_STREAM_DURATION_ERROR);
+            j->est_duration = (double)j->spec->duration * exp(sigma * gsl_ran_gaussian(g, 1.0));
+            break;
+        default:
+            j->est_duration = 0;
+        }
+    }
+    if (g)
+        gsl_rng_free(g);
+    return 0;
+}
+
+void dike__est_free(dike_sched *s)
+{
+    free(s->tenant_done_us);
+    free(s->tenant_done_n);
+    s->tenant_done_us = NULL;
+    s->tenant_done_n = NULL;
+}
+
+static void add_done(dike_sched *s, const dike_job *j)
+{
+    int64_t d = j->spec->duration;
+    uint32_t t = j->spec->tenant;
+    if (d > INT64_MAX - s->all_done_us)
+        dike_fatal("duration_knowledge = none: the finished jobs' durations add up to more than "
+                   "%lld us", (long long)INT64_MAX);
+    s->tenant_done_us[t] += d;
+    s->tenant_done_n[t]++;
+    s->all_done_us += d;
+    s->all_done_n++;
+}
+
+void dike__est_on_finish(dike_sched *s, const dike_job *j)
+{
+    if (s->dur_knowledge != DIKE_DURATION_NONE)
+        return;
+    add_done(s, j);
+    s->est_epoch++;
+}
+
+void dike__est_rebuild(dike_sched *s)
+{
+    if (s->dur_knowledge != DIKE_DURATION_NONE)
+        return;
+    memset(s->tenant_done_us, 0, s->w->ntenants * sizeof *s->tenant_done_us);
+    memset(s->tenant_done_n, 0, s->w->ntenants * sizeof *s->tenant_done_n);
+    s->all_done_us = 0;
+    s->all_done_n = 0;
+    for (size_t i = 0; i < s->w->njobs; i++)
+        if (s->jobs[i].state == DIKE_JOB_DONE)
+            add_done(s, &s->jobs[i]);
+    s->est_epoch = s->all_done_n;
+}
+
+/* ---- the API policies use ---- */
+
+int dike_sched_duration_knowledge(const dike_sched *s) { return s->dur_knowledge; }
+uint64_t dike_sched_est_epoch(const dike_sched *s) { return s->est_epoch; }
+
+double dike_sched_est_duration(const dike_sched *s, const dike_job *j)
+{
+    if (s->dur_knowledge != DIKE_DURATION_NONE)
+        return j->est_duration;
+    uint32_t t = j->spec->tenant;
+    if (s->tenant_done_n[t])
+        return (double)s->tenant_done_us[t] / s->tenant_done_n[t];
+    if (s->all_done_n)
+        return (double)s->all_done_us / (double)s->all_done_n;
+    return DIKE_DURATION_PRIOR_US;
+}
+
+double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
+{
+    double left = dike_sched_remaining(s, j);
+    if (s->dur_knowledge == DIKE_DURATION_ORACLE)
+        return left;
+    /* Work done is known to any scheduler (attained service in reference units); the rest is a
+     * guess. A job past its estimate is expected to run as long again as it already has. */
+    double done = (double)j->spec->duration - left;
+    double est = dike_sched_est_duration(s, j);
+    double rem = done >= est ? done : est - done;
+    return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
+}
