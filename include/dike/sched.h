@@ -168,6 +168,11 @@ double dike_sched_est_duration(const dike_sched *s, const dike_job *j);
  *  (i.e. remaining = done work: a job that outlived its estimate is expected to run as long
  *  again) — never below a small floor (1 s). oracle: exactly dike_sched_remaining(). */
 double dike_sched_est_remaining(const dike_sched *s, const dike_job *j);
+/** Remaining work of a running job for victim tests, us: like dike_sched_est_remaining, but a job
+ *  that outlived its estimate E is expected to end at the first of 2E, 4E, ... it has not reached,
+ *  so the estimate does not grow while it runs (two long jobs would otherwise trade places at every
+ *  decision). Equal to dike_sched_est_remaining until E is outlived; oracle: the remaining work. */
+double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *j);
 /** scheduler.duration_knowledge of this run (enum dike_duration_knowledge). */
 int dike_sched_duration_knowledge(const dike_sched *s);
 /** A counter that changes whenever the estimate of a job that is not running may have changed
@@ -192,9 +197,5 @@ double dike_sched_rate_now(dike_sched *s, const dike_job *j);
 double dike_sched_navg(const dike_sched *s, const dike_job *j);
 /** Free GPUs on @p node now (0 while it is down). */
 uint32_t dike_sched_node_free(const dike_sched *s, uint32_t node);
-/** Estimated total reference work of @p j, us, under scheduler.duration_knowledge. */
-double dike_sched_est_duration(const dike_sched *s, const dike_job *j);
-/** Estimated remaining reference work of @p j at now, us (oracle: dike_sched_remaining). */
-double dike_sched_est_remaining(const dike_sched *s, const dike_job *j);
 
 #endif

@@ -179,18 +179,6 @@ double dike_sched_navg(const dike_sched *s, const dike_job *j)
     return span > 0 ? (area - j->area_at_submit) / span : (double)s->active;
 }
 
-/* TEMPORARY (oracle only) until scheduler.duration_knowledge lands. */
-double dike_sched_est_duration(const dike_sched *s, const dike_job *j)
-{
-    (void)s;
-    return (double)j->spec->duration;
-}
-
-double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
-{
-    return dike_sched_remaining(s, j);
-}
-
 int dike_sched_start(dike_sched *s, dike_job *j)
 {
     if (j->state != DIKE_JOB_QUEUED)

@@ -142,3 +142,23 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
     double rem = done >= est ? done : est - done;
     return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
 }
+
+/* A running job's remaining work for victim tests (srtf, dike). dike_sched_est_remaining
+ * expects a job that outlived its estimate E to run as long again as it has: that grows while the
+ * job runs, so two long jobs of one tenant would trade places at nearly every decision, each swap
+ * for one restore cost (measured: 126,635 preemptions for 3,829 jobs on experiments/default.ini
+ * under `none`). Here the revision goes in doublings instead: the job is expected to end at the
+ * first of E, 2E, 4E, ... that it has not reached. Between doublings the estimate only falls while
+ * the job runs, as under the oracle; it is never above dike_sched_est_remaining, and equal to it
+ * until the job outlives E. */
+double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
+{
+    double est = dike_sched_est_duration(s, r);
+    double done = (double)r->spec->duration - dike_sched_remaining(s, r);
+    if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
+        est = DIKE_EST_REMAINING_FLOOR_US;
+    while (est <= done)
+        est *= 2;
+    double rem = est - done;
+    return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
+}

@@ -47,6 +47,7 @@ typedef struct dk_state {
     double keep;        /**< 1 - dike.hysteresis */
     double lease_us;    /**< dike.min_lease_s, us */
     double cost_s;      /**< scheduler.preemption_cost_s, s */
+    uint64_t epoch;     /**< dike_sched_est_epoch when the queued keys were computed */
     dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
     uint32_t *nnodes;   /**< per job: slices of its current placement (recorded at start) */
     uint32_t nodes;     /**< cluster nodes */
@@ -62,6 +63,13 @@ typedef struct dk_state {
 static double est_rem_s(const dike_sched *s, const dike_job *j)
 {
     double r = dike_sched_est_remaining(s, j) / 1e6;
+    return r > 1e-6 ? r : 1e-6;
+}
+
+/* A running job's, for victim tests: its estimate does not grow while it runs. */
+static double run_rem_s(const dike_sched *s, const dike_job *v)
+{
+    double r = dike_sched_est_remaining_running(s, v) / 1e6;
     return r > 1e-6 ? r : 1e-6;
 }
 
@@ -82,7 +90,7 @@ static double ideal_s(const dike_sched *s, const dike_job *j)
 static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v)
 {
     double now = dike_time_to_s(dike_sched_now(s));
-    return dike_time_to_s(v->spec->submit) + ideal_s(s, v) - now - est_rem_s(s, v) - st->cost_s;
+    return dike_time_to_s(v->spec->submit) + ideal_s(s, v) - now - run_rem_s(s, v) - st->cost_s;
 }
 
 /* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
@@ -140,7 +148,7 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
     if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
         return 0;
     /* smaller by the hysteresis factor, in GPU-time (the order's own measure) */
-    if ((need_s + st->cost_s) * q->spec->num_gpus > st->keep * est_rem_s(s, v) * v->spec->num_gpus)
+    if ((need_s + st->cost_s) * q->spec->num_gpus > st->keep * run_rem_s(s, v) * v->spec->num_gpus)
         return 0; /* the swap must pay for both the candidate's and the victim's restore */
     double slack = slack_s(st, s, v);
     if (st->w <= 0 || slack >= st->w * need_s)
@@ -149,7 +157,7 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
     /* Past its fair finish even if left alone (at its current rate, no restore): nothing to keep.
      * The second of margin keeps a job that is exactly on time (slack 0 in a lightly loaded
      * cluster, where T_ideal = duration) from being counted late through rounding. */
-    double alone = slack + st->cost_s - est_rem_s(s, v) * (1 / v->rate - 1);
+    double alone = slack + st->cost_s - run_rem_s(s, v) * (1 / v->rate - 1);
     return alone < -1.0;
 }
 
@@ -253,10 +261,19 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 
 /* ---- the decision step ---- */
 
+static double rekey_fn(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return key(ctx, s, j);
+}
+
 static void dk_decide(void *state, dike_sched *s)
 {
     dk_state *st = state;
     dike_job *q;
+    if (dike_sched_est_epoch(s) != st->epoch) { /* estimates of waiting jobs changed (`none`) */
+        st->epoch = dike_sched_est_epoch(s);
+        dike_jobq_rekey(&st->queued, s, rekey_fn, st);
+    }
     /* in order; the first that does not fit may preempt (only it, as in SRTF) */
     while ((q = dike_jobq_min(&st->queued)))
         if (!start(st, s, q) && !make_room(st, s, q))

@@ -94,28 +94,8 @@ static int start(srtf_state *st, dike_sched *s, dike_job *j)
     return 1;
 }
 
-/* A running job's remaining work for the victim test without the oracle. dike_sched_est_remaining
- * expects a job that outlived its estimate E to run as long again as it has: that grows while the
- * job runs, so two long jobs of one tenant would trade places at nearly every decision, each swap
- * for one restore cost (measured: 126,635 preemptions for 3,829 jobs on experiments/default.ini
- * under `none`). Here the revision goes in doublings instead: the job is expected to end at the
- * first of E, 2E, 4E, ... that it has not reached. Between doublings the estimate only falls while
- * the job runs, as under the oracle; it is never above dike_sched_est_remaining, and equal to it
- * until the job outlives E. */
-static double running_rem_estimated(const dike_sched *s, const dike_job *r)
-{
-    double est = dike_sched_est_duration(s, r);
-    double done = (double)r->spec->duration - dike_sched_remaining(s, r);
-    if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
-        est = DIKE_EST_REMAINING_FLOOR_US;
-    while (est <= done)
-        est *= 2;
-    double rem = est - done;
-    return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
-}
-
 /* preempt_for without the oracle: the candidates are every running job of type @p t that started
- * before now and has more estimated remaining work (running_rem_estimated) than @p q needs, taken
+ * before now and has more estimated remaining work (dike_sched_est_remaining_running) than @p q needs, taken
  * largest estimate first (ties: lower job index) until the gang fits. */
 static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int t)
 {
@@ -130,7 +110,7 @@ static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int
             dike_job *r = b->heap[i];
             if (r->type != t || r->run_start >= now)
                 continue;
-            double rem = running_rem_estimated(s, r);
+            double rem = dike_sched_est_remaining_running(s, r);
             if (rem <= need_time)
                 continue;
             if (nc == st->cand_cap) {
