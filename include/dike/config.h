@@ -49,7 +49,10 @@ typedef struct dike_config {
     bool scheduler_backfill;             /**< fifo/sjf: let later jobs fill in when the head does not fit */
 
     /* [tenants] */
-    char tenants_weights[DIKE_STR_MAX];  /**< "name:weight,..." scheduling weights, unlisted = 1 */
+    char tenants_weights[DIKE_STR_MAX];  /**< "equal", "demand", "file:PATH" or "name:weight,..." (unlisted = 1) */
+    char tenants_weights_at[DIKE_STR_MAX]; /**< not a key: where tenants_weights was set ("exp.ini:7",
+                                                "--set '...'"), for the messages of checks that need
+                                                the workload; "" = the default or set by hand */
 
     /* [las] */
     char las_thresholds_gpu_s[DIKE_STR_MAX]; /**< queue thresholds on attained service, GPU-s */

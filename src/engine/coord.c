@@ -92,6 +92,72 @@ static uint32_t node_set_sig(const dike_slice *sl, uint32_t n)
     return (uint32_t)(sum ^ (x >> 17) ^ n);
 }
 
+/* ---- entitlements ----
+ *
+ * Every run records each tenant's entitlement over time, whatever the policy: the weighted max-min
+ * water-filling of the GPUs that are up over the active tenants' demand (GPUs of their queued and
+ * running jobs), with the run's tenant weights (SPEC §5.1, the same definition Dike schedules by).
+ * It changes only when a demand or the GPUs up change, so it is recomputed at most once per
+ * timestamp, after that timestamp's events and before the decision, and its time integral is exact
+ * (piecewise constant between updates). Cost: O(A log A) per changed timestamp, A = active tenants. */
+
+static void ent_join(dike_sched *s, uint32_t t, uint32_t gpus)
+{
+    if (s->tenant_demand[t] == 0 && gpus) {
+        s->ent_pos[t] = s->ent_nactive;
+        s->ent_active[s->ent_nactive++] = t;
+        s->ent[t] = 0;
+    }
+    s->tenant_demand[t] += gpus;
+    s->ent_dirty = 1;
+}
+
+static void ent_leave(dike_sched *s, uint32_t t, uint32_t gpus)
+{
+    s->tenant_demand[t] -= gpus;
+    s->ent_dirty = 1;
+    if (s->tenant_demand[t] > 0.5)
+        return;
+    /* Close its integral now; the others are closed at the next update. */
+    s->tenant_demand[t] = 0;
+    s->ent_gpu_s[t] += s->ent[t] * dike_time_to_s(s->now - s->ent_t);
+    s->ent[t] = 0;
+    uint32_t pos = s->ent_pos[t], last = s->ent_active[--s->ent_nactive];
+    s->ent_active[pos] = last;
+    s->ent_pos[last] = pos;
+    s->ent_pos[t] = UINT32_MAX;
+}
+
+static void ent_update(dike_sched *s)
+{
+    double dt = dike_time_to_s(s->now - s->ent_t);
+    uint32_t n = s->ent_nactive;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t t = s->ent_active[k];
+        s->ent_gpu_s[t] += s->ent[t] * dt;
+        s->ent_w[k] = s->tenant_weight[t];
+        s->ent_d[k] = s->tenant_demand[t];
+    }
+    dike_tenant_entitle(n, s->ent_w, s->ent_d, (double)dike_sched_gpus_up(s), s->ent_out, s->ent_key);
+    for (uint32_t k = 0; k < n; k++)
+        s->ent[s->ent_active[k]] = s->ent_out[k];
+    s->ent_t = s->now;
+    s->ent_dirty = 0;
+}
+
+void dike_coord_entitle_rebuild(dike_sched *s)
+{
+    s->ent_nactive = 0;
+    for (uint32_t t = 0; t < s->w->ntenants; t++) {
+        s->ent_pos[t] = UINT32_MAX;
+        if (s->tenant_demand[t] > 0) {
+            s->ent_pos[t] = s->ent_nactive;
+            s->ent_active[s->ent_nactive++] = t;
+        }
+    }
+    s->ent_dirty = 0;
+}
+
 /* Release a running job's GPUs at now: capacity, node actions, run accounting. */
 static void release(dike_sched *s, dike_job *j)
 {
@@ -143,6 +209,7 @@ double dike_sched_remaining(const dike_sched *s, const dike_job *j)
 }
 
 const dike_workload *dike_sched_workload(const dike_sched *s) { return s->w; }
+const double *dike_sched_tenant_weights(const dike_sched *s) { return s->tenant_weight; }
 int dike_sched_is_round(const dike_sched *s) { return s->round_now; }
 uint32_t dike_sched_active(const dike_sched *s) { return s->active; }
 uint64_t dike_sched_gpus_up(const dike_sched *s) { return s->cap->total_free + s->busy_gpus; }
@@ -284,6 +351,7 @@ static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
     free(s->fail_jobs[data]);
     s->fail_jobs[data] = NULL;
     dike_capacity_set_down(s->cap, node);
+    s->ent_dirty = 1;
     s->node_failures++;
 }
 
@@ -296,6 +364,7 @@ static void on_arrival(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_QUEUED;
     s->active++;
     s->queued++;
+    ent_join(s, j->spec->tenant, j->spec->num_gpus);
     push_next_arrival(s);
     s->pol->on_arrival(s->pol_state, s, j);
 }
@@ -312,6 +381,7 @@ static void on_finish(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_DONE;
     s->active--;
     s->finished++;
+    ent_leave(s, j->spec->tenant, j->spec->num_gpus);
     if (s->pol->on_finish)
         s->pol->on_finish(s->pol_state, s, j);
 }
@@ -340,6 +410,7 @@ static void handle(dike_sched *s, const dike_event *ev)
         break;
     case DIKE_EV_NODE_REPAIR:
         dike_capacity_set_up(s->cap, ev->entity);
+        s->ent_dirty = 1;
         break;
     default:
         dike_fatal("unknown event kind %u", ev->kind);
@@ -370,6 +441,8 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             dike_pool_put(&s->pool, ev);
             s->events++;
         }
+        if (s->ent_dirty)
+            ent_update(s);
         /* One decision step per timestamp, after every arrival and completion at it. */
         /* Reading the clock around every decision costs about as much as a cheap decision, so
          * every 8th is timed and the total scaled: an estimate, unbiased for steady workloads. */
@@ -466,6 +539,24 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
     s->cap->seed = (uint64_t)cfg->run_seed;
     s->tenant_gpus = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpus);
     s->tenant_gpu_s = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpu_s);
+    size_t nt = (size_t)w->ntenants + 1;
+    s->tenant_weight = dike_xcalloc(nt, sizeof *s->tenant_weight);
+    s->tenant_demand = dike_xcalloc(nt, sizeof *s->tenant_demand);
+    s->ent = dike_xcalloc(nt, sizeof *s->ent);
+    s->ent_gpu_s = dike_xcalloc(nt, sizeof *s->ent_gpu_s);
+    s->ent_active = dike_xcalloc(nt, sizeof *s->ent_active);
+    s->ent_pos = dike_xcalloc(nt, sizeof *s->ent_pos);
+    s->ent_w = dike_xcalloc(nt, sizeof *s->ent_w);
+    s->ent_d = dike_xcalloc(nt, sizeof *s->ent_d);
+    s->ent_out = dike_xcalloc(nt, sizeof *s->ent_out);
+    s->ent_key = dike_xcalloc(nt, sizeof *s->ent_key);
+    for (uint32_t t = 0; t < w->ntenants; t++)
+        s->ent_pos[t] = UINT32_MAX;
+    /* Once, before the run, for every policy: bad weights stop every run, not only the runs of
+     * the policies that use them. */
+    int wrc = dike_tenant_weights_resolve(cfg, w, s->tenant_weight, e);
+    if (wrc)
+        return wrc;
     dike_timeseries_init(&s->ts, w->ntenants);
     dike_pool_init(&s->pool);
     dike_heap_init(&s->heap);
@@ -491,6 +582,16 @@ void dike_coord_free(dike_sched *s)
     free(s->scratch);
     free(s->tenant_gpus);
     free(s->tenant_gpu_s);
+    free(s->tenant_weight);
+    free(s->tenant_demand);
+    free(s->ent);
+    free(s->ent_gpu_s);
+    free(s->ent_active);
+    free(s->ent_pos);
+    free(s->ent_w);
+    free(s->ent_d);
+    free(s->ent_out);
+    free(s->ent_key);
     free(s->act);
     for (size_t i = 0; i < s->nfail; i++)
         free(s->fail_jobs[i]);
@@ -541,13 +642,33 @@ void dike_coord_results(dike_sched *s, dike_results *r)
     for (uint32_t t = 0; t < w->ntenants; t++) {
         r->tenants[t].tenant = t;
         snprintf(r->tenants[t].name, sizeof r->tenants[t].name, "%s", w->tenants[t]);
-        r->tenants[t].weight = 1.0;
+        r->tenants[t].weight = s->tenant_weight[t];
         r->tenants[t].gpu_seconds = s->tenant_gpu_s[t];
     }
     for (size_t i = 0; i < w->njobs; i++)
         r->tenants[w->jobs[i].tenant].jobs++;
     dike_summarize(r->jobs, r->njobs, r->tenants, r->ntenants, s->cl->total_gpus, alloc_gpu_s,
                    eff_gpu_s, &r->summary);
+    /* Entitlements up to now (every tenant's is closed already when all jobs finished). */
+    for (uint32_t k = 0; k < s->ent_nactive; k++) {
+        uint32_t t = s->ent_active[k];
+        s->ent_gpu_s[t] += s->ent[t] * dike_time_to_s(s->now - s->ent_t);
+    }
+    s->ent_t = s->now;
+    double wsum = 0, gsum = 0, esum = 0, span = r->summary.makespan;
+    for (uint32_t t = 0; t < w->ntenants; t++) {
+        wsum += s->tenant_weight[t];
+        gsum += s->tenant_gpu_s[t];
+        esum += s->ent_gpu_s[t];
+    }
+    for (uint32_t t = 0; t < w->ntenants; t++) {
+        dike_tenant_record *tr = &r->tenants[t];
+        tr->weight_share = wsum > 0 ? tr->weight / wsum : 0;
+        tr->avg_gpus = span > 0 ? tr->gpu_seconds / span : 0;
+        tr->entitlement = span > 0 ? s->ent_gpu_s[t] / span : 0;
+        tr->gpu_share = gsum > 0 ? tr->gpu_seconds / gsum : 0;
+        tr->entitled_share = esum > 0 ? s->ent_gpu_s[t] / esum : 0;
+    }
     r->ts = s->ts; /* ownership moves to the results */
     memset(&s->ts, 0, sizeof s->ts);
 }

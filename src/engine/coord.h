@@ -11,6 +11,7 @@
 #include "dike/engine.h"
 #include "dike/results.h"
 #include "dike/sched.h"
+#include "dike/tenants.h"
 #include "engine/progress.h"
 
 enum { DIKE_ACT_START = 1, DIKE_ACT_STOP = 2 };
@@ -55,6 +56,19 @@ struct dike_sched {
     dike_time area_t;        /**< time of the last area update */
     uint32_t *tenant_gpus;   /**< GPUs held per tenant now */
     double *tenant_gpu_s;    /**< allocated GPU-seconds per tenant */
+
+    /* tenant weights and entitlements (for /tenants, whatever the policy) */
+    double *tenant_weight;   /**< resolved [tenants] weights, per tenant */
+    double *tenant_demand;   /**< GPUs asked by the tenant's active (queued + running) jobs */
+    double *ent;             /**< entitled GPUs per tenant since ent_t (0 for inactive tenants) */
+    double *ent_gpu_s;       /**< integral of ent over time, GPU-seconds */
+    dike_time ent_t;         /**< time of the last entitlement update, us */
+    int ent_dirty;           /**< demand or GPUs up changed at this timestamp */
+    uint32_t *ent_active;    /**< tenants with demand > 0, in no particular order */
+    uint32_t *ent_pos;       /**< per tenant: position in ent_active, UINT32_MAX if absent */
+    uint32_t ent_nactive;
+    double *ent_w, *ent_d, *ent_out; /**< water-filling input/output over ent_active (scratch) */
+    dike_entitle_key *ent_key;       /**< water-filling scratch */
     dike_timeseries ts;
     dike_time sample_step, next_sample;
     uint64_t preemptions, migrations;
@@ -93,6 +107,8 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
                            const uint32_t *jobs, uint32_t njobs);
 /** All jobs finished. */
 int dike_coord_done(const dike_sched *s);
+/** Rebuild the set of active tenants from tenant_demand (after a checkpoint is restored). */
+void dike_coord_entitle_rebuild(dike_sched *s);
 /** Build the job-level results (jobs, tenants, timeseries, summary). */
 void dike_coord_results(dike_sched *s, dike_results *r);
 
