@@ -34,18 +34,16 @@ int dike_tenant_weights_check(const char *value, char *why, size_t whylen);
 int dike_tenant_weights_resolve(const dike_config *c, const dike_workload *w, double *weight,
                                 dike_err *e);
 
-/** Scratch entry of dike_tenant_entitle. */
-typedef struct dike_entitle_key {
-    double ratio; /**< demand / weight, GPUs per unit of weight */
-    uint32_t i;   /**< claimant index */
-} dike_entitle_key;
+/** Sort @p order (n claimant indices) by ratio[i] ascending, ties by index: an insertion sort, so
+ *  O(n) when the order is nearly sorted already, as it is between consecutive decisions. */
+void dike_tenant_order(size_t n, uint32_t *order, const double *ratio);
 
-/** Weighted max-min water-filling of @p capacity over @p n claimants: claimant i gets
- *  min(demand[i], level x weight[i]), one level for all, so that the sum is
- *  min(capacity, sum of demand). Exact, O(n log n): claimants sorted by demand / weight (ties by
- *  index), so the result does not depend on how equal ratios were ordered. @p scratch has room
- *  for n entries. Weights must be > 0, demands >= 0. */
-void dike_tenant_entitle(size_t n, const double *weight, const double *demand, double capacity,
-                         double *out, dike_entitle_key *scratch);
+/** Weighted max-min water-filling of @p capacity over the @p n claimants listed in @p order, which
+ *  must be sorted by demand / weight (dike_tenant_order): claimant i gets
+ *  out[i] = min(demand[i], level x weight[i]), one level for all, so that the sum is
+ *  min(capacity, sum of demand). Exact, O(n). Arrays are indexed by claimant; weights must be
+ *  > 0, demands >= 0; only the listed claimants' out[] are written. */
+void dike_tenant_entitle(size_t n, const uint32_t *order, const double *weight, const double *demand,
+                         double capacity, double *out);
 
 #endif

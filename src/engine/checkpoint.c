@@ -90,8 +90,9 @@ static void save_coord(buf *b, dike_sched *s)
     put(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
     put(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
     put(b, s->ent, nten * sizeof *s->ent);
+    put(b, s->ent_since, nten * sizeof *s->ent_since);
     put(b, s->ent_gpu_s, nten * sizeof *s->ent_gpu_s);
-    PUT(b, s->ent_t);
+    PUT(b, s->ent_contended);
     uint64_t ns = s->ts.n;
     PUT(b, ns);
     put(b, s->ts.time, ns * sizeof *s->ts.time);
@@ -152,8 +153,9 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
     get(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
     get(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
     get(b, s->ent, nten * sizeof *s->ent);
+    get(b, s->ent_since, nten * sizeof *s->ent_since);
     get(b, s->ent_gpu_s, nten * sizeof *s->ent_gpu_s);
-    GET(b, s->ent_t);
+    GET(b, s->ent_contended);
     dike_coord_entitle_rebuild(s);
     uint64_t ns;
     GET(b, ns);

@@ -99,62 +99,88 @@ static uint32_t node_set_sig(const dike_slice *sl, uint32_t n)
  * running jobs), with the run's tenant weights (SPEC §5.1, the same definition Dike schedules by).
  * It changes only when a demand or the GPUs up change, so it is recomputed at most once per
  * timestamp, after that timestamp's events and before the decision, and its time integral is exact
- * (piecewise constant between updates). Cost: O(A log A) per changed timestamp, A = active tenants. */
+ * (piecewise constant between changes, closed per tenant when its value changes). Cost per changed
+ * timestamp: O(changed tenants) while the GPUs up cover every demand, else about O(A), A = active
+ * tenants (the order by demand / weight is kept from one update to the next). */
+
+/* A tenant's entitlement becomes @p v at now: its integral is closed lazily, per tenant, only when
+ * the value changes. */
+static void ent_set(dike_sched *s, uint32_t t, double v)
+{
+    if (v == s->ent[t])
+        return;
+    s->ent_gpu_s[t] += s->ent[t] * dike_time_to_s(s->now - s->ent_since[t]);
+    s->ent[t] = v;
+    s->ent_since[t] = s->now;
+}
+
+static void ent_demand(dike_sched *s, uint32_t t, double delta)
+{
+    s->tenant_demand[t] += delta;
+    s->ent_total += delta;
+    s->ent_ratio[t] = s->tenant_demand[t] / s->tenant_weight[t];
+    s->ent_dirty = 1;
+    if (!s->ent_flag[t]) {
+        s->ent_flag[t] = 1;
+        s->ent_changed[s->ent_nchanged++] = t;
+    }
+}
 
 static void ent_join(dike_sched *s, uint32_t t, uint32_t gpus)
 {
-    if (s->tenant_demand[t] == 0 && gpus) {
-        s->ent_pos[t] = s->ent_nactive;
-        s->ent_active[s->ent_nactive++] = t;
-        s->ent[t] = 0;
-    }
-    s->tenant_demand[t] += gpus;
-    s->ent_dirty = 1;
+    if (s->tenant_demand[t] == 0)
+        s->ent_active[s->ent_nactive++] = t; /* sorted into place at the next update */
+    ent_demand(s, t, gpus);
 }
 
 static void ent_leave(dike_sched *s, uint32_t t, uint32_t gpus)
 {
-    s->tenant_demand[t] -= gpus;
-    s->ent_dirty = 1;
-    if (s->tenant_demand[t] > 0.5)
+    ent_demand(s, t, -(double)gpus);
+    if (s->tenant_demand[t] > 0)
         return;
-    /* Close its integral now; the others are closed at the next update. */
-    s->tenant_demand[t] = 0;
-    s->ent_gpu_s[t] += s->ent[t] * dike_time_to_s(s->now - s->ent_t);
-    s->ent[t] = 0;
-    uint32_t pos = s->ent_pos[t], last = s->ent_active[--s->ent_nactive];
-    s->ent_active[pos] = last;
-    s->ent_pos[last] = pos;
-    s->ent_pos[t] = UINT32_MAX;
+    ent_set(s, t, 0);
+    uint32_t k = 0;
+    while (s->ent_active[k] != t)
+        k++;
+    memmove(&s->ent_active[k], &s->ent_active[k + 1], (s->ent_nactive - k - 1) * sizeof *s->ent_active);
+    s->ent_nactive--;
 }
 
 static void ent_update(dike_sched *s)
 {
-    double dt = dike_time_to_s(s->now - s->ent_t);
-    uint32_t n = s->ent_nactive;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t t = s->ent_active[k];
-        s->ent_gpu_s[t] += s->ent[t] * dt;
-        s->ent_w[k] = s->tenant_weight[t];
-        s->ent_d[k] = s->tenant_demand[t];
+    double cap = (double)dike_sched_gpus_up(s);
+    if (s->ent_total <= cap && !s->ent_contended) {
+        /* Enough GPUs for every demand, before and now: everyone is entitled to its demand, and
+         * only the tenants whose demand changed have a new value. O(changes). */
+        for (uint32_t k = 0; k < s->ent_nchanged; k++)
+            ent_set(s, s->ent_changed[k], s->tenant_demand[s->ent_changed[k]]);
+    } else {
+        /* The order changes little between updates: the insertion sort is about O(A). */
+        dike_tenant_order(s->ent_nactive, s->ent_active, s->ent_ratio);
+        dike_tenant_entitle(s->ent_nactive, s->ent_active, s->tenant_weight, s->tenant_demand, cap,
+                            s->ent_out);
+        for (uint32_t k = 0; k < s->ent_nactive; k++)
+            ent_set(s, s->ent_active[k], s->ent_out[s->ent_active[k]]);
+        s->ent_contended = s->ent_total > cap;
     }
-    dike_tenant_entitle(n, s->ent_w, s->ent_d, (double)dike_sched_gpus_up(s), s->ent_out, s->ent_key);
-    for (uint32_t k = 0; k < n; k++)
-        s->ent[s->ent_active[k]] = s->ent_out[k];
-    s->ent_t = s->now;
+    for (uint32_t k = 0; k < s->ent_nchanged; k++)
+        s->ent_flag[s->ent_changed[k]] = 0;
+    s->ent_nchanged = 0;
     s->ent_dirty = 0;
 }
 
 void dike_coord_entitle_rebuild(dike_sched *s)
 {
     s->ent_nactive = 0;
+    s->ent_total = 0;
     for (uint32_t t = 0; t < s->w->ntenants; t++) {
-        s->ent_pos[t] = UINT32_MAX;
-        if (s->tenant_demand[t] > 0) {
-            s->ent_pos[t] = s->ent_nactive;
+        s->ent_ratio[t] = s->tenant_demand[t] / s->tenant_weight[t];
+        s->ent_total += s->tenant_demand[t];
+        if (s->tenant_demand[t] > 0)
             s->ent_active[s->ent_nactive++] = t;
-        }
     }
+    dike_tenant_order(s->ent_nactive, s->ent_active, s->ent_ratio);
+    s->ent_nchanged = 0;
     s->ent_dirty = 0;
 }
 
@@ -542,16 +568,14 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
     size_t nt = (size_t)w->ntenants + 1;
     s->tenant_weight = dike_xcalloc(nt, sizeof *s->tenant_weight);
     s->tenant_demand = dike_xcalloc(nt, sizeof *s->tenant_demand);
+    s->ent_ratio = dike_xcalloc(nt, sizeof *s->ent_ratio);
     s->ent = dike_xcalloc(nt, sizeof *s->ent);
+    s->ent_since = dike_xcalloc(nt, sizeof *s->ent_since);
     s->ent_gpu_s = dike_xcalloc(nt, sizeof *s->ent_gpu_s);
-    s->ent_active = dike_xcalloc(nt, sizeof *s->ent_active);
-    s->ent_pos = dike_xcalloc(nt, sizeof *s->ent_pos);
-    s->ent_w = dike_xcalloc(nt, sizeof *s->ent_w);
-    s->ent_d = dike_xcalloc(nt, sizeof *s->ent_d);
     s->ent_out = dike_xcalloc(nt, sizeof *s->ent_out);
-    s->ent_key = dike_xcalloc(nt, sizeof *s->ent_key);
-    for (uint32_t t = 0; t < w->ntenants; t++)
-        s->ent_pos[t] = UINT32_MAX;
+    s->ent_active = dike_xcalloc(nt, sizeof *s->ent_active);
+    s->ent_changed = dike_xcalloc(nt, sizeof *s->ent_changed);
+    s->ent_flag = dike_xcalloc(nt, sizeof *s->ent_flag);
     /* Once, before the run, for every policy: bad weights stop every run, not only the runs of
      * the policies that use them. */
     int wrc = dike_tenant_weights_resolve(cfg, w, s->tenant_weight, e);
@@ -584,14 +608,14 @@ void dike_coord_free(dike_sched *s)
     free(s->tenant_gpu_s);
     free(s->tenant_weight);
     free(s->tenant_demand);
+    free(s->ent_ratio);
     free(s->ent);
+    free(s->ent_since);
     free(s->ent_gpu_s);
-    free(s->ent_active);
-    free(s->ent_pos);
-    free(s->ent_w);
-    free(s->ent_d);
     free(s->ent_out);
-    free(s->ent_key);
+    free(s->ent_active);
+    free(s->ent_changed);
+    free(s->ent_flag);
     free(s->act);
     for (size_t i = 0; i < s->nfail; i++)
         free(s->fail_jobs[i]);
@@ -649,12 +673,9 @@ void dike_coord_results(dike_sched *s, dike_results *r)
         r->tenants[w->jobs[i].tenant].jobs++;
     dike_summarize(r->jobs, r->njobs, r->tenants, r->ntenants, s->cl->total_gpus, alloc_gpu_s,
                    eff_gpu_s, &r->summary);
-    /* Entitlements up to now (every tenant's is closed already when all jobs finished). */
-    for (uint32_t k = 0; k < s->ent_nactive; k++) {
-        uint32_t t = s->ent_active[k];
-        s->ent_gpu_s[t] += s->ent[t] * dike_time_to_s(s->now - s->ent_t);
-    }
-    s->ent_t = s->now;
+    /* Entitlements up to now (every tenant's is 0 already when all jobs finished). */
+    for (uint32_t t = 0; t < w->ntenants; t++)
+        ent_set(s, t, 0);
     double wsum = 0, gsum = 0, esum = 0, span = r->summary.makespan;
     for (uint32_t t = 0; t < w->ntenants; t++) {
         wsum += s->tenant_weight[t];

@@ -60,15 +60,20 @@ struct dike_sched {
     /* tenant weights and entitlements (for /tenants, whatever the policy) */
     double *tenant_weight;   /**< resolved [tenants] weights, per tenant */
     double *tenant_demand;   /**< GPUs asked by the tenant's active (queued + running) jobs */
-    double *ent;             /**< entitled GPUs per tenant since ent_t (0 for inactive tenants) */
-    double *ent_gpu_s;       /**< integral of ent over time, GPU-seconds */
-    dike_time ent_t;         /**< time of the last entitlement update, us */
+    double *ent_ratio;       /**< per tenant: demand / weight (the water-filling order) */
+    double *ent;             /**< entitled GPUs per tenant since ent_since (0 when inactive) */
+    dike_time *ent_since;    /**< per tenant: when ent last changed, us */
+    double *ent_gpu_s;       /**< integral of ent up to ent_since, GPU-seconds */
+    double *ent_out;         /**< water-filling output (scratch, per tenant) */
+    double ent_total;        /**< sum of tenant_demand, GPUs */
+    int ent_contended;       /**< the last update had demand above the GPUs up */
     int ent_dirty;           /**< demand or GPUs up changed at this timestamp */
-    uint32_t *ent_active;    /**< tenants with demand > 0, in no particular order */
-    uint32_t *ent_pos;       /**< per tenant: position in ent_active, UINT32_MAX if absent */
+    uint32_t *ent_active;    /**< tenants with demand > 0, sorted by ent_ratio (ties: index) */
     uint32_t ent_nactive;
-    double *ent_w, *ent_d, *ent_out; /**< water-filling input/output over ent_active (scratch) */
-    dike_entitle_key *ent_key;       /**< water-filling scratch */
+    uint32_t *ent_changed;   /**< tenants whose demand changed at this timestamp */
+    uint32_t ent_nchanged;
+    uint8_t *ent_flag;       /**< per tenant: listed in ent_changed */
+
     dike_timeseries ts;
     dike_time sample_step, next_sample;
     uint64_t preemptions, migrations;

@@ -317,57 +317,45 @@ int dike_tenant_weights_resolve(const dike_config *c, const dike_workload *w, do
 
 /* ---- water-filling ---- */
 
-static int cmp_key(const void *a, const void *b)
+static int before(const double *ratio, uint32_t a, uint32_t b)
 {
-    const dike_entitle_key *x = a, *y = b;
-    if (x->ratio != y->ratio)
-        return x->ratio < y->ratio ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
+    return ratio[a] < ratio[b] || (ratio[a] == ratio[b] && a < b);
 }
 
-void dike_tenant_entitle(size_t n, const double *weight, const double *demand, double capacity,
-                         double *out, dike_entitle_key *key)
+void dike_tenant_order(size_t n, uint32_t *order, const double *ratio)
 {
-    /* Claimants in order of demand / weight: while the next one's demand is below its share of
-     * what is left at the current level it is satisfied and leaves; the first one that is not
-     * fixes the level for it and every later one (their ratios are at least as large). */
+    for (size_t i = 1; i < n; i++) {
+        uint32_t k = order[i];
+        size_t j = i;
+        for (; j > 0 && before(ratio, k, order[j - 1]); j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+}
+
+void dike_tenant_entitle(size_t n, const uint32_t *order, const double *weight, const double *demand,
+                         double capacity, double *out)
+{
+    /* In order of demand / weight: while the next claimant's demand is below its share of what is
+     * left at the current level it is satisfied and leaves; the first one that is not fixes the
+     * level for it and every later one (their ratios are at least as large). */
     double wsum = 0, left = capacity > 0 ? capacity : 0;
-    for (size_t i = 0; i < n; i++) {
-        key[i].ratio = demand[i] / weight[i];
-        key[i].i = (uint32_t)i;
-        wsum += weight[i];
-        out[i] = 0;
-    }
-    if (n < 16) { /* the usual case: a few tenants; insertion sort beats qsort's set-up */
-        for (size_t i = 1; i < n; i++) {
-            dike_entitle_key k = key[i];
-            size_t j = i;
-            for (; j > 0 && cmp_key(&key[j - 1], &k) > 0; j--)
-                key[j] = key[j - 1];
-            key[j] = k;
-        }
-    } else {
-        qsort(key, n, sizeof *key, cmp_key);
-    }
+    for (size_t k = 0; k < n; k++)
+        wsum += weight[order[k]];
     for (size_t k = 0; k < n; k++) {
-        uint32_t i = key[k].i;
-        if (wsum <= 0)
-            break;
+        uint32_t i = order[k];
         if (demand[i] * wsum <= left * weight[i]) {
             out[i] = demand[i];
-            left -= demand[i];
+            left = left > demand[i] ? left - demand[i] : 0;
             wsum -= weight[i];
-            if (left < 0)
-                left = 0;
-        } else {
-            /* the remaining weight summed afresh: no drift from the subtractions above */
-            double rest = 0;
-            for (size_t m = k; m < n; m++)
-                rest += weight[key[m].i];
-            double level = left / rest;
-            for (size_t m = k; m < n; m++)
-                out[key[m].i] = level * weight[key[m].i];
-            break;
+            continue;
         }
+        /* the remaining weight summed afresh: no drift from the subtractions above */
+        double rest = 0;
+        for (size_t m = k; m < n; m++)
+            rest += weight[order[m]];
+        for (size_t m = k; m < n; m++)
+            out[order[m]] = left * weight[order[m]] / rest;
+        break;
     }
 }

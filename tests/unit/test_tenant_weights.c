@@ -123,14 +123,29 @@ static void test_entitlement_any_policy(void **st)
 
 /* ---- water-filling ---- */
 
+/* Water-fill @p n claimants in order of demand / weight. */
+static void entitle(size_t n, const double *w, const double *d, double cap, double *out)
+{
+    uint32_t order[8];
+    double ratio[8];
+    for (size_t i = 0; i < n; i++) {
+        order[i] = (uint32_t)(n - 1 - i); /* start from the reverse order: the sort must fix it */
+        ratio[i] = d[i] / w[i];
+    }
+    dike_tenant_order(n, order, ratio);
+    for (size_t k = 1; k < n; k++)
+        assert_true(ratio[order[k - 1]] < ratio[order[k]] ||
+                    (ratio[order[k - 1]] == ratio[order[k]] && order[k - 1] < order[k]));
+    dike_tenant_entitle(n, order, w, d, cap, out);
+}
+
 /* Same cases as the policies' dike_waterfill (test_fair_policies.c): both must agree. */
 static void test_entitle(void **st)
 {
-    dike_entitle_key key[4];
     double out[4], ref[4];
     /* 12 GPUs, weights 1, 1, 2, demands 10, 2, 10 -> 10/3, 2, 20/3. */
     double w[] = {1, 1, 2}, d[] = {10, 2, 10};
-    dike_tenant_entitle(3, w, d, 12, out, key);
+    entitle(3, w, d, 12, out);
     assert_float_equal(out[0], 10.0 / 3, 1e-12);
     assert_float_equal(out[1], 2, 1e-12);
     assert_float_equal(out[2], 20.0 / 3, 1e-12);
@@ -138,24 +153,29 @@ static void test_entitle(void **st)
     for (int i = 0; i < 3; i++)
         assert_float_equal(out[i], ref[i], 1e-12);
     /* Capacity above the total demand: every demand. */
-    dike_tenant_entitle(3, w, d, 30, out, key);
+    entitle(3, w, d, 30, out);
     assert_float_equal(out[0], 10, 0);
     assert_float_equal(out[1], 2, 0);
     assert_float_equal(out[2], 10, 0);
     /* Cascade: 9 GPUs, equal weights, demands 1, 2, 100 -> 1, 2, 6. */
     double w2[] = {1, 1, 1}, d2[] = {1, 2, 100};
-    dike_tenant_entitle(3, w2, d2, 9, out, key);
+    entitle(3, w2, d2, 9, out);
     assert_float_equal(out[0], 1, 1e-12);
     assert_float_equal(out[1], 2, 1e-12);
     assert_float_equal(out[2], 6, 1e-12);
-    /* The run above at t=1800: 10 GPUs, weights .5 .3 .2, demands 5 1 2 -> 5 1 2. */
-    double w3[] = {0.5, 0.3, 0.2}, d3[] = {5, 1, 2};
-    dike_tenant_entitle(3, w3, d3, 10, out, key);
+    /* The run above at t=1800: 10 GPUs, weights .5 .3 .2, demands 5 1 2 -> 5 1 2; and at t=0,
+     * demands 10 10 10 -> 5 3 2. */
+    double w3[] = {0.5, 0.3, 0.2}, d3[] = {5, 1, 2}, d4[] = {10, 10, 10};
+    entitle(3, w3, d3, 10, out);
     assert_float_equal(out[0], 5, 1e-12);
     assert_float_equal(out[1], 1, 1e-12);
     assert_float_equal(out[2], 2, 1e-12);
+    entitle(3, w3, d4, 10, out);
+    assert_float_equal(out[0], 5, 1e-12);
+    assert_float_equal(out[1], 3, 1e-12);
+    assert_float_equal(out[2], 2, 1e-12);
     /* No capacity (every node down): nothing. */
-    dike_tenant_entitle(3, w3, d3, 0, out, key);
+    entitle(3, w3, d3, 0, out);
     for (int i = 0; i < 3; i++)
         assert_float_equal(out[i], 0, 0);
 }
