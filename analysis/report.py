@@ -13,12 +13,14 @@ Written under REPORT_DIR (default: report/):
     report.md                       tables and figures of every (trace, load), run metadata
     tables/SLUG.{md,csv,tex}        summary table per (trace, load): one row per policy, Dike once
                                     per fairness_weight; CSV in seconds with full precision
+    tables/SLUG-tenants.{md,csv}    per tenant: weight, weight share, received and entitled shares
     tables/runs.csv                 every input file: metadata and its /summary attributes
     tables/scaling.{csv,md}         wall time, events and events/s per run (from /perf)
     figures/SLUG-jct_cdf.*          JCT CDF per policy
     figures/SLUG-rho_cdf.*          rho CDF, with the rho = 1 line
     figures/SLUG-timeseries.*       busy GPUs and queued jobs over time
     figures/SLUG-tenant_share.*     per-tenant share of the cluster over time, one panel per policy
+    figures/SLUG-tenant_entitlement.*  per tenant: received vs entitled share, one marker per policy
     figures/SLUG-frontier.*         avg JCT vs max rho and vs unfair fraction: Dike over its knob,
                                     baselines as labelled points
     figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count) bars
@@ -818,6 +820,119 @@ def fig_tenant_share(group, fw):
     return fw.save(fig, "%s-tenant_share" % group.slug, layout=False)
 
 
+# ---------------------------------------------------------------------------------------------
+# Per tenant: weight, GPUs held against entitlement, received against entitled share
+
+TENANT_SHARE_COLUMNS = ("weight", "weight_share", "avg_gpus", "entitlement", "gpu_share", "entitled_share")
+
+
+def has_tenant_shares(run):
+    return all(c in run.tenants.dtype.names for c in TENANT_SHARE_COLUMNS)
+
+
+def tenant_rows(group, limit=12):
+    """Tenants of the group's first run by weight share, then GPU-seconds (the largest first);
+    beyond @p limit the rest are summed into one "other N tenants" row. Returns [(label, [names])]."""
+    first = group.points[0].first
+    names = first.tenant_names()
+    t = first.tenants
+    order = sorted(range(len(names)), key=lambda i: (-float(t["weight_share"][i]), -float(t["gpu_seconds"][i]), i))
+    rows = [(names[i], [names[i]]) for i in order[:limit]]
+    if len(order) > limit:
+        rest = [names[i] for i in order[limit:]]
+        rows.append(("other %d tenants" % len(rest), rest))
+    return rows
+
+
+def tenant_sums(run, members):
+    """Sums of the share columns over the named tenants of @p run (shares add up; so do GPUs)."""
+    idx = {n: i for i, n in enumerate(run.tenant_names())}
+    t = run.tenants
+    out = {c: 0.0 for c in TENANT_SHARE_COLUMNS}
+    for n in members:
+        if n in idx:
+            for c in TENANT_SHARE_COLUMNS:
+                out[c] += float(t[c][idx[n]])
+    return out
+
+
+def tenant_table(group):
+    """Markdown: one row per tenant (the 12 largest by weight), then per configuration its received
+    share of GPU-seconds and its entitled share (lowest seed). When all configurations share the
+    weights, they are two columns of their own; else each cell adds the weight share."""
+    pts = [p for p in group.points if has_tenant_shares(p.first)]
+    if not pts:
+        return ""
+    rows = tenant_rows(group)
+    first = pts[0].first
+    shared = all(p.first.tenant_names() == first.tenant_names() and
+                 np.array_equal(p.first.tenants["weight"], first.tenants["weight"]) for p in pts)
+    what = "received / entitled" + ("" if shared else " (weight share)")
+    head = ["tenant"] + (["weight", "weight share"] if shared else []) + \
+        ["%s: %s" % (md_escape(p.label), what) for p in pts]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + ("---:|---:|" if shared else "") + "---:|" * len(pts)]
+    for label, members in rows:
+        cells = [md_escape(label)]
+        if shared:
+            base = tenant_sums(first, members)
+            cells += [fnum(base["weight"]) if len(members) == 1 else "–", "%.1f%%" % (100 * base["weight_share"])]
+        for p in pts:
+            s = tenant_sums(p.first, members)
+            cell = "%.1f%% / %.1f%%" % (100 * s["gpu_share"], 100 * s["entitled_share"])
+            if not shared:
+                cell += " (%.1f%%)" % (100 * s["weight_share"])
+            cells.append(cell)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def tenant_csv(group):
+    """Every tenant of every configuration (lowest seed), full precision."""
+    header = ["configuration", "seed", "tenant", "name", "jobs", "gpu_seconds"] + list(TENANT_SHARE_COLUMNS)
+    rows = []
+    for p in group.points:
+        r = p.first
+        if not has_tenant_shares(r):
+            continue
+        t = r.tenants
+        for i, name in enumerate(r.tenant_names()):
+            rows.append([p.label, r.seed, int(t["tenant"][i]), name, int(t["jobs"][i]), float(t["gpu_seconds"][i])]
+                        + [float(t[c][i]) for c in TENANT_SHARE_COLUMNS])
+    return csv_text(header, rows)
+
+
+def fig_tenant_entitlement(group, pal, fw):
+    """Received share of GPU-seconds against entitled share, one marker per (configuration, tenant):
+    on the diagonal a tenant got what weighted max-min fairness entitled it to."""
+    pts = [p for p in group.points if has_tenant_shares(p.first)]
+    if not pts:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    lo = 1.0
+    for p in pts:
+        t = p.first.tenants
+        x = np.asarray(t["entitled_share"], dtype=float)
+        y = np.asarray(t["gpu_share"], dtype=float)
+        keep = (x > 0) & (y > 0)
+        if keep.any():
+            lo = min(lo, float(x[keep].min()), float(y[keep].min()))
+        ax.scatter(x[keep], y[keep], s=22, marker=pal.marker(p), facecolors="none" if p.policy != "dike" else pal.color(p),
+                   edgecolors=pal.color(p), linewidths=1.0, alpha=0.85, label=p.label)
+    log = lo < 0.02
+    lim_lo = 10 ** math.floor(math.log10(lo)) if log else 0.0
+    ax.plot([lim_lo or 1e-9, 1], [lim_lo or 1e-9, 1], color="#888888", lw=0.8, ls="--", zorder=0, label="received = entitled")
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlim(lim_lo, 1)
+    ax.set_ylim(lim_lo, 1)
+    ax.set_xlabel("entitled share (weighted max-min water-filling over demand)")
+    ax.set_ylabel("received share of GPU-seconds")
+    ax.set_title("Per tenant: received vs entitled share — %s (seed %d)" % (group.title, pts[0].first.seed), fontsize=9)
+    legend_right(ax, title="policy (one marker per tenant)")
+    return fw.save(fig, "%s-tenant_entitlement" % group.slug)
+
+
 def fig_frontier(group, pal, fw):
     """Average JCT against max rho and against the unfair fraction: Dike's points joined in knob
     order, baselines as labelled markers. With several seeds: each seed a small dot, the mean a
@@ -1191,6 +1306,19 @@ def build(args):
             write(base + ".tex", tex_table(g))
             md += ["Table files: [Markdown](%s), [CSV](%s) (seconds, full precision), [LaTeX](%s) (booktabs)." %
                    (rel(base + ".md", rdir), rel(base + ".csv", rdir), rel(base + ".tex", rdir)), ""]
+        ttable = tenant_table(g)
+        if ttable:
+            md += ["### Tenants", "",
+                   "Weight = the run's resolved `[tenants] weights`; received = the tenant's share of all "
+                   "allocated GPU-seconds; entitled = its share of the entitled GPU-seconds (weighted max-min "
+                   "water-filling of the GPUs up over the active tenants' demand, recorded for every "
+                   "policy). Lowest seed; the largest tenants by weight, the rest summed.", "", ttable, ""]
+            if table_dir:
+                base = os.path.join(table_dir, g.slug + "-tenants")
+                write(base + ".md", "# Tenants, %s\n\n%s\n" % (g.title, ttable))
+                write(base + ".csv", tenant_csv(g))
+                md += ["Tenant files: [Markdown](%s), [CSV](%s) (every tenant, full precision)." %
+                       (rel(base + ".md", rdir), rel(base + ".csv", rdir)), ""]
         table, text = compare(g)
         if table:
             md += ["### Dike against the best baseline", "",
@@ -1206,6 +1334,9 @@ def build(args):
         md += [img(fig_jct_by_size(g, pal, fw), "JCT by job size, %s" % g.title), ""]
         md += [img(fig_timeseries(g, pal, fw), "busy GPUs and queue, %s" % g.title), ""]
         md += [img(fig_tenant_share(g, fw), "tenant share, %s" % g.title), ""]
+        ent = fig_tenant_entitlement(g, pal, fw)
+        if ent:
+            md += [img(ent, "received vs entitled share per tenant, %s" % g.title), ""]
 
     md += ["## Scaling", ""]
     multi = scaling_series(groups)

@@ -3,6 +3,7 @@
 #define DIKE_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "dike/base.h"
@@ -51,7 +52,7 @@ typedef struct dike_config {
     double scheduler_duration_error_sigma; /**< noisy: sigma of the lognormal factor on the estimate */
 
     /* [tenants] */
-    char tenants_weights[DIKE_STR_MAX];  /**< "name:weight,..." scheduling weights, unlisted = 1 */
+    char tenants_weights[DIKE_STR_MAX];  /**< "equal", "demand", "file:PATH" or "name:weight,..." (unlisted = 1) */
 
     /* [las] */
     char las_thresholds_gpu_s[DIKE_STR_MAX]; /**< queue thresholds on attained service, GPU-s */
@@ -85,7 +86,16 @@ typedef struct dike_config {
     char engine_coordinator_owns_nodes[16];/**< "auto" (yes for 1-2 ranks), "true", "false" */
     int64_t engine_inject_fatal_rank;      /**< testing: this rank fails in its first window, -1 = none */
     double engine_inject_stop_s;           /**< testing: stop (checkpoint first) at this sim time, 0 = never */
+
+    /* Not keys (last, so that the keys' bytes end at offsetof(dike_config, tenants_weights_at)):
+     * where a value was set, for the messages of checks that need the workload. Two configs with
+     * the same values are equal up to here; these record only their history. */
+    char tenants_weights_at[DIKE_STR_MAX]; /**< where tenants_weights was set ("exp.ini:7", "--set '...'");
+                                                "" = the default or set by hand */
 } dike_config;
+
+/** Bytes of dike_config that hold key values: equal values, equal bytes (compare with memcmp). */
+#define DIKE_CONFIG_KEY_BYTES offsetof(dike_config, tenants_weights_at)
 
 /** Fill every field with its documented default. */
 void dike_config_defaults(dike_config *c);

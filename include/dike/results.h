@@ -35,13 +35,19 @@ typedef struct dike_job_record {
 typedef struct dike_tenant_record {
     uint32_t tenant;             /**< tenant index */
     char name[DIKE_NAME_MAX];    /**< name from the trace */
-    double weight;               /**< scheduling weight */
+    double weight;               /**< resolved [tenants] weights entry */
     uint32_t jobs;               /**< jobs submitted */
     uint32_t finished;           /**< jobs finished */
     double gpu_seconds;          /**< allocated GPU-seconds */
     double avg_jct;              /**< s */
     double mean_rho;             /**< mean rho of finished jobs */
     double fairness_ratio;       /**< x_u = sum t_ideal / sum jct (Jain's input) */
+    double weight_share;         /**< weight / sum of all tenants' weights */
+    double avg_gpus;             /**< GPUs held, time average over the makespan */
+    double entitlement;          /**< entitled GPUs (water-filling of the GPUs up over active
+                                      tenants' demand by weight), time average over the makespan */
+    double gpu_share;            /**< share of all allocated GPU-seconds */
+    double entitled_share;       /**< share of all entitled GPU-seconds */
 } dike_tenant_record;
 
 /** /summary attributes. */

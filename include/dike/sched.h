@@ -183,6 +183,9 @@ uint64_t dike_sched_est_epoch(const dike_sched *s);
 int dike_sched_is_round(const dike_sched *s);
 /** The workload (tenant names, job specs). */
 const dike_workload *dike_sched_workload(const dike_sched *s);
+/** Tenant weights of this run, one per tenant of the workload: [tenants] weights resolved once,
+ *  before the run, for every policy alike (dike_tenant_weights_resolve). */
+const double *dike_sched_tenant_weights(const dike_sched *s);
 /** Jobs in the system now (queued + running). */
 uint32_t dike_sched_active(const dike_sched *s);
 /** GPUs on nodes that are up (free + allocated). */

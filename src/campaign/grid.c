@@ -102,6 +102,12 @@ static bool is_path_key(const char *key)
     return strcmp(key, "workload.trace") == 0 || strcmp(key, "cluster.nodes_file") == 0;
 }
 
+/* tenants.weights = file:PATH: the path is resolved like a path key's value. */
+static bool is_weights_file(const char *key, const char *value)
+{
+    return strcmp(key, "tenants.weights") == 0 && strncmp(value, "file:", 5) == 0;
+}
+
 /* dike_config_set names the whole assignment after its origin ("F:L 'k=v': [s] k: why"); a grid
  * reports like a config file ("F:L: [s] k: why"), so the quoted assignment is dropped. */
 static int config_set_at(dike_config *c, const char *key, const char *value, const char *origin,
@@ -457,6 +463,13 @@ static int finish_axis(dike_grid *g, dike_grid_block *b, dike_grid_axis *ax, con
     ax->values = dike_xcalloc(ax->nvalues, sizeof *ax->values);
     for (size_t v = 0; v < ax->nvalues; v++) {
         int rc = is_path_key(key) ? resolve_paths(g->path, ax->shown[v], &ax->values[v], e, where) : 0;
+        if (!rc && is_weights_file(key, ax->shown[v])) {
+            char *path = NULL;
+            if (!(rc = resolve_paths(g->path, ax->shown[v] + 5, &path, e, where))) {
+                ax->values[v] = xprintf("file:%s", path);
+                free(path);
+            }
+        }
         if (rc)
             return rc;
         if (!ax->values[v])
@@ -521,6 +534,19 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
             return rc;
         snprintf(g->base.cluster_nodes_file, sizeof g->base.cluster_nodes_file, "%s", resolved);
         free(resolved);
+    }
+    if (is_weights_file("tenants.weights", g->base.tenants_weights)) {
+        if ((rc = resolve_paths(g->path, g->base.tenants_weights + 5, &resolved, e, where)))
+            return rc;
+        char *value = xprintf("file:%s", resolved);
+        free(resolved);
+        if (strlen(value) >= sizeof g->base.tenants_weights) {
+            free(value);
+            return dike_err_set(e, DIKE_EINVAL, "%s: [tenants] weights: the path resolved against the "
+                                "grid's folder is longer than %d characters", where, DIKE_STR_MAX - 6);
+        }
+        snprintf(g->base.tenants_weights, sizeof g->base.tenants_weights, "%s", value);
+        free(value);
     }
 
     dike_config with_sets = g->base;

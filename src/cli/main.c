@@ -52,8 +52,8 @@ static void usage(FILE *f)
           "rows instead of stopping at them.\n"
           "\n"
           "Options apply in order: defaults, --config, then the others as given.\n"
-          "A relative workload.trace or cluster.nodes_file inside a config file is relative to that\n"
-          "file's folder.\n"
+          "A relative workload.trace, cluster.nodes_file or tenants.weights=file:PATH inside a config\n"
+          "file is relative to that file's folder.\n"
           "Exit status: 0 success, 2 bad input (config, trace, command line, output path), 4 stopped\n"
           "after writing a checkpoint, 1 other errors.\n",
           f);
@@ -139,15 +139,33 @@ static void resolve_path(char *field, size_t size, const char *config_path, cons
     free(list);
 }
 
+/* tenants.weights = file:PATH with a relative PATH read from a config file: relative to that
+ * file's folder, like workload.trace. */
+static void resolve_weights_path(dike_config *cfg, const char *config_path, const char *before)
+{
+    char *field = cfg->tenants_weights;
+    if (strcmp(field, before) == 0 || strncmp(field, "file:", 5) != 0 || field[5] == '/')
+        return;
+    char path[DIKE_STR_MAX];
+    snprintf(path, sizeof path, "%s", field + 5);
+    resolve_path(path, sizeof path, config_path, "");
+    char out[DIKE_STR_MAX + 8];
+    int n = snprintf(out, sizeof out, "file:%s", path);
+    if (n > 0 && (size_t)n < sizeof cfg->tenants_weights)
+        memcpy(field, out, (size_t)n + 1);
+}
+
 static int load_config_file(dike_config *cfg, const char *path, dike_err *e)
 {
-    char trace[DIKE_STR_MAX], nodes[DIKE_STR_MAX];
+    char trace[DIKE_STR_MAX], nodes[DIKE_STR_MAX], weights[DIKE_STR_MAX];
     snprintf(trace, sizeof trace, "%s", cfg->workload_trace);
     snprintf(nodes, sizeof nodes, "%s", cfg->cluster_nodes_file);
+    snprintf(weights, sizeof weights, "%s", cfg->tenants_weights);
     int rc = dike_config_load_file(cfg, path, e);
     if (!rc) {
         resolve_path(cfg->workload_trace, sizeof cfg->workload_trace, path, trace);
         resolve_path(cfg->cluster_nodes_file, sizeof cfg->cluster_nodes_file, path, nodes);
+        resolve_weights_path(cfg, path, weights);
     }
     return rc;
 }

@@ -88,6 +88,11 @@ static void save_coord(buf *b, dike_sched *s)
     PUT(b, s->decisions); PUT(b, s->decide_seconds); PUT(b, s->node_failures); PUT(b, s->tick);
     put(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
     put(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
+    put(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
+    put(b, s->ent, nten * sizeof *s->ent);
+    put(b, s->ent_since, nten * sizeof *s->ent_since);
+    put(b, s->ent_gpu_s, nten * sizeof *s->ent_gpu_s);
+    PUT(b, s->ent_contended);
     uint64_t ns = s->ts.n;
     PUT(b, ns);
     put(b, s->ts.time, ns * sizeof *s->ts.time);
@@ -146,6 +151,12 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
     GET(b, s->decisions); GET(b, s->decide_seconds); GET(b, s->node_failures); GET(b, s->tick);
     get(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
     get(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
+    get(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
+    get(b, s->ent, nten * sizeof *s->ent);
+    get(b, s->ent_since, nten * sizeof *s->ent_since);
+    get(b, s->ent_gpu_s, nten * sizeof *s->ent_gpu_s);
+    GET(b, s->ent_contended);
+    dike_coord_entitle_rebuild(s);
     uint64_t ns;
     GET(b, ns);
     if (b->bad || ns > b->len)

@@ -11,6 +11,7 @@
 #include "dike/engine.h"
 #include "dike/results.h"
 #include "dike/sched.h"
+#include "dike/tenants.h"
 #include "engine/progress.h"
 
 enum { DIKE_ACT_START = 1, DIKE_ACT_STOP = 2 };
@@ -55,6 +56,24 @@ struct dike_sched {
     dike_time area_t;        /**< time of the last area update */
     uint32_t *tenant_gpus;   /**< GPUs held per tenant now */
     double *tenant_gpu_s;    /**< allocated GPU-seconds per tenant */
+
+    /* tenant weights and entitlements (for /tenants, whatever the policy) */
+    double *tenant_weight;   /**< resolved [tenants] weights, per tenant */
+    double *tenant_demand;   /**< GPUs asked by the tenant's active (queued + running) jobs */
+    double *ent_ratio;       /**< per tenant: demand / weight (the water-filling order) */
+    double *ent;             /**< entitled GPUs per tenant since ent_since (0 when inactive) */
+    dike_time *ent_since;    /**< per tenant: when ent last changed, us */
+    double *ent_gpu_s;       /**< integral of ent up to ent_since, GPU-seconds */
+    double *ent_out;         /**< water-filling output (scratch, per tenant) */
+    double ent_total;        /**< sum of tenant_demand, GPUs */
+    int ent_contended;       /**< the last update had demand above the GPUs up */
+    int ent_dirty;           /**< demand or GPUs up changed at this timestamp */
+    uint32_t *ent_active;    /**< tenants with demand > 0, sorted by ent_ratio (ties: index) */
+    uint32_t ent_nactive;
+    uint32_t *ent_changed;   /**< tenants whose demand changed at this timestamp */
+    uint32_t ent_nchanged;
+    uint8_t *ent_flag;       /**< per tenant: listed in ent_changed */
+
     dike_timeseries ts;
     dike_time sample_step, next_sample;
     uint64_t preemptions, migrations;
@@ -110,6 +129,8 @@ void dike__est_on_finish(dike_sched *s, const dike_job *j);
 /** Rebuild the history from the jobs' states (after a checkpoint is loaded). */
 void dike__est_rebuild(dike_sched *s);
 
+/** Rebuild the set of active tenants from tenant_demand (after a checkpoint is restored). */
+void dike_coord_entitle_rebuild(dike_sched *s);
 /** Build the job-level results (jobs, tenants, timeseries, summary). */
 void dike_coord_results(dike_sched *s, dike_results *r);
 

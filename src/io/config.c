@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dike/tenants.h"
 #include "dike/throughput.h"
 #include "io/parse.h"
 
@@ -58,6 +59,7 @@ static int check_auto_bool(const char *v, char *why, size_t n);
 static int check_throughput(const char *v, char *why, size_t n);
 static int check_model_assignment(const char *v, char *why, size_t n);
 static int check_duration_knowledge(const char *v, char *why, size_t n);
+static int check_weights(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, UINT32_MAX), NULL,
@@ -150,8 +152,13 @@ static const key_def keys[] = {
      AT_LEAST(0, 10), NULL,
      "`noisy`: standard deviation of the log of the estimate's error factor (0 = the oracle)"},
 
-    {"tenants", "weights", KEY_STRING, FIELD(tenants_weights), "", ANY, NULL,
-     "scheduling weights `name:weight,...` (tenants not listed weigh 1)"},
+    {"tenants", "weights", KEY_STRING, FIELD(tenants_weights), "equal", ANY, check_weights,
+     "tenant weights of drf, gandiva-fair and dike (entitlements), resolved once before the run: "
+     "`equal` (every tenant 1; empty means the same), `demand` (the tenant's share of the "
+     "workload's GPU-seconds, sum of num_gpus x duration), `file:PATH` (CSV rows `tenant,weight`, "
+     "optional header; a relative PATH in a config file is relative to its folder) or "
+     "`name:weight,...` (tenants not listed weigh 1); weights are positive and finite, every name "
+     "must be a tenant of the workload"},
 
     {"las", "thresholds_gpu_s", KEY_STRING, FIELD(las_thresholds_gpu_s), "3600,18000", ANY, NULL,
      "Tiresias 2D-LAS queue thresholds on attained service, increasing, GPU-seconds"},
@@ -309,6 +316,13 @@ static int check_model_assignment(const char *v, char *why, size_t n)
         return DIKE_EINVAL;
     }
     return 0;
+}
+
+/* Syntax only: whether the names are tenants, and the file, are checked once the workload is read
+ * (dike_tenant_weights_resolve), with the place the value was set. */
+static int check_weights(const char *v, char *why, size_t n)
+{
+    return dike_tenant_weights_check(v, why, n);
 }
 
 /* --- one value --- */
@@ -506,6 +520,9 @@ static int assign(dike_config *c, const char *where, const char *section, const 
     if (set_value(c, k, value, why, sizeof why))
         return dike_err_set(e, DIKE_EINVAL, "%s: [%s] %s: %s (got '%s')", where, section, name, why,
                             value);
+    /* The one key with checks that need the workload: remember where it was set for them. */
+    if (k->offset == offsetof(dike_config, tenants_weights))
+        snprintf(c->tenants_weights_at, sizeof c->tenants_weights_at, "%s", where);
     return 0;
 }
 

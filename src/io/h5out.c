@@ -91,6 +91,11 @@ static size_t tenant_fields(h5_field *f)
         F_NUM(dike_tenant_record, avg_jct, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_tenant_record, mean_rho, H5T_NATIVE_DOUBLE, "1"),
         F_NUM(dike_tenant_record, fairness_ratio, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, weight_share, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, avg_gpus, H5T_NATIVE_DOUBLE, "GPUs"),
+        F_NUM(dike_tenant_record, entitlement, H5T_NATIVE_DOUBLE, "GPUs"),
+        F_NUM(dike_tenant_record, gpu_share, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, entitled_share, H5T_NATIVE_DOUBLE, "1"),
     };
     F_COPY(f, t);
     return sizeof t / sizeof t[0];

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/parse.h"
-
 int dike_tenants_init(dike_tenants *t, dike_sched *s, dike_err *e)
 {
     const dike_workload *w = dike_sched_workload(s);
@@ -16,39 +14,10 @@ int dike_tenants_init(dike_tenants *t, dike_sched *s, dike_err *e)
     t->alloc = dike_xcalloc(t->n + 1, sizeof *t->alloc);
     t->active = dike_xcalloc(t->n + 1, sizeof *t->active);
     t->entitled = dike_xcalloc(t->n + 1, sizeof *t->entitled);
-    for (uint32_t i = 0; i < t->n; i++)
-        t->weight[i] = 1.0;
-    char *text = dike_xstrdup(dike_sched_config(s)->tenants_weights);
-    int rc = 0;
-    for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strrchr(tok, ':');
-        if (!colon) {
-            rc = dike_err_set(e, DIKE_EINVAL, "[tenants] weights: expected name:weight (got '%s')",
-                              dike__trim(tok));
-            break;
-        }
-        *colon = 0;
-        char *name = dike__trim(tok), *num = dike__trim(colon + 1);
-        double v;
-        const char *why = dike__parse_f64(num, &v);
-        if (why || !(v > 0)) {
-            rc = dike_err_set(e, DIKE_EINVAL, "[tenants] weights: weight of '%s' must be a positive number (got '%s')",
-                              name, num);
-            break;
-        }
-        uint32_t k = 0;
-        while (k < t->n && strcmp(w->tenants[k], name) != 0)
-            k++;
-        if (k == t->n) {
-            rc = dike_err_set(e, DIKE_EINVAL, "[tenants] weights: no tenant '%s' in %s", name, w->source);
-            break;
-        }
-        t->weight[k] = v;
-    }
-    free(text);
-    if (rc)
-        dike_tenants_free(t);
-    return rc;
+    /* [tenants] weights were resolved (and checked) once for the run, whatever the policy. */
+    memcpy(t->weight, dike_sched_tenant_weights(s), t->n * sizeof *t->weight);
+    (void)e;
+    return 0;
 }
 
 void dike_tenants_free(dike_tenants *t)

@@ -10,15 +10,15 @@
 /** Per-tenant bookkeeping a policy keeps. */
 typedef struct dike_tenants {
     uint32_t n;          /**< tenants in the workload */
-    double *weight;      /**< [tenants] weights, default 1 */
+    double *weight;      /**< the run's resolved [tenants] weights (dike_sched_tenant_weights) */
     uint32_t *demand;    /**< GPUs asked by active jobs (queued + running) */
     uint32_t *alloc;     /**< GPUs held by running jobs */
     uint32_t *active;    /**< active jobs */
     double *entitled;    /**< GPUs from the last water-filling */
 } dike_tenants;
 
-/** Parse [tenants] weights against the workload's tenant names. A name that is in no trace row is
- *  an error (a typo would otherwise silently weigh nothing). */
+/** Set up the bookkeeping, with the run's tenant weights (resolved and checked before the run by
+ *  the coordinator, for every policy: dike_tenant_weights_resolve). Returns 0. */
 int dike_tenants_init(dike_tenants *t, dike_sched *s, dike_err *e);
 void dike_tenants_free(dike_tenants *t);
 /** Track a job entering / leaving the system and starting / stopping. */

@@ -10,7 +10,8 @@ itself) and checks, for every group table tables/*.csv:
   - every metric = the mean of the matching runs' /summary attribute (exact for one seed),
     its _ci95 = t(0.975, n-1) * s / sqrt(n);
   - the Markdown and LaTeX tables have the same number of rows;
-and for tables/runs.csv: one row per .h5 file, every /summary column exactly equal to the file's.
+and for tables/runs.csv: one row per .h5 file, every /summary column exactly equal to the file's;
+and for every tables/*-tenants.csv: its rows are /tenants of the lowest seed of each configuration.
 Prints one line per check; exits 1 at the first mismatch.
 """
 import configparser
@@ -50,7 +51,7 @@ def read_runs(runs_dirs):
             w = float(cfg.get("dike", "fairness_weight")) if policy == "dike" else None
             runs.append(dict(path=path, file=os.path.relpath(os.path.abspath(path), root), policy=policy, w=w,
                              seed=int(f.attrs["seed"]), load="load %s" % cfg.get("workload", "load"),
-                             summary=summary))
+                             summary=summary, tenants=f["tenants"][:]))
     return runs
 
 
@@ -60,7 +61,8 @@ def main():
     if not runs:
         fail("no runs in %s" % " ".join(runs_dirs))
     tables = sorted(p for p in glob.glob(os.path.join(report, "tables", "*.csv"))
-                    if os.path.basename(p) not in ("runs.csv", "scaling.csv"))
+                    if os.path.basename(p) not in ("runs.csv", "scaling.csv")
+                    and not p.endswith("-tenants.csv"))
     if not tables:
         fail("no group tables in %s/tables" % report)
     checked = 0
@@ -118,6 +120,32 @@ def main():
     missing = [r["file"] for r in runs if r["path"] not in covered]
     if missing:
         fail("runs in no table row: %s" % missing)
+
+    # Per-tenant tables: each row's values exactly those of a /tenants row of some run.
+    tenant_rows = {}
+    for r in runs:
+        t = r["tenants"]
+        for i, name in enumerate(t["name"]):
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            tenant_rows.setdefault((r["seed"], name, int(t["jobs"][i])), []).append(
+                tuple(float(t[c][i]) for c in ("gpu_seconds", "weight", "weight_share", "avg_gpus",
+                                               "entitlement", "gpu_share", "entitled_share")))
+    ntables = 0
+    for t in sorted(glob.glob(os.path.join(report, "tables", "*-tenants.csv"))):
+        with open(t, newline="") as f:
+            rows = list(csv.DictReader(f))
+        if not rows:
+            fail("%s: no rows" % t)
+        for row in rows:
+            got = tuple(float(row[c]) for c in ("gpu_seconds", "weight", "weight_share", "avg_gpus",
+                                                "entitlement", "gpu_share", "entitled_share"))
+            cands = tenant_rows.get((int(row["seed"]), row["name"], int(row["jobs"])), [])
+            if not any(all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15) for a, b in zip(got, c))
+                       for c in cands):
+                fail("%s: %s / %s: not the /tenants row of any run" % (t, row["configuration"], row["name"]))
+        ntables += 1
+    if not ntables:
+        fail("no per-tenant tables in %s/tables" % report)
 
     with open(os.path.join(report, "tables", "runs.csv"), newline="") as f:
         rrows = list(csv.DictReader(f))

@@ -313,6 +313,63 @@ EOF
     NP=2 OUT="$T/no-such-dir/out.h5" expect_bad_input "$T/no-such-dir/out.h5" "cannot write output" --
     ;;
 
+tenant_weights)
+    # [tenants] weights values refused where they are set: file:line, section and key, the value.
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" "1,bob,10,1,60" >"$T/t.csv"
+    for bad in 'alice:nan|not a finite number' 'alice:inf|not a finite number' \
+               'bob:-2|must be > 0' 'bob:0|must be > 0' 'quota|unknown mode' \
+               'alice:1,alice:2|listed twice' 'alice:2,bob|is not name:weight'; do
+        value=${bad%%|*}
+        why=${bad#*|}
+        printf '[workload]\ntrace = t.csv\n\n[tenants]\nweights = %s\n' "$value" >"$T/w.ini"
+        assert_line "$T/w.ini" 5 "weights = $value"
+        expect_bad_input "$T/w.ini:5:" "[tenants] weights" "$why" "'$value'" -- --config "$T/w.ini"
+        expect_bad_input "--set 'tenants.weights=$value'" "[tenants] weights" "$why" -- \
+            --trace "$T/t.csv" --set "tenants.weights=$value"
+    done
+    # A name that is no tenant of the trace: found once the trace is read, named after the line.
+    printf '[workload]\ntrace = t.csv\n[tenants]\nweights = alice:2, carl:1\n' >"$T/w.ini"
+    assert_line "$T/w.ini" 4 'weights = alice:2, carl:1'
+    expect_bad_input "$T/w.ini:4:" "[tenants] weights" "no tenant 'carl'" "t.csv" -- --config "$T/w.ini"
+    ;;
+
+tenant_weights_file)
+    # file:PATH: a bad row names the weights file and its line; an empty or missing file names the
+    # config line that points at it.
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" "1,bob,10,1,60" >"$T/t.csv"
+    printf '[workload]\ntrace = t.csv\n[tenants]\nweights = file:w.csv\n' >"$T/w.ini"
+    assert_line "$T/w.ini" 4 'weights = file:w.csv'
+    printf 'tenant,weight\nalice,2\nbob,nan\n' >"$T/w.csv"
+    assert_line "$T/w.csv" 3 'bob,nan'
+    expect_bad_input "$T/w.csv:3:" "[tenants] weights" "weight of 'bob'" "not a finite number" -- --config "$T/w.ini"
+    printf 'alice,inf\n' >"$T/w.csv"
+    expect_bad_input "$T/w.csv:1:" "[tenants] weights" "weight of 'alice'" "not a finite number" -- --config "$T/w.ini"
+    printf 'alice,-1\n' >"$T/w.csv"
+    expect_bad_input "$T/w.csv:1:" "[tenants] weights" "weight of 'alice'" "must be > 0" -- --config "$T/w.ini"
+    printf 'bob,0\n' >"$T/w.csv"
+    expect_bad_input "$T/w.csv:1:" "[tenants] weights" "weight of 'bob'" "must be > 0" -- --config "$T/w.ini"
+    printf 'alice,1\n# comment\ncarl,3\n' >"$T/w.csv"
+    assert_line "$T/w.csv" 3 'carl,3'
+    expect_bad_input "$T/w.csv:3:" "[tenants] weights" "no tenant 'carl'" -- --config "$T/w.ini"
+    printf 'alice;2\n' >"$T/w.csv"
+    expect_bad_input "$T/w.csv:1:" "[tenants] weights" "expected tenant,weight" "alice;2" -- --config "$T/w.ini"
+    : >"$T/w.csv"
+    expect_bad_input "$T/w.ini:4:" "[tenants] weights" "w.csv" "empty file" -- --config "$T/w.ini"
+    rm "$T/w.csv"
+    expect_bad_input "$T/w.ini:4:" "[tenants] weights" "w.csv" "cannot open" -- --config "$T/w.ini"
+    ;;
+
+tenant_weights_every_policy)
+    # Bad weights stop every policy before it runs, also those that do not use weights.
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" >"$T/t.csv"
+    printf '[workload]\ntrace = t.csv\n[tenants]\nweights = carl:1\n' >"$T/w.ini"
+    policies=$(emu list-policies | awk '/^[^ ].*:$/ { s = $1; next } s == "policies" && /^  [^ ]/ { print $1 }')
+    [ -n "$policies" ] || fail "list-policies lists no policy"
+    for p in $policies; do
+        expect_bad_input "$T/w.ini:4:" "[tenants] weights" "no tenant 'carl'" -- --config "$T/w.ini" --policy "$p"
+    done
+    ;;
+
 empty_output_path)
     # An empty output path is bad input (it once ran and printed "wrote " with no file).
     OUT="" expect_bad_input "out" --

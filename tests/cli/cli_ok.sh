@@ -3,7 +3,7 @@
 #
 #   cli_ok.sh CASE DIKE_EMU PROJECT_VERSION
 #
-# Cases: version, help, list_policies, output_schema.
+# Cases: version, help, list_policies, output_schema, tenant_weights_file.
 set -eu
 case_="$1"
 DIKE_EMU="$2"
@@ -96,7 +96,8 @@ expected_objects()
              t_ideal rho run_time preemptions migrations gpu_type; do
         echo "member /jobs:$c"
     done
-    for c in tenant name weight jobs finished gpu_seconds avg_jct mean_rho fairness_ratio; do
+    for c in tenant name weight jobs finished gpu_seconds avg_jct mean_rho fairness_ratio \
+             weight_share avg_gpus entitlement gpu_share entitled_share; do
         echo "member /tenants:$c"
     done
     for c in node rack gpu_type busy_gpu_seconds jobs_hosted failures; do
@@ -226,6 +227,56 @@ EOF
     want_sha=$(sha256sum "$T/trace.csv" | cut -d' ' -f1)
     [ "$(h5_attr "$T/trace.h5" /trace_sha256)" = "$want_sha" ] || fail "/trace_sha256 is not sha256sum of the trace"
     ok "/trace_sha256 = $want_sha"
+    ;;
+
+tenant_weights_file)
+    # tenants.weights = file:PATH in a config file: PATH relative to the config file's folder (run
+    # from another folder); the weights reach /tenants, the stored config names the mode and the
+    # resolved path, and a rerun from the stored config gives the same /tenants.
+    mkdir -p "$T/exp/data" "$T/elsewhere"
+    cat >"$T/exp/data/trace.csv" <<'EOF'
+job_id,tenant,submit_time,num_gpus,duration
+0,alice,0,8,3600
+1,bob,10,1,60
+2,carol,20,2,600
+EOF
+    cat >"$T/exp/data/quota.csv" <<'EOF'
+tenant,weight
+# GPUs each virtual cluster owns
+alice,64
+carol,16
+EOF
+    cat >"$T/exp/run.ini" <<'EOF'
+[workload]
+trace = data/trace.csv
+[tenants]
+weights = file:data/quota.csv
+EOF
+    cd "$T/elsewhere"
+    run_ok weights run --config "$T/exp/run.ini" --policy drf --out "$T/w.h5" -q
+    cd "$T"
+    /usr/bin/python3 - "$T/w.h5" <<'PY' || fail "/tenants weights are not 64, 1, 16"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    t = f["tenants"][:]
+    got = {n.decode(): (w, s) for n, w, s in zip(t["name"], t["weight"], t["weight_share"])}
+    want = {"alice": 64.0, "bob": 1.0, "carol": 16.0}
+    assert {k: v[0] for k, v in got.items()} == want, got
+    assert abs(got["alice"][1] - 64 / 81) < 1e-12, got
+    assert abs(sum(t["gpu_share"]) - 1) < 1e-12 and abs(sum(t["entitled_share"]) - 1) < 1e-12
+PY
+    ok "/tenants weight = 64 (file), 1 (not listed), 16 (file); shares sum to 1"
+    h5_config "$T/w.h5" >"$T/w.ini"
+    contains "$T/w.ini" "weights = file:$T/exp/data/quota.csv"
+    run_ok rerun run --config "$T/w.ini" --out "$T/w2.h5" -q
+    h5_same "$T/w.h5" "$T/w2.h5" /tenants || fail "rerun from the stored config: /tenants differs"
+    ok "rerun from the stored config gives the same /tenants"
+    # --set: relative to the current folder.
+    cd "$T/exp/data"
+    run_ok weights_set run --trace trace.csv --set tenants.weights=file:quota.csv --out "$T/w3.h5" -q
+    cd "$T"
+    h5_same "$T/w.h5" "$T/w3.h5" /tenants || fail "--set file:quota.csv from its folder: /tenants differs"
+    ok "--set tenants.weights=file:PATH is relative to the current folder"
     ;;
 
 *)

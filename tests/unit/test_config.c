@@ -209,7 +209,7 @@ static void test_to_ini_round_trip(void **state)
     int rc = dike_config_load_file(&back, path, &e);
     if (rc)
         fail_msg("%s", e.msg);
-    assert_memory_equal(&c, &back, sizeof c);
+    assert_memory_equal(&c, &back, DIKE_CONFIG_KEY_BYTES); /* the rest records where values came from */
     char *again = dike_config_to_ini(&back);
     assert_string_equal(text, again);
     free(again);
