@@ -10,9 +10,14 @@ manifest, or .h5 files. Files that are not complete dike-emu outputs are skipped
 
 Written under REPORT_DIR (default: report/):
 
-    report.md                       tables and figures of every (trace, load), run metadata
-    tables/SLUG.{md,csv,tex}        summary table per (trace, load): one row per policy, Dike once
-                                    per fairness_weight; CSV in seconds with full precision
+    report.md                       tables and figures of every (trace, load, cluster size), the
+                                    checks, run metadata
+    tables/SLUG.{md,csv,tex}        summary table per group: one row per configuration (policy,
+                                    Dike's fairness_weight, duration knowledge, tenant weighting);
+                                    CSV in seconds with full precision
+    tables/dominance.csv            every Dike default-knob row against every baseline of its
+                                    setting: the three metrics of both and whether it dominates
+    tables/monotonicity.csv         Dike's w = 0 and w = 1 per setting: unfair fraction, avg JCT, verdict
     tables/runs.csv                 every input file: metadata and its /summary attributes
     tables/scaling.{csv,md}         wall time, events and events/s per run (from /perf)
     figures/SLUG-jct_cdf.*          JCT CDF per policy
@@ -24,22 +29,45 @@ Written under REPORT_DIR (default: report/):
     figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count) bars
     figures/scaling.*               engine wall time and events/s vs MPI ranks
 
-SLUG is "TRACE-LOAD" in lower case with runs of other characters than [a-z0-9.] replaced by "-",
-e.g. "philly-vc-week-as-recorded" or "synthetic-load-0.9" (TRACE without its .csv extension).
+SLUG is "TRACE-LOAD-G-gpus" in lower case with runs of other characters than [a-z0-9.] replaced
+by "-", e.g. "philly-vc-week-as-recorded-512-gpus" or "synthetic-load-0.9-64-gpus" (TRACE without
+its .csv extension, G the cluster's GPUs).
 
-Grouping. A (trace, load) group is the trace file name ("synthetic" for generated workloads) and
-the load: [run] label if the config has one, else workload.trace_load or workload.time_scale for
-a trace ("as recorded" when neither is set), workload.load for a synthetic workload. Inside a
-group, a point is one resolved configuration, ignoring run.* (seed, output file, checkpoints;
-but not run.label), output.* and engine.*, keys that do not change results. Runs of one point
-that differ in run.seed are seeds: tables show their mean with a 95% confidence interval,
-mean +- t * s / sqrt(n), s the sample standard deviation, t Student's 0.975 quantile with n - 1
-degrees of freedom from the table T975 below (df 1..30; beyond, the normal quantile 1.96, at
-most 4% narrower than t). Runs of one point and one seed on different rank counts give the same
-results (SPEC section 3): the first is used for the metrics, all of them for the scaling figure.
-CDFs pool the jobs of every seed; the time-series and tenant-share figures show the lowest seed.
-Dike's rows are compared with the best baseline per metric in generated sentences (where Dike
-wins and where it loses).
+Grouping. A group is (trace, load, cluster size): the trace file name ("synthetic" for generated
+workloads), the load ([run] label if the config has one, else workload.trace_load or
+workload.time_scale for a trace, "as recorded" when neither is set, workload.load for a synthetic
+workload) and the cluster's GPUs. Inside a group, a row is one resolved configuration, ignoring
+run.* (seed, output file, checkpoints; but not run.label), output.* and engine.*, keys that do not
+change results. Two keys name a row's setting: scheduler.duration_knowledge (oracle | noisy |
+none; a file without it is oracle) and tenants.weights (equal | demand | file:PATH | a list; empty
+or missing is equal). Rows are named "dike w=0.5 · noisy · demand": the knowledge tag for the
+policies that use durations (sjf, srtf, themis, dike), the weighting tag for the tenant-aware ones
+(themis, gandiva-fair, drf, dike), each only when the group holds several; other keys that vary
+among one policy's rows follow as key=value. fifo, las, gandiva-fair and drf use no durations:
+their rows stand for every knowledge mode; fifo, sjf, srtf and las ignore tenant weights: their
+rows stand for every weighting. Runs of one row that differ in run.seed are seeds: tables show
+their mean with a 95% confidence interval, mean +- t * s / sqrt(n), s the sample standard
+deviation, t Student's 0.975 quantile with n - 1 degrees of freedom from the table T975 below
+(df 1..30; beyond, the normal quantile 1.96, at most 4% narrower than t). Runs of one row and one
+seed on different rank counts give the same results (SPEC section 3): the first is used for the
+metrics, all of them for the scaling figure. CDFs pool the jobs of every seed; the time-series
+and tenant-share figures show the lowest seed.
+
+Checks (issue 12), per group and printed in report.md, at full precision (the means, never the
+printed rounding): the dominance check (a baseline of the same knowledge mode and weighting
+dominates Dike at its default knob, w = 0.5 or not recorded, when its average JCT is lower, its
+unfair fraction lower and its Jain's index higher, all three strictly), with a summary of the
+groups that pass per mode at the top; knob monotonicity (unfair_fraction(w=1) <=
+unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting); and on the full TitanSched
+Philly trace (philly.csv, 82,247 jobs) at load 1 on 512 GPUs the target line: Dike's avg JCT in %
+above the best baseline's, its unfair fraction minus the best baseline's, preemptions per job.
+
+Figures. When a group holds several settings, the figures show one, the headline: oracle
+knowledge and the weighting of --headline-weights (default demand); the other settings are in the
+tables and checks, and so is the "Dike against the best baseline" comparison (generated sentences:
+where Dike wins and where it loses). At most MAX_FIGURE_LINES rows are drawn per axis: beyond,
+Dike shows its extreme knob values and the default (the frontier joins every knob value).
+--figure-kinds picks the per-group figures, --full-figures REGEX gives matching groups all of them.
 
 Options --report, --figures and --tables place the three outputs anywhere (the gallery writes
 docs/results.md and docs/results/); --formats png,pdf picks the figure formats; --no-tables skips
@@ -153,6 +181,7 @@ KNOWLEDGE_KEYS = ("scheduler.duration_knowledge", "scheduler.duration_error_sigm
 WEIGHT_KEY = "tenants.weights"
 DEFAULT_KNOB = 0.5            # dike.fairness_weight's default (dike-emu config-reference)
 MAX_FIGURE_LINES = 10         # lines (rows) per axis in the per-row figures
+FIGURE_KINDS = ("jct_cdf", "rho_cdf", "frontier", "jct_by_size", "timeseries", "tenant_share")
 
 
 def config_items(run):
@@ -683,9 +712,10 @@ def group_csv(group):
 # ---------------------------------------------------------------------------------------------
 # Dike against the baselines (generated text: where Dike wins and where it loses)
 
-def compare(group, dike=None, baselines=None):
+def compare(group, dike=None, baselines=None, label=None):
     """(Markdown table, list of sentences) comparing Dike's rows with the best baseline per metric
     (by default every row of the group; the report passes the headline slice's rows)."""
+    lab = label or (lambda p: p.label)
     dike = group.dike if dike is None else dike
     baselines = group.baselines if baselines is None else baselines
     if not dike or not baselines:
@@ -713,7 +743,7 @@ def compare(group, dike=None, baselines=None):
             return False
         return abs(m1 - m2) <= (c1 or 0) + (c2 or 0)
 
-    head = "| metric | better | best baseline | " + " | ".join(p.label for p in dike) + " |"
+    head = "| metric | better | best baseline | " + " | ".join(lab(p) for p in dike) + " |"
     lines = [head, "|---|---|---|" + "---:|" * len(dike)]
     wins, losses, ties = [], [], []
     default = next((p for p in dike if p.is_default_knob and not p.variant), None)
@@ -727,7 +757,7 @@ def compare(group, dike=None, baselines=None):
         sign = 1 if hl == "high" else -1
         bb = max(base, key=lambda p: (sign * p.stats[key][0], -group.points.index(p)))
         bv = bb.stats[key][0]
-        ties_b = [p.label for p in base if p.stats[key][0] == bv]
+        ties_b = [lab(p) for p in base if p.stats[key][0] == bv]
         cells = []
         for d in dike:
             v = d.stats[key][0]
@@ -740,15 +770,15 @@ def compare(group, dike=None, baselines=None):
         dv = bd.stats[key][0]
         c = better(key, dv, bv)
         ov = " (within the 95% CIs)" if c != 0 and overlap(bd, bb, key) else ""
-        winners = [d.label for d in dike if better(key, d.stats[key][0], bv) > 0]
+        winners = [lab(d) for d in dike if better(key, d.stats[key][0], bv) > 0]
         if c > 0:
             wins.append("%s (%s: %s vs %s's %s)%s" % (METRIC_NAMES[key], ", ".join(winners), show(key, dv),
-                                                     bb.label, show(key, bv), ov))
+                                                     lab(bb), show(key, bv), ov))
         elif c < 0:
-            losses.append("%s (best Dike, %s: %s vs %s's %s)%s" % (METRIC_NAMES[key], bd.label, show(key, dv),
-                                                                  bb.label, show(key, bv), ov))
+            losses.append("%s (best Dike, %s: %s vs %s's %s)%s" % (METRIC_NAMES[key], lab(bd), show(key, dv),
+                                                                  lab(bb), show(key, bv), ov))
         else:
-            ties.append("%s (%s, like %s)" % (METRIC_NAMES[key], show(key, dv), bb.label))
+            ties.append("%s (%s, like %s)" % (METRIC_NAMES[key], show(key, dv), lab(bb)))
         if default is not None:
             c0 = better(key, default.stats[key][0], bv)
             (dwin if c0 > 0 else dlose if c0 < 0 else []).append(METRIC_NAMES[key])
@@ -1627,7 +1657,8 @@ def build(args):
         hk, hw = g.headline
         if g.sliced:
             sl = g.slice_points(hk, hw)
-            table, text = compare(g, [p for p in sl if p.policy == "dike"], [p for p in sl if p.policy != "dike"])
+            table, text = compare(g, [p for p in sl if p.policy == "dike"], [p for p in sl if p.policy != "dike"],
+                                  label=lambda p: p.base_label + (", " + p.variant if p.variant else ""))
         else:
             table, text = compare(g)
         if table:
@@ -1646,12 +1677,19 @@ def build(args):
                    (len(v.points), len(g.points), ": the %s setting" % setting_text(hk, hw) if g.sliced else "",
                     "; not drawn (tables only): %s" % ", ".join(p.label for p in v.left_out) if v.left_out else
                     ""), ""]
-        md += [img(fig_cdf(v, pal, fw, "jct"), "JCT CDF, %s" % v.title), ""]
-        md += [img(fig_cdf(v, pal, fw, "rho"), "rho CDF, %s" % v.title), ""]
-        md += [img(fig_frontier(v, pal, fw), "fairness-efficiency frontier, %s" % v.title), ""]
-        md += [img(fig_jct_by_size(v, pal, fw), "JCT by job size, %s" % v.title), ""]
-        md += [img(fig_timeseries(v, pal, fw), "busy GPUs and queue, %s" % v.title), ""]
-        md += [img(fig_tenant_share(v, fw), "tenant share, %s" % v.title), ""]
+        kinds = FIGURE_KINDS if args.full_figures and re.search(args.full_figures, g.slug) else args.figure_kinds
+        draw = {"jct_cdf": lambda: (fig_cdf(v, pal, fw, "jct"), "JCT CDF"),
+                "rho_cdf": lambda: (fig_cdf(v, pal, fw, "rho"), "rho CDF"),
+                "frontier": lambda: (fig_frontier(v, pal, fw), "fairness-efficiency frontier"),
+                "jct_by_size": lambda: (fig_jct_by_size(v, pal, fw), "JCT by job size"),
+                "timeseries": lambda: (fig_timeseries(v, pal, fw), "busy GPUs and queue"),
+                "tenant_share": lambda: (fig_tenant_share(v, fw), "tenant share")}
+        for kind in FIGURE_KINDS:
+            if kind in kinds:
+                paths, what = draw[kind]()
+                md += [img(paths, "%s, %s" % (what, v.title)), ""]
+        for r in g.runs:
+            r.release()   # the group's jobs and time series, read for its figures, are not needed again
 
     md += ["## Scaling", ""]
     multi = scaling_series(groups)
@@ -1732,6 +1770,10 @@ def main(argv=None):
     ap.add_argument("--no-tables", action="store_true", help="write no table files (tables stay in the report)")
     ap.add_argument("--no-figures", action="store_true", help="draw no figures (quick tables)")
     ap.add_argument("--formats", default="png,pdf", help="figure formats, comma-separated (default: png,pdf)")
+    ap.add_argument("--figure-kinds", default=",".join(FIGURE_KINDS), metavar="LIST",
+                    help="per-group figures to draw, comma-separated (default: all of %s)" % ", ".join(FIGURE_KINDS))
+    ap.add_argument("--full-figures", metavar="REGEX",
+                    help="groups whose SLUG matches REGEX get every per-group figure whatever --figure-kinds says")
     ap.add_argument("--dpi", type=int, default=110, help="PNG resolution (default: 110)")
     ap.add_argument("--title", default="dike-emu report")
     ap.add_argument("--preamble", help="a Markdown file to put under the title")
@@ -1744,6 +1786,15 @@ def main(argv=None):
     bad = [f for f in args.formats if f not in ("png", "pdf", "svg")]
     if bad:
         ap.error("unknown figure format %s (png, pdf, svg)" % ", ".join(bad))
+    args.figure_kinds = [k.strip() for k in args.figure_kinds.split(",") if k.strip()]
+    bad = [k for k in args.figure_kinds if k not in FIGURE_KINDS]
+    if bad:
+        ap.error("unknown figure kind %s (%s)" % (", ".join(bad), ", ".join(FIGURE_KINDS)))
+    if args.full_figures:
+        try:
+            re.compile(args.full_figures)
+        except re.error as e:
+            ap.error("--full-figures: bad regular expression (%s)" % e)
     try:
         written, skipped = build(args)
     except dikeio.NotDikeOutput as e:
