@@ -202,12 +202,14 @@ comma() { echo "$*" | sed 's/ /, /g'; }
     echo "(wall-clock times). Figures are PNG only here; \`report.py\` also writes PDF, and CSV/LaTeX tables."
 } >"$tmp/preamble.md"
 
+title="Results: the multi-tenant trace grid and the default Philly week"
+[ ${#extra[@]} -gt 0 ] || title="Results: the default Philly week"
 echo "make_gallery: report"
 mkdir -p "$OUT_FIG"
 rm -f "$OUT_FIG"/*.png
 "$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$OUT_MD" --figures "$OUT_FIG" --formats png --no-tables \
     --dpi 90 --headline-weights "$HEADLINE" --figure-kinds frontier --full-figures '^philly-vc-week' \
-    --title "Results: four multi-tenant traces and the default Philly week" --preamble "$tmp/preamble.md"
+    --title "$title" --preamble "$tmp/preamble.md"
 
 total=0
 for f in "$OUT_FIG"/*.png; do
