@@ -17,9 +17,9 @@
 # fairness_weight in WEIGHTS, into a temporary folder, plus the default Dike point again on 2 MPI
 # ranks (scaling figure). Then analysis/describe_grid.py writes the introduction from the grid's
 # runs (traces, loads, cluster sizes, knowledge modes, weightings as stored in the files) and
-# analysis/report.py the page: the grid's groups with the frontier figure only (of the headline
-# setting: oracle durations, `demand` tenant weights, HEADLINE), the week with every figure, to
-# keep docs/results/ near 3 MB. The text of docs/results.md comes out the same on every run
+# analysis/report.py the page: the grid's groups with the frontier figure only, of the headline
+# setting (oracle durations, tenant weights $HEADLINE = demand), the week with every figure, so
+# that docs/results/ stays under 3 MB (about 1.3 MB). The text of docs/results.md comes out the same on every run
 # (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
 # python3-h5py, python3-numpy, python3-matplotlib, and mpiexec for the 2-rank run ($MPIEXEC).
 # GRID=other.ini and TRACES=folder point the script at another grid (e.g. a smaller test grid).
