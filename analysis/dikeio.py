@@ -57,6 +57,10 @@ class Run:
     attrs       root attributes (str / int / float)
     jobs, tenants, nodes, perf   numpy structured arrays, one field per column
     timeseries  dict name -> numpy array (tenant_gpus has shape (samples, tenants))
+
+    jobs, nodes and timeseries, the large parts, are checked when the file is loaded (columns,
+    row count) but read on first use, and release() drops them again: a report over hundreds of
+    runs of a 100,000-job trace keeps only the summaries in memory.
     summary     dict of /summary attributes (units and description left out)
     units       dict "summary.avg_jct" -> "s", "jobs.jct" -> "s", ...
     config      configparser of the resolved configuration stored in the file
@@ -101,9 +105,9 @@ class Run:
             if name not in f:
                 raise NotDikeOutput("%s: missing /%s: not a complete dike-emu output" % (path, name))
         self.attrs = {k: _s(v) for k, v in f.attrs.items()}
-        self.jobs = _table(f, "jobs", JOB_COLUMNS, path)
+        njobs = _table(f, "jobs", JOB_COLUMNS, path, read=False)
         self.tenants = _table(f, "tenants", TENANT_COLUMNS, path)
-        self.nodes = _table(f, "nodes", (), path)
+        _table(f, "nodes", (), path, read=False)
         self.perf = _table(f, "perf", PERF_COLUMNS, path)
         sattrs = f["summary"].attrs
         for a in SUMMARY_ATTRS:
@@ -114,13 +118,43 @@ class Run:
         for name in TIMESERIES:
             if name not in ts:
                 raise NotDikeOutput("%s: missing /timeseries/%s: not a complete dike-emu output" % (path, name))
-        self.timeseries = {k: ts[k][:] for k in ts if isinstance(ts[k], h5py.Dataset)}
+        self._ts_names = [k for k in ts if isinstance(ts[k], h5py.Dataset)]
+        self._cache = {}
         self.units = {}
         for where, obj in (("", f), ("summary.", f["summary"]), ("jobs.", f["jobs"]),
                            ("tenants.", f["tenants"]), ("perf.", f["perf"]), ("nodes.", f["nodes"])):
             self.units.update({where + k: u for k, u in _units(obj).items()})
-        if len(self.jobs) != int(self.summary["jobs"]):
-            raise NotDikeOutput("%s: /jobs has %d rows, /summary says %d jobs" % (path, len(self.jobs), self.summary["jobs"]))
+        if njobs != int(self.summary["jobs"]):
+            raise NotDikeOutput("%s: /jobs has %d rows, /summary says %d jobs" % (path, njobs, self.summary["jobs"]))
+
+    def _lazy(self, name):
+        if name not in self._cache:
+            try:
+                with h5py.File(self.path, "r") as f:
+                    if name == "timeseries":
+                        self._cache[name] = {k: f["timeseries"][k][:] for k in self._ts_names}
+                    else:
+                        self._cache[name] = f[name][:]
+            except (OSError, KeyError, ValueError, TypeError, RuntimeError) as e:
+                raise NotDikeOutput("%s: cannot read /%s any more (%s)" % (self.path, name, str(e).splitlines()[0]
+                                                                          if str(e) else type(e).__name__))
+        return self._cache[name]
+
+    @property
+    def jobs(self):
+        return self._lazy("jobs")
+
+    @property
+    def nodes(self):
+        return self._lazy("nodes")
+
+    @property
+    def timeseries(self):
+        return self._lazy("timeseries")
+
+    def release(self):
+        """Drop /jobs, /nodes and /timeseries from memory (they are read again when used)."""
+        self._cache.clear()
 
     def get(self, section, key, default=None):
         return self.config.get(section, key, fallback=default)
@@ -194,7 +228,9 @@ def _open_error(path, e):
     return "cannot open as HDF5 (%s): not a complete dike-emu output" % msg
 
 
-def _table(f, name, columns, path):
+def _table(f, name, columns, path, read=True):
+    """The table /name as a numpy structured array after checking its columns; with read=False
+    only the checks, and its row count."""
     d = f[name]
     if not isinstance(d, h5py.Dataset) or d.dtype.names is None:
         raise NotDikeOutput("%s: /%s is not a table: not a dike-emu output" % (path, name))
@@ -202,7 +238,11 @@ def _table(f, name, columns, path):
         if c not in d.dtype.names:
             raise NotDikeOutput("%s: /%s has no column %s: not a dike-emu output of schema %d"
                                 % (path, name, c, SCHEMA_VERSION))
-    return d[:]
+    if read:
+        return d[:]
+    if d.shape[0]:
+        d[:1], d[-1:]   # touch both ends: a file cut short or damaged fails here, not later
+    return d.shape[0]
 
 
 def _units(obj):

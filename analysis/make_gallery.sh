@@ -1,21 +1,50 @@
 #!/bin/bash
-# Regenerate the results gallery, docs/results.md and its figures docs/results/*.png, from fresh
-# runs of the default experiment (experiments/default.ini: one week of the Philly trace):
+# Regenerate the results page, docs/results.md and its figures docs/results/*.png, from the grid
+# of the multi-tenant traces (experiments/trace-comparison.ini) and fresh runs of the default
+# experiment (experiments/default.ini: one week of the Philly trace):
 #
-#   bash analysis/make_gallery.sh [DIKE_EMU]       # default binary: build/dike-emu
+#   bash analysis/make_gallery.sh [--run-campaign] [--week-only] [DIKE_EMU]   # default: build/dike-emu
 #
-# Runs every policy that `dike-emu list-policies` prints, Dike once per fairness_weight in
-# WEIGHTS, into a temporary folder, plus the default Dike point again on 2 MPI ranks (scaling
-# figure), then analysis/report.py on them. The text of docs/results.md comes out the same on
-# every run (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
+# The grid's 864 points take about 40-45 minutes on 2 free cores (the header of the grid file has
+# the measurements), so by default the script expects them done, in $TRACES (default
+# results/trace-comparison), e.g. by
+#   mpirun -np 2 build/dike-emu campaign experiments/trace-comparison.ini
+# or on Slurm (slurm-jobs/submit.sh experiments/trace-comparison.ini); --run-campaign runs (or
+# resumes) it here first, with `$MPIEXEC -n $NP` (NP default 2). It stops if the campaign is not
+# complete (`dike-emu campaign GRID --status`); --week-only makes a page of the default week alone.
+#
+# The default week: every policy that `dike-emu list-policies` prints, Dike once per
+# fairness_weight in WEIGHTS, into a temporary folder, plus the default Dike point again on 2 MPI
+# ranks (scaling figure). Then analysis/describe_grid.py writes the introduction from the grid's
+# runs (traces, loads, cluster sizes, knowledge modes, weightings as stored in the files) and
+# analysis/report.py the page: the grid's groups with the frontier figure only, of the headline
+# setting (oracle durations, tenant weights $HEADLINE = demand), the week with every figure, so
+# that docs/results/ stays under 3 MB (about 1.3 MB). The text of docs/results.md comes out the same on every run
+# (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
 # python3-h5py, python3-numpy, python3-matplotlib, and mpiexec for the 2-rank run ($MPIEXEC).
+# GRID=other.ini and TRACES=folder point the script at another grid (e.g. a smaller test grid).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 cd "$SRC"   # the stored trace path (and so docs/results.md) is relative to the repository
+RUN_CAMPAIGN=0
+WEEK_ONLY=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --run-campaign) RUN_CAMPAIGN=1; shift ;;
+        --week-only) WEEK_ONLY=1; shift ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "make_gallery: unknown option $1 (--run-campaign, --week-only)" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
 EMU=$(readlink -f -- "${1:-${DIKE_EMU:-build/dike-emu}}")
 PY=/usr/bin/python3
 MPIEXEC=${MPIEXEC:-mpiexec}
+NP=${NP:-2}
 CONFIG=experiments/default.ini
+GRID=${GRID:-experiments/trace-comparison.ini}
+TRACES=${TRACES:-results/trace-comparison}
+HEADLINE=demand
 WEIGHTS="0 0.25 0.5 0.75 1"
 OUT_MD=docs/results.md
 OUT_FIG=docs/results
@@ -28,6 +57,23 @@ if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# The grid first: it is what the page is about, and a missing or unfinished campaign should stop
+# the script before the week's runs.
+extra=()
+if [ "$WEEK_ONLY" = 0 ]; then
+    if [ "$RUN_CAMPAIGN" = 1 ]; then
+        echo "make_gallery: $MPIEXEC -n $NP dike-emu campaign $GRID --out-dir $TRACES"
+        "$MPIEXEC" -n "$NP" "$EMU" campaign "$GRID" --out-dir "$TRACES" -q ||
+            die "the campaign $GRID stopped (exit $?); rerun to resume it"
+    fi
+    [ -f "$TRACES/campaign.json" ] ||
+        die "no campaign in $TRACES: run it (mpirun -np 2 $EMU campaign $GRID), pass --run-campaign, or --week-only"
+    "$EMU" campaign "$GRID" --status --out-dir "$TRACES" >/dev/null ||
+        die "$TRACES: the campaign of $GRID is not complete ($EMU campaign $GRID --status --out-dir $TRACES)"
+    extra=("$TRACES/campaign.json")
+    echo "make_gallery: the grid's runs: $TRACES"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -91,54 +137,79 @@ echo "  $MPIEXEC -n 2 dike-emu run --config $CONFIG --policy dike --set dike.fai
 "$MPIEXEC" -n 2 "$EMU" run --config "$CONFIG" -q --policy dike --set dike.fairness_weight=0.5 --seed 1 \
     --out "$tmp/runs/dike-w0.5-np2.h5"
 
-# The real-trace comparison (experiments/trace-comparison.ini, needs ../shared/traces): included
-# when its campaign has run, e.g. `mpirun -np 2 build/dike-emu campaign experiments/trace-comparison.ini`.
-TRACES=${TRACES:-results/trace-comparison}
-extra=()
-if [ -f "$TRACES/campaign.json" ]; then
-    "$EMU" campaign experiments/trace-comparison.ini --status --out-dir "$TRACES" >/dev/null ||
-        die "$TRACES: the trace-comparison campaign is not complete (dike-emu campaign ... --status)"
-    extra=("$TRACES/campaign.json")
-    echo "make_gallery: including the trace comparison in $TRACES"
-fi
-
 comma() { echo "$*" | sed 's/ /, /g'; }
 {
     echo "This page is generated by \`analysis/make_gallery.sh\`; do not edit it by hand. It shows what"
-    echo "\`analysis/report.py\` makes of a set of runs: the default experiment \`$CONFIG\` (a week of"
-    echo "the Philly trace, its virtual clusters as tenants) run once with each policy that"
-    echo "\`dike-emu list-policies\` prints ($(comma $policies)), Dike once per"
-    echo "\`dike.fairness_weight\` in {$(comma $WEIGHTS)}, every other key as in the config (shown"
-    echo "under [Inputs](#inputs)), and the Dike default (w = 0.5) once more on 2 MPI ranks for the"
-    echo "scaling figure. Everything after this introduction is computed from the output files."
+    if [ ${#extra[@]} -gt 0 ]; then
+        echo "\`analysis/report.py\` makes of two sets of runs: the grid of multi-tenant traces"
+        echo "\`$GRID\` (below) and the default experiment \`$CONFIG\` (a week of the Philly trace, its"
+        echo "virtual clusters as tenants)."
+    else
+        echo "\`analysis/report.py\` makes of the runs of the default experiment \`$CONFIG\` (a week of the"
+        echo "Philly trace, its virtual clusters as tenants); the grid of multi-tenant traces \`$GRID\` is"
+        echo "left out (\`--week-only\`)."
+    fi
+    echo "Everything after this introduction is computed from the output files; where Dike wins and where"
+    echo "it loses is stated per group, in generated sentences and checks."
+    echo
+    if [ ${#extra[@]} -gt 0 ]; then
+        echo "**The grid.** $("$PY" analysis/describe_grid.py "${extra[@]}" --headline-weights "$HEADLINE")"
+        echo
+        echo "The knowledge modes (\`scheduler.duration_knowledge\`): *oracle*, the policy knows each job's"
+        echo "true duration; *noisy*, it sees the duration times a lognormal error"
+        echo "(\`scheduler.duration_error_sigma\`); *none*, it has no duration and uses what a real scheduler"
+        echo "has (attained service, the tenant's finished jobs, the GPU count; docs/policies.md says what each"
+        echo "policy uses). Metrics always use the true duration. The tenant weightings (\`tenants.weights\`):"
+        echo "*equal*, every tenant weighs 1; *demand*, each tenant weighs its share of the trace's GPU-seconds."
+        echo
+        echo "**Headline: oracle knowledge, \`$HEADLINE\` weights.** In the clusters these traces come from, a"
+        echo "tenant (a Philly virtual cluster, a Helios user, an ITP cluster) is entitled to its quota, the"
+        echo "GPUs it owns, not to an equal split; the traces do not publish quotas, and a tenant's share of"
+        echo "the GPU-seconds is the usual proxy for one. Under equal weights the big tenants, which submit most"
+        echo "of the work, are held to an equal share under contention (1/15 of the cluster on TitanSched"
+        echo "Philly, 15 virtual clusters), which says more about the weights than about the policies (issue"
+        echo "18). So each group's figure and its \"Dike against the best baseline\" table show oracle knowledge"
+        echo "with \`$HEADLINE\` weights; the group's table lists every mode and weighting, and the checks cover"
+        echo "all of them."
+        echo
+        echo "**The checks** (issue 12), per group: the *dominance check* (does a baseline have a lower average"
+        echo "JCT, a lower unfair fraction and a higher Jain's index than Dike at its default knob w = 0.5, all"
+        echo "three at once, under the same knowledge mode and weighting?), *knob monotonicity* (w = 1 no less"
+        echo "fair than w = 0, w = 0 no slower than w = 1) and, on TitanSched Philly at load 1 on 512 GPUs, the"
+        echo "*target* (average JCT at most 5% and unfair fraction at most 0.01 above the best baseline's, at"
+        echo "most 2 preemptions per job). The summary after this introduction counts the groups that pass;"
+        echo "each group's section prints its lines with the numbers. Only the frontier figure is drawn per"
+        echo "grid group (the Philly week has every figure), to keep the page's images small."
+        echo
+    fi
+    echo "**The default week.** \`$CONFIG\` run once with each policy that \`dike-emu list-policies\`"
+    echo "prints ($(comma $policies)), Dike once per \`dike.fairness_weight\` in {$(comma $WEIGHTS)}, every"
+    echo "other key as in the config (oracle durations, equal weights; shown under [Inputs](#inputs)), and"
+    echo "the Dike default (w = 0.5) once more on 2 MPI ranks for the scaling figure."
     echo
     if [ -z "$differ" ]; then
         echo "**Seeds.** With a trace, the seed only drives random placement and"
-        echo "synthetic workloads. The script ran every point with seed 2 as well and found \`/jobs\`"
-        echo "bit-identical to seed 1 for all of them, so one seed is shown and there are no confidence"
-        echo "intervals: the differences below are not sampling noise, but they are one week of one trace."
+        echo "synthetic workloads. The script ran every point of the week with seed 2 as well and found"
+        echo "\`/jobs\` bit-identical to seed 1 for all of them, so one seed is shown and there are no"
+        echo "confidence intervals: the differences below are not sampling noise, but each group is one"
+        echo "replay of one trace."
     else
-        echo "**Seeds.** Seed 2 changed \`/jobs\` for$differ, so every point was run with seeds 1, 2 and 3;"
-        echo "tables show the mean and its 95% confidence interval."
+        echo "**Seeds.** Seed 2 changed \`/jobs\` of the week for$differ, so every point of the week was run"
+        echo "with seeds 1, 2 and 3; its table shows the mean and its 95% confidence interval."
     fi
     echo
-    if [ ${#extra[@]} -gt 0 ]; then
-        echo "**Real traces.** The other groups come from the shipped grid"
-        echo "\`experiments/trace-comparison.ini\`: the full TitanSched Philly trace (82,247 jobs, its 15"
-        echo "virtual clusters as tenants) and the Gen-Parallel Helios excerpt (10,796 GPU jobs, 95 users as"
-        echo "tenants), each replayed at two offered loads (\`workload.trace_load\` 0.8 and 1.0: inter-arrival"
-        echo "times scaled) on the same 512 GPUs, with every policy and Dike at five knob values."
-        echo
-    fi
     echo "The text of this page is reproducible: rerunning the script changes only the scaling figure"
     echo "(wall-clock times). Figures are PNG only here; \`report.py\` also writes PDF, and CSV/LaTeX tables."
 } >"$tmp/preamble.md"
 
+title="Results: the multi-tenant trace grid and the default Philly week"
+[ ${#extra[@]} -gt 0 ] || title="Results: the default Philly week"
 echo "make_gallery: report"
 mkdir -p "$OUT_FIG"
 rm -f "$OUT_FIG"/*.png
 "$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$OUT_MD" --figures "$OUT_FIG" --formats png --no-tables \
-    --dpi 90 --title "Results: the default Philly week and two real traces" --preamble "$tmp/preamble.md"
+    --dpi 90 --headline-weights "$HEADLINE" --figure-kinds frontier --full-figures '^philly-vc-week' \
+    --title "$title" --preamble "$tmp/preamble.md"
 
 total=0
 for f in "$OUT_FIG"/*.png; do

@@ -10,9 +10,14 @@ manifest, or .h5 files. Files that are not complete dike-emu outputs are skipped
 
 Written under REPORT_DIR (default: report/):
 
-    report.md                       tables and figures of every (trace, load), run metadata
-    tables/SLUG.{md,csv,tex}        summary table per (trace, load): one row per policy, Dike once
-                                    per fairness_weight; CSV in seconds with full precision
+    report.md                       tables and figures of every (trace, load, cluster size), the
+                                    checks, run metadata
+    tables/SLUG.{md,csv,tex}        summary table per group: one row per configuration (policy,
+                                    Dike's fairness_weight, duration knowledge, tenant weighting);
+                                    CSV in seconds with full precision
+    tables/dominance.csv            every Dike default-knob row against every baseline of its
+                                    setting: the three metrics of both and whether it dominates
+    tables/monotonicity.csv         Dike's w = 0 and w = 1 per setting: unfair fraction, avg JCT, verdict
     tables/SLUG-tenants.{md,csv}    per tenant: weight, weight share, received and entitled shares
     tables/runs.csv                 every input file: metadata and its /summary attributes
     tables/scaling.{csv,md}         wall time, events and events/s per run (from /perf)
@@ -26,22 +31,45 @@ Written under REPORT_DIR (default: report/):
     figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count) bars
     figures/scaling.*               engine wall time and events/s vs MPI ranks
 
-SLUG is "TRACE-LOAD" in lower case with runs of other characters than [a-z0-9.] replaced by "-",
-e.g. "philly-vc-week-as-recorded" or "synthetic-load-0.9" (TRACE without its .csv extension).
+SLUG is "TRACE-LOAD-G-gpus" in lower case with runs of other characters than [a-z0-9.] replaced
+by "-", e.g. "philly-vc-week-as-recorded-512-gpus" or "synthetic-load-0.9-64-gpus" (TRACE without
+its .csv extension, G the cluster's GPUs).
 
-Grouping. A (trace, load) group is the trace file name ("synthetic" for generated workloads) and
-the load: [run] label if the config has one, else workload.trace_load or workload.time_scale for
-a trace ("as recorded" when neither is set), workload.load for a synthetic workload. Inside a
-group, a point is one resolved configuration, ignoring run.* (seed, output file, checkpoints;
-but not run.label), output.* and engine.*, keys that do not change results. Runs of one point
-that differ in run.seed are seeds: tables show their mean with a 95% confidence interval,
-mean +- t * s / sqrt(n), s the sample standard deviation, t Student's 0.975 quantile with n - 1
-degrees of freedom from the table T975 below (df 1..30; beyond, the normal quantile 1.96, at
-most 4% narrower than t). Runs of one point and one seed on different rank counts give the same
-results (SPEC section 3): the first is used for the metrics, all of them for the scaling figure.
-CDFs pool the jobs of every seed; the time-series and tenant-share figures show the lowest seed.
-Dike's rows are compared with the best baseline per metric in generated sentences (where Dike
-wins and where it loses).
+Grouping. A group is (trace, load, cluster size): the trace file name ("synthetic" for generated
+workloads), the load ([run] label if the config has one, else workload.trace_load or
+workload.time_scale for a trace, "as recorded" when neither is set, workload.load for a synthetic
+workload) and the cluster's GPUs. Inside a group, a row is one resolved configuration, ignoring
+run.* (seed, output file, checkpoints; but not run.label), output.* and engine.*, keys that do not
+change results. Two keys name a row's setting: scheduler.duration_knowledge (oracle | noisy |
+none; a file without it is oracle) and tenants.weights (equal | demand | file:PATH | a list; empty
+or missing is equal). Rows are named "dike w=0.5 · noisy · demand": the knowledge tag for the
+policies that use durations (sjf, srtf, themis, dike), the weighting tag for the tenant-aware ones
+(themis, gandiva-fair, drf, dike), each only when the group holds several; other keys that vary
+among one policy's rows follow as key=value. fifo, las, gandiva-fair and drf use no durations:
+their rows stand for every knowledge mode; fifo, sjf, srtf and las ignore tenant weights: their
+rows stand for every weighting. Runs of one row that differ in run.seed are seeds: tables show
+their mean with a 95% confidence interval, mean +- t * s / sqrt(n), s the sample standard
+deviation, t Student's 0.975 quantile with n - 1 degrees of freedom from the table T975 below
+(df 1..30; beyond, the normal quantile 1.96, at most 4% narrower than t). Runs of one row and one
+seed on different rank counts give the same results (SPEC section 3): the first is used for the
+metrics, all of them for the scaling figure. CDFs pool the jobs of every seed; the time-series
+and tenant-share figures show the lowest seed.
+
+Checks (issue 12), per group and printed in report.md, at full precision (the means, never the
+printed rounding): the dominance check (a baseline of the same knowledge mode and weighting
+dominates Dike at its default knob, w = 0.5 or not recorded, when its average JCT is lower, its
+unfair fraction lower and its Jain's index higher, all three strictly), with a summary of the
+groups that pass per mode at the top; knob monotonicity (unfair_fraction(w=1) <=
+unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting); and on the full TitanSched
+Philly trace (philly.csv, 82,247 jobs) at load 1 on 512 GPUs the target line: Dike's avg JCT in %
+above the best baseline's, its unfair fraction minus the best baseline's, preemptions per job.
+
+Figures. When a group holds several settings, the figures show one, the headline: oracle
+knowledge and the weighting of --headline-weights (default demand); the other settings are in the
+tables and checks, and so is the "Dike against the best baseline" comparison (generated sentences:
+where Dike wins and where it loses). At most MAX_FIGURE_LINES rows are drawn per axis: beyond,
+Dike shows its extreme knob values and the default (the frontier joins every knob value).
+--figure-kinds picks the per-group figures, --full-figures REGEX gives matching groups all of them.
 
 Options --report, --figures and --tables place the three outputs anywhere (the gallery writes
 docs/results.md and docs/results/); --formats png,pdf picks the figure formats; --no-tables skips
@@ -106,12 +134,21 @@ METRICS = [
     ("jain", "Jain", "Jain", "ratio", "high"),
     ("utilization", "util", "util.", "ratio", "high"),
     ("preemptions", "preempt", "preempt.", "count", "low"),
+    ("preemptions_per_job", "preempt/job", "preempt./job", "ratio", "low"),
 ]
+# Metrics computed from /summary rather than read from it: key -> function of the summary.
+DERIVED = {
+    "preemptions_per_job": lambda s: s["preemptions"] / s["jobs"] if s["jobs"] else float("nan"),
+}
+# Left out of the generated "Dike against the best baseline" comparison (it repeats preemptions:
+# every row of a group has the same jobs).
+NOT_COMPARED = ("preemptions_per_job",)
 METRIC_NAMES = {
     "avg_jct": "average JCT", "p50_jct": "median JCT", "p99_jct": "p99 JCT", "makespan": "makespan",
     "avg_queue_delay": "average queueing delay", "mean_rho": "mean ρ", "p99_rho": "p99 ρ",
     "max_rho": "max ρ", "unfair_fraction": "unfair fraction (ρ > 1)", "jain": "Jain's index",
     "utilization": "GPU utilisation", "preemptions": "preemptions",
+    "preemptions_per_job": "preemptions per job",
 }
 
 POLICY_ORDER = ["fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike"]
@@ -135,6 +172,20 @@ PNG_META = {"Software": None}
 
 # ---------------------------------------------------------------------------------------------
 # Grouping
+
+# Policies that never read a job's duration: run once per group (under oracle knowledge), their
+# rows stand for every duration-knowledge mode.
+DURATION_FREE = ("fifo", "las", "gandiva-fair", "drf")
+# Policies that ignore [tenants] weights: their rows stand for every tenant weighting.
+WEIGHT_FREE = ("fifo", "sjf", "srtf", "las")
+KNOWLEDGE_MODES = ("oracle", "noisy", "none")
+KNOWLEDGE_KEYS = ("scheduler.duration_knowledge", "scheduler.duration_error_sigma")
+WEIGHT_KEY = "tenants.weights"
+DEFAULT_KNOB = 0.5            # dike.fairness_weight's default (dike-emu config-reference)
+MAX_FIGURE_LINES = 10         # lines (rows) per axis in the per-row figures
+FIGURE_KINDS = ("jct_cdf", "rho_cdf", "frontier", "jct_by_size", "timeseries", "tenant_share",
+                "tenant_entitlement")
+
 
 def config_items(run):
     d = {}
@@ -171,13 +222,13 @@ def load_label(run):
 
 
 def group_key(run):
-    return (run.trace, load_label(run))
+    return (run.trace, load_label(run), run.gpus)
 
 
 def slug(group):
-    trace, load = group
+    trace, load, gpus = group
     trace = re.sub(r"\.csv$", "", trace)
-    s = re.sub(r"[^a-z0-9.]+", "-", ("%s-%s" % (trace, load)).lower()).strip("-")
+    s = re.sub(r"[^a-z0-9.]+", "-", ("%s-%s-%d-gpus" % (trace, load, gpus)).lower()).strip("-")
     return s or "group"
 
 
@@ -185,8 +236,52 @@ def weight_of(run):
     return _num(run.get("dike", "fairness_weight"), float("nan"))
 
 
+def knowledge_of(run):
+    """scheduler.duration_knowledge; files written before the key existed are 'oracle'."""
+    return (run.get("scheduler", "duration_knowledge") or "").strip().lower() or "oracle"
+
+
+def weighting_of(run):
+    """tenants.weights normalised: 'equal' (also for an empty or missing key), 'demand', or the
+    value as written (file:PATH, an explicit name:weight list)."""
+    v = (run.get("tenants", "weights") or "").strip()
+    if v.lower() in ("", "equal"):
+        return "equal"
+    return "demand" if v.lower() == "demand" else v
+
+
+def weighting_tag(wt):
+    """Short text of a weighting for a row name."""
+    if wt in ("equal", "demand"):
+        return wt
+    if wt.lower().startswith("file:"):
+        return "file:" + os.path.basename(wt[5:].strip())
+    return "weights " + (wt if len(wt) <= 24 else wt[:21] + "…")
+
+
+def uses_durations(policy):
+    return policy not in DURATION_FREE
+
+
+def uses_weights(policy):
+    return policy not in WEIGHT_FREE
+
+
+def knowledge_order(k):
+    return (KNOWLEDGE_MODES.index(k), "") if k in KNOWLEDGE_MODES else (len(KNOWLEDGE_MODES), k)
+
+
+def weighting_order(wt):
+    return (("equal", "demand").index(wt), "") if wt in ("equal", "demand") else (2, wt)
+
+
 def fmt_w(w):
     return ("%g" % w) if w == w else "?"
+
+
+def metric_value(summary, key):
+    f = DERIVED.get(key)
+    return f(summary) if f else summary[key]
 
 
 class Point:
@@ -197,7 +292,11 @@ class Point:
         self.all_runs = sorted(runs, key=lambda r: (r.seed, r.ranks, r.path))
         self.policy = self.all_runs[0].policy
         self.weight = weight_of(self.all_runs[0]) if self.policy == "dike" else None
+        self.knowledge = knowledge_of(self.all_runs[0])
+        self.weighting = weighting_of(self.all_runs[0])
+        self.tags = []        # knowledge / weighting shown in the row name (set by Group)
         self.variant = ""
+        self.style_index = 0
         by_seed = {}
         for r in self.all_runs:
             by_seed.setdefault(r.seed, []).append(r)
@@ -212,7 +311,7 @@ class Point:
                                          % (first.path, other.path, s, first.ranks, other.ranks))
         self.stats = {}
         for m in METRICS:
-            self.stats[m[0]] = mean_ci([r.summary[m[0]] for r in self.seed_runs])
+            self.stats[m[0]] = mean_ci([metric_value(r.summary, m[0]) for r in self.seed_runs])
 
     @property
     def seeds(self):
@@ -232,18 +331,37 @@ class Point:
 
     @property
     def label(self):
-        return self.base_label + (", " + self.variant if self.variant else "")
+        return " · ".join([self.base_label] + self.tags) + (", " + self.variant if self.variant else "")
+
+    @property
+    def is_default_knob(self):
+        """Dike at its default knob: fairness_weight 0.5, or not recorded."""
+        return self.policy == "dike" and (self.weight != self.weight or self.weight == DEFAULT_KNOB)
+
+    def value(self, key):
+        """The metric at full precision (the mean over seeds; one seed: the /summary value)."""
+        return self.stats[key][0]
 
     def order(self):
         p = self.policy
         i = POLICY_ORDER.index(p) if p in POLICY_ORDER else len(POLICY_ORDER)
-        return (i, p, self.weight if self.weight is not None else 0.0, self.variant)
+        return (i, p, knowledge_order(self.knowledge), weighting_order(self.weighting),
+                self.variant, self.weight if self.weight is not None else 0.0)
+
+
+def valid_for(point, knowledge, weighting):
+    """Does this row stand for (knowledge, weighting)? Duration-free policies stand for every
+    knowledge mode, weight-free ones for every weighting."""
+    return ((not uses_durations(point.policy) or point.knowledge == knowledge) and
+            (not uses_weights(point.policy) or point.weighting == weighting))
 
 
 class Group:
-    def __init__(self, key, runs):
+    """The runs of one (trace, load, cluster size in GPUs), one Point per configuration."""
+
+    def __init__(self, key, runs, headline_weights="demand"):
         self.key = key
-        self.trace, self.load = key
+        self.trace, self.load, self._gpus = key
         self.slug = slug(key)
         self.runs = runs
         pts = {}
@@ -252,37 +370,117 @@ class Group:
             pk = tuple(sorted((k, v) for k, v in items.items() if not ignored(k)))
             pts.setdefault(pk, []).append(r)
         self.points = [Point(k, v) for k, v in pts.items()]
-        # Variants: keys that vary among the points of one policy (other than Dike's knob) are
-        # added to the row label, so that two rows never look the same.
+        self.modes = sorted(set(p.knowledge for p in self.points), key=knowledge_order)
+        self.weightings = sorted(set(p.weighting for p in self.points if uses_weights(p.policy)) or {"equal"},
+                                 key=weighting_order)
+        # Row names: knowledge and weighting as short tags when the group has several and the
+        # policy uses them (or when they vary among the policy's own rows); other keys that vary
+        # among the rows of one policy (besides Dike's knob) as key=value, so that two rows never
+        # look the same.
         by_policy = {}
         for p in self.points:
             by_policy.setdefault(p.policy, []).append(p)
         for pol, plist in by_policy.items():
+            own_k = len(set(p.knowledge for p in plist)) > 1
+            own_w = len(set(p.weighting for p in plist)) > 1
+            for p in plist:
+                if own_k or (uses_durations(pol) and len(self.modes) > 1):
+                    p.tags.append(p.knowledge)
+                if own_w or (uses_weights(pol) and len(self.weightings) > 1):
+                    p.tags.append(weighting_tag(p.weighting))
             if len(plist) < 2:
                 continue
             dicts = [dict(p.key) for p in plist]
             keys = sorted(set().union(*dicts))
-            varying = [k for k in keys if k not in ("scheduler.policy", "dike.fairness_weight")
-                       and len(set(d.get(k) for d in dicts)) > 1]
+            skip = ("scheduler.policy", "dike.fairness_weight", WEIGHT_KEY) + KNOWLEDGE_KEYS[:1]
+            varying = [k for k in keys if k not in skip and len(set(d.get(k) for d in dicts)) > 1]
             for p, d in zip(plist, dicts):
                 p.variant = ", ".join("%s=%s" % (k, d.get(k, "")) for k in varying)
         self.points.sort(key=Point.order)
-        variants = {}
-        for p in self.points:
-            variants.setdefault(p.policy, []).append(p)
-        for plist in variants.values():
-            for i, p in enumerate(plist):
-                p.style_index = i if p.policy != "dike" else 0
         self.dike = [p for p in self.points if p.policy == "dike"]
         self.baselines = [p for p in self.points if p.policy != "dike"]
+        # Keys that tell Dike's rows apart besides the knob, knowledge and weighting (and Dike's own
+        # [dike] keys): a baseline is compared with a Dike row only if it has the same values.
+        dd = [dict(p.key) for p in self.dike]
+        self.context_keys = sorted(k for k in set().union(*dd) if not k.startswith("dike.")
+                                   and k not in ("scheduler.policy", WEIGHT_KEY) + KNOWLEDGE_KEYS
+                                   and len(set(d.get(k) for d in dd)) > 1) if dd else []
+        self.headline = self.pick_headline(headline_weights)
+
+    def comparable(self, base, dike):
+        """Baseline row `base` is run in the same setting as Dike row `dike`."""
+        if not valid_for(base, dike.knowledge, dike.weighting):
+            return False
+        b, d = dict(base.key), dict(dike.key)
+        return all(b.get(k) == d.get(k) for k in self.context_keys)
+
+    def pick_headline(self, weights):
+        """(knowledge, weighting) shown in the figures: oracle (else the first mode present) and
+        the weighting asked for (else equal, else the first present)."""
+        k = "oracle" if "oracle" in self.modes else self.modes[0]
+        wts = self.weightings
+        w = weights if weights in wts else ("equal" if "equal" in wts else wts[0])
+        return (k, w)
+
+    def slice_points(self, knowledge, weighting):
+        """Rows that stand for (knowledge, weighting): for a policy with several rows that would
+        all qualify (e.g. a duration-free policy also run under noisy), the exact match only."""
+        out = []
+        for p in self.points:
+            if not valid_for(p, knowledge, weighting):
+                continue
+            exact_k = p.knowledge == knowledge or not any(
+                q.policy == p.policy and q.knowledge == knowledge and q.variant == p.variant for q in self.points)
+            exact_w = p.weighting == weighting or not any(
+                q.policy == p.policy and q.weighting == weighting and q.variant == p.variant for q in self.points)
+            if exact_k and exact_w:
+                out.append(p)
+        return out
+
+    @property
+    def sliced(self):
+        """Does the group hold more than one (knowledge, weighting) setting?"""
+        return len(self.modes) > 1 or len(self.weightings) > 1
+
+    def figure_view(self):
+        """What the per-row figures draw: the headline slice's rows; when there are more than
+        MAX_FIGURE_LINES, Dike at its extreme knob values and the default only (the frontier
+        still joins every knob value), then the first rows in table order."""
+        k, w = self.headline
+        pts = self.slice_points(k, w) if self.sliced else list(self.points)
+        dike_all = [p for p in pts if p.policy == "dike"]
+        left = []
+        if len(pts) > MAX_FIGURE_LINES:
+            ws = sorted(set(p.weight for p in dike_all if p.weight == p.weight))
+            keep = set(ws[:1] + ws[-1:] + [DEFAULT_KNOB])
+            thin = [p for p in pts if p.policy != "dike" or p.weight != p.weight or p.weight in keep]
+            left = [p for p in pts if p not in thin]
+            pts = thin
+        if len(pts) > MAX_FIGURE_LINES:
+            left += pts[MAX_FIGURE_LINES:]
+            pts = pts[:MAX_FIGURE_LINES]
+        by_pol = {}
+        for p in self.points:
+            p.style_index = 0
+        for p in pts:
+            if p.policy != "dike":
+                p.style_index = by_pol.get(p.policy, 0)
+                by_pol[p.policy] = p.style_index + 1
+        suffix = " (%s, %s)" % (k, weighting_tag(w)) if self.sliced else ""
+        return FigureView(self, pts, [p for p in pts if p.policy != "dike"], dike_all, suffix, left)
 
     @property
     def title(self):
-        return "%s, %s" % (self.trace, self.load)
+        return "%s, %s, %s GPUs" % (self.trace, self.load, "{:,}".format(self._gpus))
 
     @property
     def gpus(self):
-        return self.points[0].first.gpus
+        return self._gpus
+
+    @property
+    def load_value(self):
+        m = re.match(r"load (\S+)$", self.load)
+        return _num(m.group(1), float("nan")) if m else float("nan")
 
     @property
     def jobs(self):
@@ -291,6 +489,29 @@ class Group:
     @property
     def seed_counts(self):
         return sorted(set(p.n for p in self.points))
+
+
+class FigureView:
+    """The part of a group the per-row figures draw (Group.figure_view)."""
+
+    def __init__(self, group, points, baselines, dike, suffix, left_out):
+        self.group = group
+        self.points = points
+        self.baselines = baselines
+        self.dike = dike                   # the frontier's knob line(s): every knob value of the slice
+        self.title = group.title + suffix
+        self.slug = group.slug
+        self.gpus = group.gpus
+        self.left_out = left_out
+        self.seed_counts = sorted(set(p.n for p in points)) or [1]
+        self.one_setting = group.sliced
+
+    def label(self, point):
+        """A row's name in a figure: without the knowledge and weighting tags when the figure shows
+        one setting (its title names it)."""
+        if not self.one_setting:
+            return point.label
+        return point.base_label + (", " + point.variant if point.variant else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,15 +696,15 @@ def csv_text(header, rows):
 
 
 def group_csv(group):
-    header = ["trace", "load", "row", "policy", "fairness_weight", "variant", "seeds", "seed_list",
-              "jobs", "gpus"]
+    header = ["trace", "load", "row", "policy", "fairness_weight", "duration_knowledge", "tenant_weights",
+              "variant", "seeds", "seed_list", "jobs", "gpus"]
     for m in METRICS:
         header += [m[0], m[0] + "_ci95"]
     rows = []
     for p in group.points:
         row = [group.trace, group.load, p.label, p.policy, p.weight if p.weight is not None else "",
-               p.variant, p.n, " ".join(str(s) for s in p.seeds), int(p.first.summary["jobs"]),
-               p.first.gpus]
+               p.knowledge, p.weighting, p.variant, p.n, " ".join(str(s) for s in p.seeds),
+               int(p.first.summary["jobs"]), group.gpus]
         for m in METRICS:
             mean, ci, _ = p.stats[m[0]]
             row += [mean, ci]
@@ -494,9 +715,13 @@ def group_csv(group):
 # ---------------------------------------------------------------------------------------------
 # Dike against the baselines (generated text: where Dike wins and where it loses)
 
-def compare(group):
-    """(Markdown table, list of sentences) comparing Dike's rows with the best baseline per metric."""
-    if not group.dike or not group.baselines:
+def compare(group, dike=None, baselines=None, label=None):
+    """(Markdown table, list of sentences) comparing Dike's rows with the best baseline per metric
+    (by default every row of the group; the report passes the headline slice's rows)."""
+    lab = label or (lambda p: p.label)
+    dike = group.dike if dike is None else dike
+    baselines = group.baselines if baselines is None else baselines
+    if not dike or not baselines:
         return None, []
     units = {m[0]: time_unit(group.points, m[0]) for m in METRICS if m[3] == "time"}
 
@@ -521,40 +746,42 @@ def compare(group):
             return False
         return abs(m1 - m2) <= (c1 or 0) + (c2 or 0)
 
-    head = "| metric | better | best baseline | " + " | ".join(p.label for p in group.dike) + " |"
-    lines = [head, "|---|---|---|" + "---:|" * len(group.dike)]
+    head = "| metric | better | best baseline | " + " | ".join(lab(p) for p in dike) + " |"
+    lines = [head, "|---|---|---|" + "---:|" * len(dike)]
     wins, losses, ties = [], [], []
-    default = next((p for p in group.dike if p.weight == 0.5 and not p.variant), None)
+    default = next((p for p in dike if p.is_default_knob and not p.variant), None)
     dwin, dlose = [], []
     for key, _, _, _, hl in METRICS:
-        base = [p for p in group.baselines if math.isfinite(p.stats[key][0])]
+        if key in NOT_COMPARED:
+            continue
+        base = [p for p in baselines if math.isfinite(p.stats[key][0])]
         if not base:
             continue
         sign = 1 if hl == "high" else -1
         bb = max(base, key=lambda p: (sign * p.stats[key][0], -group.points.index(p)))
         bv = bb.stats[key][0]
-        ties_b = [p.label for p in base if p.stats[key][0] == bv]
+        ties_b = [lab(p) for p in base if p.stats[key][0] == bv]
         cells = []
-        for d in group.dike:
+        for d in dike:
             v = d.stats[key][0]
             rel = "" if bv == 0 else " (%+.1f%%)" % (100.0 * (v - bv) / abs(bv))
             mark = {1: " ✓", -1: "", 0: " ="}[better(key, v, bv)]
             cells.append(show(key, v) + rel + mark)
         lines.append("| %s | %s | %s: %s | %s |" % (METRIC_NAMES[key], "higher" if hl == "high" else "lower",
                                                     " = ".join(ties_b), show(key, bv), " | ".join(cells)))
-        bd = max(group.dike, key=lambda p: (sign * p.stats[key][0], -group.points.index(p)))
+        bd = max(dike, key=lambda p: (sign * p.stats[key][0], -group.points.index(p)))
         dv = bd.stats[key][0]
         c = better(key, dv, bv)
         ov = " (within the 95% CIs)" if c != 0 and overlap(bd, bb, key) else ""
-        winners = [d.label for d in group.dike if better(key, d.stats[key][0], bv) > 0]
+        winners = [lab(d) for d in dike if better(key, d.stats[key][0], bv) > 0]
         if c > 0:
             wins.append("%s (%s: %s vs %s's %s)%s" % (METRIC_NAMES[key], ", ".join(winners), show(key, dv),
-                                                     bb.label, show(key, bv), ov))
+                                                     lab(bb), show(key, bv), ov))
         elif c < 0:
-            losses.append("%s (best Dike, %s: %s vs %s's %s)%s" % (METRIC_NAMES[key], bd.label, show(key, dv),
-                                                                  bb.label, show(key, bv), ov))
+            losses.append("%s (best Dike, %s: %s vs %s's %s)%s" % (METRIC_NAMES[key], lab(bd), show(key, dv),
+                                                                  lab(bb), show(key, bv), ov))
         else:
-            ties.append("%s (%s, like %s)" % (METRIC_NAMES[key], show(key, dv), bb.label))
+            ties.append("%s (%s, like %s)" % (METRIC_NAMES[key], show(key, dv), lab(bb)))
         if default is not None:
             c0 = better(key, default.stats[key][0], bv)
             (dwin if c0 > 0 else dlose if c0 < 0 else []).append(METRIC_NAMES[key])
@@ -575,6 +802,209 @@ def compare(group):
                 "or knob value is the one compared on every line.")
     return "\n".join(lines), text
 
+
+# ---------------------------------------------------------------------------------------------
+# Checks of issue 12: dominance, knob monotonicity, the TitanSched target
+
+def dominates(base, dike):
+    """A baseline dominates Dike when its average JCT is lower, its unfair fraction lower and its
+    Jain's index higher, all three strictly, at full precision (means over seeds). A tie on any
+    of the three is not domination; NaN compares false, so it never dominates either."""
+    return (base.value("avg_jct") < dike.value("avg_jct") and
+            base.value("unfair_fraction") < dike.value("unfair_fraction") and
+            base.value("jain") > dike.value("jain"))
+
+
+class DominanceCheck:
+    """One Dike default-knob row against every baseline of its setting."""
+
+    def __init__(self, dike, baselines):
+        self.dike = dike
+        self.knowledge = dike.knowledge
+        self.weighting = dike.weighting
+        self.baselines = baselines
+        self.dominators = [b for b in baselines if dominates(b, dike)]
+
+    @property
+    def passed(self):
+        return not self.dominators
+
+
+def dominance_checks(group):
+    """A DominanceCheck per Dike default-knob row of the group, in table order."""
+    return [DominanceCheck(d, [b for b in group.baselines if group.comparable(b, d)])
+            for d in group.dike if d.is_default_knob]
+
+
+class MonotonicityCheck:
+    """Dike's knob on one setting: unfair(w=1) <= unfair(w=0) and avg JCT(w=0) <= avg JCT(w=1)."""
+
+    def __init__(self, w0, w1):
+        self.w0, self.w1 = w0, w1
+        self.knowledge, self.weighting = w0.knowledge, w0.weighting
+        self.fair_ok = w1.value("unfair_fraction") <= w0.value("unfair_fraction")
+        self.jct_ok = w0.value("avg_jct") <= w1.value("avg_jct")
+
+    @property
+    def passed(self):
+        return self.fair_ok and self.jct_ok
+
+
+def monotonicity_checks(group):
+    """A MonotonicityCheck per setting (knowledge, weighting, other Dike keys) with rows at w = 0
+    and w = 1."""
+    by = {}
+    for d in group.dike:
+        if d.weight in (0.0, 1.0):
+            by.setdefault((d.knowledge, d.weighting, d.variant), {})[d.weight] = d
+    return [MonotonicityCheck(ws[0.0], ws[1.0]) for ws in by.values() if 0.0 in ws and 1.0 in ws]
+
+
+def setting_text(knowledge, weighting, variant=""):
+    return "%s, %s%s" % (knowledge, weighting_tag(weighting), ", " + variant if variant else "")
+
+
+def dominance_lines(group, checks):
+    u, div = time_unit(group.points, "avg_jct")
+    out = []
+    for c in checks:
+        where = setting_text(c.knowledge, c.weighting, c.dike.variant)
+        if c.passed:
+            out.append("✓ no baseline dominates Dike (%s): %d baseline%s compared" %
+                       (where, len(c.baselines), "" if len(c.baselines) == 1 else "s"))
+            continue
+        d = c.dike
+        out.append("✗ dominated (%s) by %s" % (where, "; ".join(
+            "%s (avg JCT %s %s vs %s %s, unfair %s vs %s, Jain %s vs %s)" %
+            (b.label, fnum(b.value("avg_jct") / div), u, fnum(d.value("avg_jct") / div), u,
+             fnum(b.value("unfair_fraction")), fnum(d.value("unfair_fraction")),
+             fnum(b.value("jain")), fnum(d.value("jain"))) for b in c.dominators)))
+    return out
+
+
+def monotonicity_lines(group, checks):
+    u, div = time_unit(group.points, "avg_jct")
+    out = []
+    for c in checks:
+        a, b = c.w0, c.w1
+        out.append("%s knob %s (%s): unfair fraction %s at w=1 %s %s at w=0; avg JCT %s %s at w=0 %s %s %s at w=1" %
+                   ("✓" if c.passed else "✗", "monotone" if c.passed else "NOT monotone",
+                    setting_text(c.knowledge, c.weighting, a.variant),
+                    fnum(b.value("unfair_fraction")), "≤" if c.fair_ok else ">", fnum(a.value("unfair_fraction")),
+                    fnum(a.value("avg_jct") / div), u, "≤" if c.jct_ok else ">", fnum(b.value("avg_jct") / div), u))
+    return out
+
+
+# The target of issue 12: Dike's default knob on the full TitanSched Philly trace at load 1 on
+# 512 GPUs with oracle durations.
+TARGET_TRACE, TARGET_JOBS, TARGET_GPUS, TARGET_LOAD = "philly.csv", 82247, 512, 1.0
+TARGET_JCT_PCT, TARGET_UNFAIR, TARGET_PPJ = 5.0, 0.01, 2.0
+
+
+def is_target_group(group):
+    return (group.trace == TARGET_TRACE and group.jobs == TARGET_JOBS and group.gpus == TARGET_GPUS
+            and group.load_value == TARGET_LOAD)
+
+
+def target_rows(group):
+    """[(dike row, best baseline by avg JCT, best baseline by unfair fraction, JCT % above,
+    unfair difference, preemptions per job)] for each oracle Dike default row of the target group."""
+    if not is_target_group(group):
+        return []
+    out = []
+    for d in group.dike:
+        if not d.is_default_knob or d.knowledge != "oracle":
+            continue
+        base = [b for b in group.baselines if group.comparable(b, d)]
+        bj = [b for b in base if math.isfinite(b.value("avg_jct"))]
+        bu = [b for b in base if math.isfinite(b.value("unfair_fraction"))]
+        if not bj or not bu:
+            continue
+        best_j = min(bj, key=lambda b: b.value("avg_jct"))
+        best_u = min(bu, key=lambda b: b.value("unfair_fraction"))
+        pct = 100.0 * (d.value("avg_jct") - best_j.value("avg_jct")) / best_j.value("avg_jct")
+        du = d.value("unfair_fraction") - best_u.value("unfair_fraction")
+        out.append((d, best_j, best_u, pct, du, d.value("preemptions_per_job")))
+    return out
+
+
+def target_lines(group):
+    u, div = time_unit(group.points, "avg_jct")
+    out = []
+    for d, bj, bu, pct, du, ppj in target_rows(group):
+        out.append("Target (full TitanSched Philly, load 1, 512 GPUs, %s): Dike w=%s avg JCT %s %s, "
+                   "%+.1f%% vs the best baseline's (%s, %s %s; target ≤ +%g%%: %s); unfair fraction %s, "
+                   "%+.4f vs the best baseline's (%s, %s; target ≤ +%g: %s); %.2f preemptions per job "
+                   "(target ≤ %g: %s)" %
+                   (setting_text(d.knowledge, d.weighting, d.variant), fmt_w(d.weight) if d.weight == d.weight
+                    else fmt_w(DEFAULT_KNOB), fnum(d.value("avg_jct") / div), u, pct, bj.label,
+                    fnum(bj.value("avg_jct") / div), u, TARGET_JCT_PCT, "✓" if pct <= TARGET_JCT_PCT else "✗",
+                    fnum(d.value("unfair_fraction")), du, bu.label, fnum(bu.value("unfair_fraction")),
+                    TARGET_UNFAIR, "✓" if du <= TARGET_UNFAIR else "✗", ppj, TARGET_PPJ,
+                    "✓" if ppj <= TARGET_PPJ else "✗"))
+    return out
+
+
+def checks_summary(groups, dom, mono):
+    """Markdown lines for the top of the report: groups passing the dominance check per
+    knowledge mode (and weighting), and the monotonicity check."""
+    lines = []
+    modes = sorted(set(c.knowledge for cs in dom.values() for c in cs), key=knowledge_order)
+    if modes:
+        lines += ["**Dominance check** (no baseline has a lower average JCT, a lower unfair fraction and a "
+                  "higher Jain's index than Dike at its default knob w = %g, all at once; compared with the "
+                  "baselines of the same duration knowledge and tenant weighting):" % DEFAULT_KNOB, ""]
+        for k in modes:
+            gs = [g for g in groups if any(c.knowledge == k for c in dom[g.key])]
+            ok = [g for g in gs if all(c.passed for c in dom[g.key] if c.knowledge == k)]
+            wts = sorted(set(c.weighting for g in gs for c in dom[g.key] if c.knowledge == k), key=weighting_order)
+            per_w = []
+            if len(wts) > 1:
+                for w in wts:
+                    gw = [g for g in gs if any(c.knowledge == k and c.weighting == w for c in dom[g.key])]
+                    okw = [g for g in gw if all(c.passed for c in dom[g.key] if c.knowledge == k and c.weighting == w)]
+                    per_w.append("%s %d of %d" % (weighting_tag(w), len(okw), len(gw)))
+            bad = [g.title for g in gs if g not in ok]
+            lines.append("- %s: **%d of %d** groups pass%s%s" %
+                         (k, len(ok), len(gs), " (by weighting: %s)" % ", ".join(per_w) if per_w else "",
+                          "; failing: %s" % "; ".join(bad) if bad else ""))
+        lines.append("")
+    mgs = [g for g in groups if mono[g.key]]
+    if mgs:
+        mok = [g for g in mgs if all(c.passed for c in mono[g.key])]
+        nset = sum(len(mono[g.key]) for g in mgs)
+        nok = sum(1 for g in mgs for c in mono[g.key] if c.passed)
+        lines += ["**Knob monotonicity** (unfair fraction at w = 1 no higher than at w = 0, and average JCT "
+                  "at w = 0 no higher than at w = 1): **%d of %d** groups pass (%d of %d settings)." %
+                  (len(mok), len(mgs), nok, nset), ""]
+    return lines
+
+
+def dominance_csv(groups, dom):
+    header = ["trace", "load", "gpus", "duration_knowledge", "tenant_weights", "dike_row", "baseline_row",
+              "dike_avg_jct", "baseline_avg_jct", "dike_unfair_fraction", "baseline_unfair_fraction",
+              "dike_jain", "baseline_jain", "dominates"]
+    rows = []
+    for g in groups:
+        for c in dom[g.key]:
+            d = c.dike
+            for b in c.baselines:
+                rows.append([g.trace, g.load, g.gpus, c.knowledge, c.weighting, d.label, b.label,
+                             d.value("avg_jct"), b.value("avg_jct"), d.value("unfair_fraction"),
+                             b.value("unfair_fraction"), d.value("jain"), b.value("jain"), int(dominates(b, d))])
+    return csv_text(header, rows)
+
+
+def monotonicity_csv(groups, mono):
+    header = ["trace", "load", "gpus", "duration_knowledge", "tenant_weights", "variant", "unfair_fraction_w0",
+              "unfair_fraction_w1", "avg_jct_w0", "avg_jct_w1", "fairness_ok", "jct_ok", "pass"]
+    rows = []
+    for g in groups:
+        for c in mono[g.key]:
+            rows.append([g.trace, g.load, g.gpus, c.knowledge, c.weighting, c.w0.variant,
+                         c.w0.value("unfair_fraction"), c.w1.value("unfair_fraction"), c.w0.value("avg_jct"),
+                         c.w1.value("avg_jct"), int(c.fair_ok), int(c.jct_ok), int(c.passed)])
+    return csv_text(header, rows)
 
 # ---------------------------------------------------------------------------------------------
 # Figures
@@ -657,7 +1087,7 @@ def fig_cdf(group, pal, fw, what):
             continue
         nmax = max(nmax, len(vals))
         x, y = subsample_cdf(vals)
-        kw = dict(color=pal.color(p), ls=pal.linestyle(p), lw=pal.linewidth(p), label=p.label)
+        kw = dict(color=pal.color(p), ls=pal.linestyle(p), lw=pal.linewidth(p), label=group.label(p))
         axes[0].step(x, y, where="post", **kw)
         if what != "jct":
             # fraction of jobs with rho > x: the unfair tail that the CDF squeezes against y = 1
@@ -740,7 +1170,7 @@ def fig_timeseries(group, pal, fw):
         if not len(ts["time"]):
             continue
         t, (busy, queued) = binned(ts["time"].astype(float), [ts["busy_gpus"], ts["queued"]])
-        kw = dict(color=pal.color(p), ls=pal.linestyle(p), lw=pal.linewidth(p) * 0.8, label=p.label)
+        kw = dict(color=pal.color(p), ls=pal.linestyle(p), lw=pal.linewidth(p) * 0.8, label=group.label(p))
         a1.plot(t / div, busy, **kw)
         a2.plot(t / div, queued, **kw)
     if group.gpus:
@@ -797,7 +1227,7 @@ def fig_tenant_share(group, fw):
         share = cols / G
         series = [share[:, k] for k in range(len(top) + (1 if has_other else 0))]
         ax.stackplot(t / div, *series, colors=colours[:len(series)], lw=0, rasterized=True)
-        ax.set_title(p.label, fontsize=8, pad=2)
+        ax.set_title(group.label(p), fontsize=8, pad=2)
         ax.set_ylim(0, 1.02)
         ax.grid(True, alpha=0.3)
     for ax in axes.flat[len(pts):]:
@@ -974,8 +1404,8 @@ def fig_frontier(group, pal, fw):
                 ax.annotate("w=%s" % fmt_w(p.weight), (x, y), textcoords="offset points", xytext=(-6, 3),
                             ha="right", fontsize=7, color="#67000d")
         for p in group.baselines:
-            x, y = draw(ax, p, xkey, pal.marker(p), 7, 3, label=p.label)
-            ax.annotate(p.label, (x, y), textcoords="offset points", xytext=(5, -9), fontsize=7,
+            x, y = draw(ax, p, xkey, pal.marker(p), 7, 3, label=group.label(p))
+            ax.annotate(group.label(p), (x, y), textcoords="offset points", xytext=(5, -9), fontsize=7,
                         color=pal.color(p))
         ax.set_xlabel(xlabel)
         set_limits(ax, "x", xs_seen, log_ok=True)
@@ -1078,7 +1508,7 @@ def fig_jct_by_size(group, pal, fw):
             errs.append(0.0 if ci is None else ci / div)
         yerr = None if not any(errs) else [errs, errs]
         ax.bar(xs - 0.42 + width * (i + 0.5), means, width, color=pal.color(p), edgecolor="black", lw=0.3,
-               hatch=None if pal.linestyle(p) == "-" else "//", label=p.label, yerr=yerr,
+               hatch=None if pal.linestyle(p) == "-" else "//", label=group.label(p), yerr=yerr,
                error_kw=dict(elinewidth=0.6, capsize=1.5, ecolor="#333333"))
     ax.set_yscale("log")
     ax.set_xticks(xs)
@@ -1165,15 +1595,17 @@ def rel(path, start_dir):
 
 
 def runs_csv(groups, display):
-    header = ["file", "trace", "load", "row", "policy", "fairness_weight", "placement", "seed", "ranks",
+    header = ["file", "trace", "load", "gpus", "row", "policy", "fairness_weight", "duration_knowledge",
+              "tenant_weights", "placement", "seed", "ranks",
               "version", "schema_version", "trace_path", "trace_sha256", "wall_seconds", "engine_wall_seconds",
               "events"] + list(dikeio.SUMMARY_ATTRS)
     rows = []
     for g in groups:
         for p in g.points:
             for r in p.all_runs:
-                rows.append([display[r.path], g.trace, g.load, p.label, r.policy,
-                             p.weight if p.weight is not None else "", r.attrs["placement"], r.seed, r.ranks,
+                rows.append([display[r.path], g.trace, g.load, g.gpus, p.label, r.policy,
+                             p.weight if p.weight is not None else "", p.knowledge, p.weighting,
+                             r.attrs["placement"], r.seed, r.ranks,
                              r.attrs["version"], r.attrs["schema_version"], r.attrs["trace_path"],
                              r.attrs["trace_sha256"], r.attrs["wall_seconds"], r.engine_wall, r.events]
                             + [r.summary[k] for k in dikeio.SUMMARY_ATTRS])
@@ -1240,7 +1672,9 @@ def build(args):
     groups_d = {}
     for r in runs:
         groups_d.setdefault(group_key(r), []).append(r)
-    groups = [Group(k, groups_d[k]) for k in sorted(groups_d)]
+    groups = [Group(k, groups_d[k], args.headline_weights) for k in sorted(groups_d)]
+    dom = {g.key: dominance_checks(g) for g in groups}
+    mono = {g.key: monotonicity_checks(g) for g in groups}
     for g in groups:
         for p in g.points:
             for w in p.warnings:
@@ -1275,7 +1709,7 @@ def build(args):
     if args.preamble:
         with open(args.preamble, encoding="utf-8") as f:
             md += [f.read().rstrip(), ""]
-    md += ["Generated by `analysis/report.py` from %d run%s in %d (trace, load) group%s%s." %
+    md += ["Generated by `analysis/report.py` from %d run%s in %d (trace, load, cluster size) group%s%s." %
            (len(runs), "" if len(runs) == 1 else "s", len(groups), "" if len(groups) == 1 else "s",
             "; %d input%s skipped (listed at the end)" % (len(skipped), "" if len(skipped) == 1 else "s")
             if skipped else ""),
@@ -1287,8 +1721,35 @@ def build(args):
             "(Student t with n − 1 degrees of freedom)." if any_ci else
             "Each row is one run (one seed), so there are no confidence intervals.")
            + " Bold: best in the column (lowest; highest for Jain and utilisation).", ""]
-    md += ["Groups:", ""] + ["- [%s](#%s) — %s jobs, %s GPUs, %d configurations" %
-                             (g.title, anchor(g.title), "{:,}".format(g.jobs), "{:,}".format(g.gpus), len(g.points))
+    if any(g.sliced for g in groups):
+        md += ["Rows are named *policy · duration knowledge · tenant weighting* where a group holds several: "
+               "knowledge is `scheduler.duration_knowledge` (oracle, noisy, none), shown for the policies that "
+               "use durations (sjf, srtf, themis, dike); the weighting is `tenants.weights` (equal, demand, ...), "
+               "shown for the tenant-aware policies (themis, gandiva-fair, drf, dike). Rows without a tag stand "
+               "for every mode or weighting (fifo and las use neither). Figures show one setting, the headline: "
+               "oracle knowledge and the `%s` weighting (where a group has it); the other settings are in the "
+               "tables and the checks." % args.headline_weights, ""]
+    md += checks_summary(groups, dom, mono)
+    if table_dir and (any(dom.values()) or any(mono.values())):
+        md += ["Every comparison of the checks at full precision: %s." % ", ".join(
+            "[%s](%s)" % (n, rel(os.path.join(table_dir, n), rdir))
+            for n, have in (("dominance.csv", any(dom.values())), ("monotonicity.csv", any(mono.values()))) if have),
+            ""]
+    targets = [ln for g in groups for ln in target_lines(g)]
+    if targets:
+        md += ["**Target** of issue 12 (average JCT at most %g%% above the best baseline's, unfair fraction at "
+               "most %g above the best baseline's, at most %g preemptions per job):" %
+               (TARGET_JCT_PCT, TARGET_UNFAIR, TARGET_PPJ), ""] + ["- " + t for t in targets] + [""]
+
+    def verdict(g):
+        cs = dom[g.key]
+        if not cs:
+            return ""
+        ks = sorted(set(c.knowledge for c in cs), key=knowledge_order)
+        return "; dominance " + " ".join("%s %s" % ("✓" if all(c.passed for c in cs if c.knowledge == k) else "✗", k)
+                                         for k in ks)
+    md += ["Groups:", ""] + ["- [%s](#%s) — %s jobs, %d configurations%s" %
+                             (g.title, anchor(g.title), "{:,}".format(g.jobs), len(g.points), verdict(g))
                              for g in groups]
     md += ["- [Scaling](#scaling)", "- [Inputs](#inputs)", ""]
 
@@ -1319,24 +1780,48 @@ def build(args):
                 write(base + ".csv", tenant_csv(g))
                 md += ["Tenant files: [Markdown](%s), [CSV](%s) (every tenant, full precision)." %
                        (rel(base + ".md", rdir), rel(base + ".csv", rdir)), ""]
-        table, text = compare(g)
+        dl, ml, tl = dominance_lines(g, dom[g.key]), monotonicity_lines(g, mono[g.key]), target_lines(g)
+        if dl or ml or tl:
+            md += ["### Checks", ""] + ["- " + x for x in dl + ml + tl] + [""]
+        hk, hw = g.headline
+        if g.sliced:
+            sl = g.slice_points(hk, hw)
+            table, text = compare(g, [p for p in sl if p.policy == "dike"], [p for p in sl if p.policy != "dike"],
+                                  label=lambda p: p.base_label + (", " + p.variant if p.variant else ""))
+        else:
+            table, text = compare(g)
         if table:
-            md += ["### Dike against the best baseline", "",
+            md += ["### Dike against the best baseline%s" % (" (%s)" % setting_text(hk, hw) if g.sliced else ""), "",
                    "Each Dike column shows its value, the difference from the best baseline of that row "
-                   "and ✓ where Dike is better (= where equal).", "", table, ""]
+                   "and ✓ where Dike is better (= where equal)%s." %
+                   (" — the headline setting only; the checks above cover the others" if g.sliced else ""),
+                   "", table, ""]
             md += [" ".join(text), ""]
         if args.no_figures:
             continue
+        v = g.figure_view()
         md += ["### Figures", ""]
-        md += [img(fig_cdf(g, pal, fw, "jct"), "JCT CDF, %s" % g.title), ""]
-        md += [img(fig_cdf(g, pal, fw, "rho"), "rho CDF, %s" % g.title), ""]
-        md += [img(fig_frontier(g, pal, fw), "fairness-efficiency frontier, %s" % g.title), ""]
-        md += [img(fig_jct_by_size(g, pal, fw), "JCT by job size, %s" % g.title), ""]
-        md += [img(fig_timeseries(g, pal, fw), "busy GPUs and queue, %s" % g.title), ""]
-        md += [img(fig_tenant_share(g, fw), "tenant share, %s" % g.title), ""]
-        ent = fig_tenant_entitlement(g, pal, fw)
-        if ent:
-            md += [img(ent, "received vs entitled share per tenant, %s" % g.title), ""]
+        if g.sliced or v.left_out:
+            md += ["The figures show %d of the %d rows%s%s." %
+                   (len(v.points), len(g.points), ": the %s setting" % setting_text(hk, hw) if g.sliced else "",
+                    "; not drawn (tables only): %s" % ", ".join(p.label for p in v.left_out) if v.left_out else
+                    ""), ""]
+        kinds = FIGURE_KINDS if args.full_figures and re.search(args.full_figures, g.slug) else args.figure_kinds
+        draw = {"jct_cdf": lambda: (fig_cdf(v, pal, fw, "jct"), "JCT CDF"),
+                "rho_cdf": lambda: (fig_cdf(v, pal, fw, "rho"), "rho CDF"),
+                "frontier": lambda: (fig_frontier(v, pal, fw), "fairness-efficiency frontier"),
+                "jct_by_size": lambda: (fig_jct_by_size(v, pal, fw), "JCT by job size"),
+                "timeseries": lambda: (fig_timeseries(v, pal, fw), "busy GPUs and queue"),
+                "tenant_share": lambda: (fig_tenant_share(v, fw), "tenant share"),
+                "tenant_entitlement": lambda: (fig_tenant_entitlement(v, pal, fw),
+                                               "received vs entitled share per tenant")}
+        for kind in FIGURE_KINDS:
+            if kind in kinds:
+                paths, what = draw[kind]()
+                if paths:
+                    md += [img(paths, "%s, %s" % (what, v.title)), ""]
+        for r in g.runs:
+            r.release()   # the group's jobs and time series, read for its figures, are not needed again
 
     md += ["## Scaling", ""]
     multi = scaling_series(groups)
@@ -1360,6 +1845,10 @@ def build(args):
                                                                        r[6], r[7], r[8], r[9]))
         write(os.path.join(table_dir, "scaling.md"), "# Scaling (from /perf)\n\n" + "\n".join(mdrows) + "\n")
         write(os.path.join(table_dir, "runs.csv"), runs_csv(groups, display))
+        if any(dom.values()):
+            write(os.path.join(table_dir, "dominance.csv"), dominance_csv(groups, dom))
+        if any(mono.values()):
+            write(os.path.join(table_dir, "monotonicity.csv"), monotonicity_csv(groups, mono))
         md += ["Per-run wall times, events and messages: [scaling.csv](%s); every input's metadata and "
                "/summary: [runs.csv](%s)." % (rel(os.path.join(table_dir, "scaling.csv"), rdir),
                                               rel(os.path.join(table_dir, "runs.csv"), rdir)), ""]
@@ -1413,15 +1902,31 @@ def main(argv=None):
     ap.add_argument("--no-tables", action="store_true", help="write no table files (tables stay in the report)")
     ap.add_argument("--no-figures", action="store_true", help="draw no figures (quick tables)")
     ap.add_argument("--formats", default="png,pdf", help="figure formats, comma-separated (default: png,pdf)")
+    ap.add_argument("--figure-kinds", default=",".join(FIGURE_KINDS), metavar="LIST",
+                    help="per-group figures to draw, comma-separated (default: all of %s)" % ", ".join(FIGURE_KINDS))
+    ap.add_argument("--full-figures", metavar="REGEX",
+                    help="groups whose SLUG matches REGEX get every per-group figure whatever --figure-kinds says")
     ap.add_argument("--dpi", type=int, default=110, help="PNG resolution (default: 110)")
     ap.add_argument("--title", default="dike-emu report")
     ap.add_argument("--preamble", help="a Markdown file to put under the title")
+    ap.add_argument("--headline-weights", default="demand", metavar="WEIGHTING",
+                    help="tenant weighting of the setting the figures show when a group holds several "
+                         "(default: demand; with oracle duration knowledge)")
     ap.add_argument("--strict", action="store_true", help="stop at the first input that is not a complete output")
     args = ap.parse_args(argv)
     args.formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
     bad = [f for f in args.formats if f not in ("png", "pdf", "svg")]
     if bad:
         ap.error("unknown figure format %s (png, pdf, svg)" % ", ".join(bad))
+    args.figure_kinds = [k.strip() for k in args.figure_kinds.split(",") if k.strip()]
+    bad = [k for k in args.figure_kinds if k not in FIGURE_KINDS]
+    if bad:
+        ap.error("unknown figure kind %s (%s)" % (", ".join(bad), ", ".join(FIGURE_KINDS)))
+    if args.full_figures:
+        try:
+            re.compile(args.full_figures)
+        except re.error as e:
+            ap.error("--full-figures: bad regular expression (%s)" % e)
     try:
         written, skipped = build(args)
     except dikeio.NotDikeOutput as e:

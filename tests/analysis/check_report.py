@@ -8,7 +8,7 @@ itself) and checks, for every group table tables/*.csv:
   - one row per (load, policy, fairness_weight) found in the runs, no more, no fewer;
   - seeds and seed_list = the distinct seeds of the matching runs;
   - every metric = the mean of the matching runs' /summary attribute (exact for one seed),
-    its _ci95 = t(0.975, n-1) * s / sqrt(n);
+    its _ci95 = t(0.975, n-1) * s / sqrt(n); preemptions_per_job = preemptions / jobs;
   - the Markdown and LaTeX tables have the same number of rows;
 and for tables/runs.csv: one row per .h5 file, every /summary column exactly equal to the file's;
 and for every tables/*-tenants.csv: its rows are /tenants of the lowest seed of each configuration.
@@ -24,6 +24,14 @@ import sys
 import h5py
 
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+# Table columns computed from /summary rather than copied from it.
+DERIVED = {"preemptions_per_job": lambda s: s["preemptions"] / s["jobs"]}
+# Tables of tables/ that are not per-group summary tables.
+OTHER_TABLES = ("runs.csv", "scaling.csv", "dominance.csv", "monotonicity.csv")
+
+
+def value(summary, metric):
+    return DERIVED[metric](summary) if metric in DERIVED else summary[metric]
 
 
 def fail(msg):
@@ -61,7 +69,7 @@ def main():
     if not runs:
         fail("no runs in %s" % " ".join(runs_dirs))
     tables = sorted(p for p in glob.glob(os.path.join(report, "tables", "*.csv"))
-                    if os.path.basename(p) not in ("runs.csv", "scaling.csv")
+                    if os.path.basename(p) not in OTHER_TABLES
                     and not p.endswith("-tenants.csv"))
     if not tables:
         fail("no group tables in %s/tables" % report)
@@ -87,7 +95,7 @@ def main():
                 fail("%s: row %s: seeds %s [%s], runs have %s" % (t, row["row"], row["seeds"], row["seed_list"], seeds))
             n = len(seeds)
             for m in metrics:
-                vals = [by_seed[s]["summary"][m] for s in seeds]
+                vals = [value(by_seed[s]["summary"], m) for s in seeds]
                 got = float(row[m])
                 want = math.fsum(vals) / n
                 if not (got == want if n == 1 else close(got, want, 1e-12)):
