@@ -176,8 +176,9 @@ PNG_META = {"Software": None}
 # Policies that never read a job's duration: run once per group (under oracle knowledge), their
 # rows stand for every duration-knowledge mode.
 DURATION_FREE = ("fifo", "las", "gandiva-fair", "drf")
-# Policies that ignore [tenants] weights: their rows stand for every tenant weighting.
-WEIGHT_FREE = ("fifo", "sjf", "srtf", "las")
+# Policies that ignore [tenants] weights: their rows stand for every tenant weighting
+# (docs/policies.md: only drf and gandiva-fair use them).
+WEIGHT_FREE = ("fifo", "sjf", "srtf", "las", "themis", "dike")
 KNOWLEDGE_MODES = ("oracle", "noisy", "none")
 KNOWLEDGE_KEYS = ("scheduler.duration_knowledge", "scheduler.duration_error_sigma")
 WEIGHT_KEY = "tenants.weights"

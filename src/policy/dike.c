@@ -25,7 +25,8 @@
  * finish time even when left alone (it cannot be made fair any more, and holding on would only
  * make smaller jobs wait). w = 1 never turns a fair job into an unfair one by preempting it;
  * w = 0 lets efficiency alone decide. The guard also bounds churn: every preemption uses up part of
- * the victim's slack, and a job without slack is not preempted again.
+ * the victim's slack, and a job without slack is not preempted again. (Tenants are not a level of
+ * this decision: a tenant guard was tried and dropped, docs/dike.md.)
  *
  * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth. */
 #include <math.h>
@@ -150,10 +151,11 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
     /* smaller by the hysteresis factor, in GPU-time (the order's own measure) */
     if ((need_s + st->cost_s) * q->spec->num_gpus > st->keep * run_rem_s(s, v) * v->spec->num_gpus)
         return 0; /* the swap must pay for both the candidate's and the victim's restore */
+    if (st->w <= 0)
+        return 1; /* fairness does not restrict preemption */
     double slack = slack_s(st, s, v);
-    if (st->w <= 0 || slack >= st->w * need_s)
-        return 1; /* it can wait for q (w = 1: all of q's run) and still finish fairly; w = 0:
-                     fairness does not restrict preemption */
+    if (slack >= st->w * need_s)
+        return 1; /* it can wait for q (w = 1: all of q's run) and still finish fairly */
     /* Past its fair finish even if left alone (at its current rate, no restore): nothing to keep.
      * The second of margin keeps a job that is exactly on time (slack 0 in a lightly loaded
      * cluster, where T_ideal = duration) from being counted late through rounding. */
