@@ -153,7 +153,7 @@ static const key_def keys[] = {
      "`noisy`: standard deviation of the log of the estimate's error factor (0 = the oracle)"},
 
     {"tenants", "weights", KEY_STRING, FIELD(tenants_weights), "equal", ANY, check_weights,
-     "tenant weights of drf, gandiva-fair and dike (entitlements), resolved once before the run: "
+     "tenant weights of drf and gandiva-fair (and every run's recorded entitlements), resolved once before the run: "
      "`equal` (every tenant 1; empty means the same), `demand` (the tenant's share of the "
      "workload's GPU-seconds, sum of num_gpus x duration), `file:PATH` (CSV rows `tenant,weight`, "
      "optional header; a relative PATH in a config file is relative to its folder) or "
@@ -169,9 +169,12 @@ static const key_def keys[] = {
      "f: each round only the (1-f) fraction of tenants with the worst rho are offered GPUs first"},
 
     {"dike", "fairness_weight", KEY_DOUBLE, FIELD(dike_fairness_weight), "0.5", AT_LEAST(0, 1), NULL,
-     "weight of the fairness signal in the score (1 = pure finish-time fairness, 0 = pure efficiency)"},
+     "w: a running job may be preempted only if it can wait w x the candidate's run and still "
+     "finish by its fair finish time, or is already past it (0 = efficiency alone, 1 = a "
+     "preemption never makes a fair job unfair)"},
     {"dike", "hysteresis", KEY_DOUBLE, FIELD(dike_hysteresis), "0.1", AT_LEAST(0, 1), NULL,
-     "a running job is preempted only by a job whose score is higher by this margin"},
+     "h: a victim's remaining GPU-time must be at least 1/(1-h) times the candidate's (restores "
+     "included)"},
     {"dike", "min_lease_s", KEY_DOUBLE, FIELD(dike_min_lease_s), "600", AT_LEAST(0, SECONDS_MAX), NULL,
      "a job is not preempted before it has run this long, s"},
 
