@@ -6,11 +6,16 @@
  * the sum of completion times low when jobs of different widths share the GPUs. They start as
  * whole gangs in that order wherever they fit (work-conserving fill-in; where they go is the
  * placement strategy's choice). When the first job in the order does not fit, it may take GPUs
- * from running jobs that are larger by the hysteresis factor in the same measure,
- *   (candidate's remaining + its restore + the victim's restore) x candidate's GPUs
- *       <= (1 - dike.hysteresis) x victim's remaining x victim's GPUs,
- * that have held their GPUs for dike.min_lease_s, on the node (or the fewest whole nodes) where
- * the fewest victim GPUs suffice, so the freed GPUs are where the gang will be placed.
+ * from running jobs that have held their GPUs for dike.min_lease_s and are larger by the hysteresis
+ * factor in the knob's measure, remaining time x GPUs^w:
+ *   (candidate's remaining + its restore + the victim's restore) x candidate's GPUs^w
+ *       <= (1 - dike.hysteresis) x victim's remaining x victim's GPUs^w,
+ * on the node (or the fewest whole nodes) where the fewest victim GPUs suffice, so the freed GPUs
+ * are where the gang will be placed. At w = 1 the measure is the order's own (GPU-time): a
+ * preemption never goes against the order, and wide jobs, whose fair finish times are the most
+ * distant (T_ideal grows with GPUs under load), yield to narrow ones. At w = 0 it is remaining time
+ * alone, as in SRTF: a wide job that is shorter may take the GPUs of narrower, longer jobs instead
+ * of waiting for fill-in to leave it a whole set of free nodes.
  *
  * Fairness. Every job has a fair finish time, submit + T_ideal_est (finish-time fairness, Themis;
  * SPEC §6):
@@ -24,7 +29,7 @@
  * i.e. it can wait for w of the candidate's run and still finish fairly, or if it is past its fair
  * finish time even when left alone (it cannot be made fair any more, and holding on would only
  * make smaller jobs wait). w = 1 never turns a fair job into an unfair one by preempting it;
- * w = 0 lets efficiency alone decide. The guard also bounds churn: every preemption uses up part of
+ * w = 0 lets efficiency alone decide (and the time measure above). The guard also bounds churn: every preemption uses up part of
  * the victim's slack, and a job without slack is not preempted again. (Tenants are not a level of
  * this decision: a tenant guard was tried and dropped, docs/dike.md.)
  *
@@ -148,9 +153,11 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
         return 0;
     if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
         return 0;
-    /* smaller by the hysteresis factor, in GPU-time (the order's own measure) */
-    if ((need_s + st->cost_s) * q->spec->num_gpus > st->keep * run_rem_s(s, v) * v->spec->num_gpus)
-        return 0; /* the swap must pay for both the candidate's and the victim's restore */
+    /* Smaller by the hysteresis factor in the knob's measure, remaining time x GPUs^w (both
+     * restores counted: the swap must pay for them). */
+    if ((need_s + st->cost_s) * pow(q->spec->num_gpus, st->w) >
+        st->keep * run_rem_s(s, v) * pow(v->spec->num_gpus, st->w))
+        return 0;
     if (st->w <= 0)
         return 1; /* fairness does not restrict preemption */
     double slack = slack_s(st, s, v);

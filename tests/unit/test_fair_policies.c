@@ -295,13 +295,15 @@ static void test_dike_knob(void **st)
  * G = 16:
  *   J0, J1: T_ideal = 1000 x max(1, 4 x 3 / 16) = 1000, slack = 1000 - 100 - 900 = 0;
  *   J2:     T_ideal =  400 x max(1, 8 x 3 / 16) =  600, slack =  600 - 100 - 300 = 200.
- * Hysteresis: J3's 100 s x 4 GPUs is below 0.9 x (900 x 4) and 0.9 x (300 x 8).
+ * Hysteresis: J3's 100 s (x 4 GPUs) is below 0.9 x 900 (x 4) and 0.9 x 300 (x 8), in either
+ * measure.
  * w = 0: all three may be taken. X needs one 4-GPU victim (4 GPUs stop), Y needs J2 (8 GPUs
- *   stop): X, and of J0 and J1 the lower index, J0. J3 100-200 on X. J0 (900 x 4 = 3600) is next
- *   in order but may take neither J1 (3600 > 0.9 x 3600) nor J2 (3600 > 0.9 x 2400). At 200 it
- *   resumes on X: 200-1100. J1 0-1000, J2 0-400.
+ *   stop): X, and of J0 and J1 the lower index, J0. J3 100-200 on X. J0 (900 s left) is next in
+ *   order but may take neither J1 (900 > 0.9 x 900) nor J2 (900 > 0.9 x 300; at w = 0 the
+ *   measure is time alone). At 200 it resumes on X: 200-1100. J1 0-1000, J2 0-400.
  * w = 1: J0 and J1 have no slack for J3's 100 s; J2 has 200: J3 takes Y, 100-200. J2 (300 x 8)
- *   is next and may not take J0 or J1 (no slack for its 300 s); at 200 it resumes on Y: 200-500. */
+ *   is next and may not take J0 or J1 (2400 > 0.9 x 3600 is false, but they have no slack for its
+ *   300 s); at 200 it resumes on Y: 200-500. */
 static void test_dike_victim_nodes(void **st)
 {
     static const sc_job jobs[] = {{0, 1000, 4, "a"}, {0, 1000, 4, "a"}, {0, 400, 8, "b"}, {100, 100, 4, "c"}};
@@ -324,6 +326,34 @@ static void test_dike_victim_nodes(void **st)
     dike_results_free(&r);
 }
 
+/* The knob's measure. One node of 8 GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 5000 s, b) at 0:
+ * J0 (8,000 GPU-s) runs, J1 (40,000) waits. J2 (1 GPU, 850 s, c) arrives at 100 and is first in
+ * order (850 GPU-s) but does not fit. J0 has 900 s left.
+ *   w = 1, measure GPU-time: 850 x 1 <= 0.9 x 900 x 8. Slack of J0: N_avg = 2 over [0, 100],
+ *     T_ideal = 1000 x max(1, 8 x 2 / 8) = 2000, slack = 2000 - 100 - 900 = 1000 >= 850: J0 is
+ *     preempted. J2 100-950 (7 GPUs stay free: neither 8-GPU job fits); J0 950-1850; J1 1850-6850.
+ *   w = 0, measure time: 850 > 0.9 x 900 = 810: no preemption. J0 0-1000; J2 1000-1850 (7 GPUs
+ *     free, J1 does not fit); J1 1850-6850. */
+static void test_dike_measure(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 5000, 8, "b"}, {100, 850, 1, "c"}};
+    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                        "dike.fairness_weight=1", NULL};
+    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                        "dike.fairness_weight=0", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 3, w1, &r), 0);
+    expect_job(&r, 0, 0, 1850, 1);
+    expect_job(&r, 1, 1850, 6850, 0);
+    expect_job(&r, 2, 100, 950, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 3, w0, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 1850, 6850, 0);
+    expect_job(&r, 2, 1000, 1850, 0);
+    dike_results_free(&r);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -333,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
+        cmocka_unit_test(test_dike_measure),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
