@@ -1726,7 +1726,7 @@ def build(args):
         md += ["Rows are named *policy · duration knowledge · tenant weighting* where a group holds several: "
                "knowledge is `scheduler.duration_knowledge` (oracle, noisy, none), shown for the policies that "
                "use durations (sjf, srtf, themis, dike); the weighting is `tenants.weights` (equal, demand, ...), "
-               "shown for the tenant-aware policies (themis, gandiva-fair, drf, dike). Rows without a tag stand "
+               "shown for the policies that use tenant weights (gandiva-fair, drf). Rows without a tag stand "
                "for every mode or weighting (fifo and las use neither). Figures show one setting, the headline: "
                "oracle knowledge and the `%s` weighting (where a group has it); the other settings are in the "
                "tables and the checks." % args.headline_weights, ""]

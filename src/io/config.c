@@ -173,8 +173,8 @@ static const key_def keys[] = {
      "finish by its fair finish time, or is already past it (0 = efficiency alone, 1 = a "
      "preemption never makes a fair job unfair)"},
     {"dike", "hysteresis", KEY_DOUBLE, FIELD(dike_hysteresis), "0.1", AT_LEAST(0, 1), NULL,
-     "h: a victim's remaining GPU-time must be at least 1/(1-h) times the candidate's (restores "
-     "included)"},
+     "h: a victim's remaining time x GPUs^w must be at least 1/(1-h) times the candidate's "
+     "(restores included)"},
     {"dike", "min_lease_s", KEY_DOUBLE, FIELD(dike_min_lease_s), "600", AT_LEAST(0, SECONDS_MAX), NULL,
      "a job is not preempted before it has run this long, s"},
 
