@@ -77,18 +77,22 @@ def main(argv=None):
         ks = sorted(d["k"], key=report.knowledge_order)
         ws = sorted(d["w"], key=report.weighting_order)
         what = "duration knowledge %s" % join(ks) if len(ks) > 1 else "%s knowledge only" % ks[0]
+        free = p in report.WEIGHT_FREE and len(ws) == 1
         if p == "dike":
             parts = []
             for w in ws:
                 knobs = sorted(d["knob"][w])
-                parts.append("w = %s with %s weights" % (join(report.fmt_w(x) for x in knobs), w))
+                parts.append("w = %s%s" % (join(report.fmt_w(x) for x in knobs),
+                                          "" if free else " with %s weights" % w))
             lines.append("`dike`: %s; %s" % (what, "; ".join(parts)))
+        elif free:
+            lines.append("`%s`: %s" % (p, what))
         else:
             lines.append("`%s`: %s; %s" % (p, what, ("tenant weights " + join(ws)) if len(ws) > 1 else
                                            "%s tenant weights" % ws[0]))
     out.append("Per (trace, load, cluster size) the policies ran as follows (a row of a policy that uses "
-               "no job durations, fifo, las, gandiva-fair or drf, stands for every knowledge mode; fifo, sjf, "
-               "srtf and las ignore tenant weights and stand for every weighting):")
+               "no job durations, fifo, las, gandiva-fair or drf, stands for every knowledge mode; all but "
+               "gandiva-fair and drf ignore tenant weights and stand for every weighting):")
     print(" ".join(out))
     print()
     for ln in lines:

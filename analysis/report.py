@@ -44,10 +44,10 @@ change results. Two keys name a row's setting: scheduler.duration_knowledge (ora
 none; a file without it is oracle) and tenants.weights (equal | demand | file:PATH | a list; empty
 or missing is equal). Rows are named "dike w=0.5 · noisy · demand": the knowledge tag for the
 policies that use durations (sjf, srtf, themis, dike), the weighting tag for the tenant-aware ones
-(themis, gandiva-fair, drf, dike), each only when the group holds several; other keys that vary
+(gandiva-fair, drf), each only when the group holds several; other keys that vary
 among one policy's rows follow as key=value. fifo, las, gandiva-fair and drf use no durations:
-their rows stand for every knowledge mode; fifo, sjf, srtf and las ignore tenant weights: their
-rows stand for every weighting. Runs of one row that differ in run.seed are seeds: tables show
+their rows stand for every knowledge mode; all but gandiva-fair and drf ignore tenant weights:
+their rows stand for every weighting. Runs of one row that differ in run.seed are seeds: tables show
 their mean with a 95% confidence interval, mean +- t * s / sqrt(n), s the sample standard
 deviation, t Student's 0.975 quantile with n - 1 degrees of freedom from the table T975 below
 (df 1..30; beyond, the normal quantile 1.96, at most 4% narrower than t). Runs of one row and one

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Check Dike on configurations outside the shipped grid (issue 12: "held-out configurations").
+
+    /usr/bin/python3 analysis/held_out.py [--emu build/dike-emu] [--traces ../shared/traces] [--out DIR]
+
+Seven (trace window, load, cluster size) points that experiments/trace-comparison.ini does not
+hold, each run with every baseline and with Dike at w = 0, 0.5 and 1, under oracle and noisy
+duration knowledge (two processes at a time; about 5 minutes on 2 cores). Prints per point and
+mode: whether a baseline dominates Dike at w = 0.5 (lower average JCT, lower unfair fraction and
+higher Jain's index at once), whether the knob is monotone (unfair fraction at w = 1 no higher
+than at w = 0, average JCT at w = 0 no higher than at w = 1), and Dike's numbers against the best
+baseline of each metric. Runs already in --out are reused.
+"""
+import argparse
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import h5py
+
+
+def points(t):
+    ef = os.path.join(t, "elasticflow-traces")
+    titan = os.path.join(t, "TitanSched", "philly.csv")
+    gp = os.path.join(t, "Gen-Parallel-Workloads")
+    return {
+        "titan-last-20k-512gpus": ["-t", titan, "--set", "workload.first_job=62247", "--set", "cluster.nodes=64"],
+        "titan-load0.9-768gpus": ["-t", titan, "--set", "workload.trace_load=0.9", "--set", "cluster.nodes=96"],
+        "titan-days30-60-256gpus": ["-t", titan, "--set", "workload.start_s=2592000", "--set", "workload.end_s=5184000",
+                                    "--set", "cluster.nodes=32"],
+        "helios-load1.1-384gpus": ["-t", os.path.join(gp, "helios_data_training.csv"), "--set", "workload.trace_load=1.1",
+                                   "--set", "cluster.nodes=48"],
+        "gpphilly-load0.9-640gpus": ["-t", os.path.join(gp, "philly_data_training.csv"), "--set", "workload.trace_load=0.9",
+                                     "--set", "cluster.nodes=80"],
+        "ef04+07-512gpus": ["-t", os.path.join(ef, "cluster04.csv") + "," + os.path.join(ef, "cluster07.csv"),
+                            "--set", "cluster.nodes=64"],
+        "ef-load1.1-768gpus": ["-t", ef, "--set", "workload.trace_load=1.1", "--set", "cluster.nodes=96"],
+    }
+
+
+COMMON = ["--set", "cluster.gpus_per_node=8", "--set", "cluster.nodes_per_rack=16", "--set", "scheduler.placement=pack",
+          "--set", "scheduler.backfill=true", "--set", "output.progress_interval_s=0", "--quiet"]
+MODES = ("oracle", "noisy")
+
+
+def runs(pts):
+    for c in pts:
+        for p in ("fifo", "las", "gandiva-fair", "drf"):
+            yield c, p, "oracle", None
+        for k in MODES:
+            for p in ("sjf", "srtf", "themis"):
+                yield c, p, k, None
+            for w in ("0", "0.5", "1"):
+                yield c, "dike", k, w
+
+
+def name(p, k, w):
+    return "%s-%s%s" % (p, k, "-w" + w if w else "")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--emu", default=os.path.join(here, "..", "build", "dike-emu"))
+    ap.add_argument("--traces", default=os.path.join(here, "..", "..", "shared", "traces"))
+    ap.add_argument("--out", default="results/held-out")
+    a = ap.parse_args()
+    if not os.path.isdir(a.traces):
+        sys.exit("held_out: no traces at %s (--traces)" % a.traces)
+    pts = points(a.traces)
+
+    def one(r):
+        c, p, k, w = r
+        out = os.path.join(a.out, c, name(p, k, w) + ".h5")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        if os.path.exists(out):
+            return
+        cmd = [a.emu, "run"] + pts[c] + COMMON + ["-p", p, "--set", "scheduler.duration_knowledge=" + k, "--out", out]
+        if w:
+            cmd += ["--set", "dike.fairness_weight=" + w]
+        subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
+
+    with ThreadPoolExecutor(2) as ex:
+        list(ex.map(one, list(runs(pts))))
+
+    def summary(c, n):
+        s = h5py.File(os.path.join(a.out, c, n + ".h5"), "r")["/summary"].attrs
+        return s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]
+
+    bad = 0
+    for c in pts:
+        for k in MODES:
+            base = {p: summary(c, name(p, k if p in ("sjf", "srtf", "themis") else "oracle", None))
+                    for p in ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf")}
+            d = {w: summary(c, name("dike", k, w)) for w in ("0", "0.5", "1")}
+            dk = d["0.5"]
+            dom = [p for p, v in base.items() if v[0] < dk[0] and v[1] < dk[1] and v[2] > dk[2]]
+            mono = d["1"][1] <= d["0"][1] and d["0"][0] <= d["1"][0]
+            bj = min(base, key=lambda p: base[p][0])
+            bu = min(base, key=lambda p: base[p][1])
+            bad += bool(dom) + (not mono)
+            print("%-26s %-6s dominated by: %-8s knob monotone: %-3s | dike w=0.5: avg JCT %.2f h (%+.0f%% vs %s), "
+                  "unfair %.4f (best baseline %.4f, %s), %.2f preemptions/job | w=0: %.2f h, %.4f; w=1: %.2f h, %.4f" %
+                  (c, k, ",".join(dom) or "none", "yes" if mono else "NO", dk[0] / 3600, 100 * (dk[0] / base[bj][0] - 1),
+                   bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600, d["0"][1], d["1"][0] / 3600, d["1"][1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
