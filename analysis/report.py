@@ -251,9 +251,12 @@ def weighting_of(run):
     return "demand" if v.lower() == "demand" else v
 
 
+ANY_WEIGHTING = "every weighting"
+
+
 def weighting_tag(wt):
     """Short text of a weighting for a row name."""
-    if wt in ("equal", "demand"):
+    if wt in ("equal", "demand", ANY_WEIGHTING):
         return wt
     if wt.lower().startswith("file:"):
         return "file:" + os.path.basename(wt[5:].strip())
@@ -410,7 +413,9 @@ class Group:
 
     def comparable(self, base, dike):
         """Baseline row `base` is run in the same setting as Dike row `dike`."""
-        if not valid_for(base, dike.knowledge, dike.weighting):
+        if uses_durations(base.policy) and base.knowledge != dike.knowledge:
+            return False
+        if uses_weights(base.policy) and uses_weights(dike.policy) and base.weighting != dike.weighting:
             return False
         b, d = dict(base.key), dict(dike.key)
         return all(b.get(k) == d.get(k) for k in self.context_keys)
@@ -822,7 +827,8 @@ class DominanceCheck:
     def __init__(self, dike, baselines):
         self.dike = dike
         self.knowledge = dike.knowledge
-        self.weighting = dike.weighting
+        # a Dike that uses no tenant weights is compared with every weighting of the baselines
+        self.weighting = dike.weighting if uses_weights(dike.policy) else ANY_WEIGHTING
         self.baselines = baselines
         self.dominators = [b for b in baselines if dominates(b, dike)]
 
@@ -954,7 +960,8 @@ def checks_summary(groups, dom, mono):
     if modes:
         lines += ["**Dominance check** (no baseline has a lower average JCT, a lower unfair fraction and a "
                   "higher Jain's index than Dike at its default knob w = %g, all at once; compared with the "
-                  "baselines of the same duration knowledge and tenant weighting):" % DEFAULT_KNOB, ""]
+                  "baselines of the same duration knowledge and tenant weighting, and for a Dike that uses no "
+                  "tenant weights, with the baselines of every weighting):" % DEFAULT_KNOB, ""]
         for k in modes:
             gs = [g for g in groups if any(c.knowledge == k for c in dom[g.key])]
             ok = [g for g in gs if all(c.passed for c in dom[g.key] if c.knowledge == k)]

@@ -88,24 +88,26 @@ def dom_of(g, knowledge, weighting):
 
 
 def case_themis_dominates():
-    # Dike default (oracle, demand): 100 s, 0.05 unfair, Jain 0.95.
-    runs = [FakeRun("dike", "0.5", "oracle", "demand"),
-            FakeRun("dike", "0", "oracle", "demand", avg_jct=90.0, unfair_fraction=0.08),
-            FakeRun("themis", None, "oracle", "demand", avg_jct=95.0, unfair_fraction=0.04, jain=0.97),
-            # better on all three, but another setting: must not count against (oracle, demand)
-            FakeRun("themis", None, "noisy", "demand", avg_jct=50.0, unfair_fraction=0.01, jain=0.99),
-            FakeRun("themis", None, "oracle", "equal", avg_jct=50.0, unfair_fraction=0.01, jain=0.99),
+    # Dike default (oracle): 100 s, 0.05 unfair, Jain 0.95. Dike uses no tenant weights, so it is
+    # compared with the baselines of its knowledge mode under every weighting.
+    runs = [FakeRun("dike", "0.5", "oracle"),
+            FakeRun("dike", "0", "oracle", avg_jct=90.0, unfair_fraction=0.08),
+            FakeRun("themis", None, "oracle", avg_jct=95.0, unfair_fraction=0.04, jain=0.97),
+            # better on all three, but another knowledge mode: must not count against oracle
+            FakeRun("themis", None, "noisy", avg_jct=50.0, unfair_fraction=0.01, jain=0.99),
+            FakeRun("drf", None, "oracle", "demand", avg_jct=120.0, unfair_fraction=0.2, jain=0.9),
+            FakeRun("drf", None, "oracle", "equal", avg_jct=130.0, unfair_fraction=0.2, jain=0.9),
             FakeRun("fifo", None, "oracle", "equal", avg_jct=120.0, unfair_fraction=0.2, jain=0.9),
             FakeRun("srtf", None, "oracle", "equal", avg_jct=80.0, unfair_fraction=0.01, jain=0.94)]
     g = group(runs)
-    c = dom_of(g, "oracle", "demand")
-    check([b.label for b in c.dominators] == ["themis · oracle · demand"],
+    c = dom_of(g, "oracle", report.ANY_WEIGHTING)
+    check([b.label for b in c.dominators] == ["themis · oracle"],
           "themis (95 s, 0.04, 0.97) dominates Dike (100 s, 0.05, 0.95); got %s" % [b.label for b in c.dominators])
-    check(sorted(b.policy for b in c.baselines) == ["fifo", "srtf", "themis"],
-          "compared with fifo and srtf (weight-free) and themis of the same setting only: %s"
+    check(sorted(b.policy for b in c.baselines) == ["drf", "drf", "fifo", "srtf", "themis"],
+          "compared with fifo, srtf, themis of oracle and drf under both weightings: %s"
           % sorted(b.label for b in c.baselines))
     lines = report.dominance_lines(g, [c])
-    check(lines[0].startswith("✗ dominated (oracle, demand) by themis · oracle · demand (avg JCT 95.00 s vs "
+    check(lines[0].startswith("✗ dominated (oracle, every weighting) by themis · oracle (avg JCT 95.00 s vs "
                               "100.0 s, unfair 0.0400 vs 0.0500, Jain 0.9700 vs 0.9500)"),
           "the ✗ line names themis and the three pairs of numbers: %s" % lines[0])
     s = report.checks_summary([g], {g.key: report.dominance_checks(g)}, {g.key: []})
@@ -120,9 +122,9 @@ def case_nothing_dominates():
             FakeRun("gandiva-fair", None, "oracle", "demand", avg_jct=110.0, unfair_fraction=0.01, jain=0.99),
             FakeRun("fifo", avg_jct=200.0, unfair_fraction=0.3, jain=0.8)]
     g = group(runs)
-    c = dom_of(g, "oracle", "demand")
+    c = dom_of(g, "oracle", report.ANY_WEIGHTING)
     check(c.passed and len(c.baselines) == 4, "nobody better on all three: passes, 4 baselines compared")
-    check(report.dominance_lines(g, [c]) == ["✓ no baseline dominates Dike (oracle, demand): 4 baselines compared"],
+    check(report.dominance_lines(g, [c]) == ["✓ no baseline dominates Dike (oracle, every weighting): 4 baselines compared"],
           "the ✓ line: %s" % report.dominance_lines(g, [c]))
 
 
@@ -136,13 +138,13 @@ def case_ties():
             FakeRun("drf", None, "oracle", "demand", avg_jct=100.0 - 1e-9, unfair_fraction=0.05 - 1e-12,
                     jain=0.95 + 1e-12)]
     g = group(runs)
-    c = dom_of(g, "oracle", "demand")
+    c = dom_of(g, "oracle", report.ANY_WEIGHTING)
     check([b.policy for b in c.dominators] == ["drf"],
           "a tie on any one metric is not domination (themis, srtf, gandiva-fair); full precision counts "
           "(drf, better by 1e-9): %s" % [b.policy for b in c.dominators])
     nan = FakeRun("themis", None, "oracle", "demand", avg_jct=float("nan"), unfair_fraction=0.0, jain=1.0)
     g2 = group([FakeRun("dike", "0.5", "oracle", "demand", **d), nan])
-    check(dom_of(g2, "oracle", "demand").passed, "a NaN metric never dominates")
+    check(dom_of(g2, "oracle", report.ANY_WEIGHTING).passed, "a NaN metric never dominates")
 
 
 def case_settings():
@@ -157,23 +159,23 @@ def case_settings():
             FakeRun("srtf", None, "noisy", avg_jct=99.0, unfair_fraction=0.049, jain=0.951),
             FakeRun("las", avg_jct=99.0, unfair_fraction=0.049, jain=0.951)]
     g = group(runs)
-    c = dom_of(g, "noisy", "demand")
-    check(sorted(b.label for b in c.dominators) == ["drf · demand", "las", "srtf · noisy"],
-          "noisy/demand Dike: drf (oracle run) and las count for noisy, srtf (weight-free) for demand, "
+    c = dom_of(g, "noisy", report.ANY_WEIGHTING)
+    check(sorted(b.label for b in c.dominators) == ["drf", "las", "srtf · noisy"],
+          "noisy Dike: drf (oracle run, demand: Dike uses no weights) and las count for noisy, srtf · noisy, "
           "sjf · oracle does not: %s" % sorted(b.label for b in c.dominators))
-    c = dom_of(g, "none", "equal")
-    check(c.dike.weight != c.dike.weight and sorted(b.label for b in c.dominators) == ["las", "sjf · none"],
-          "unrecorded knob = default; none/equal Dike: las and sjf · none, not drf · demand: %s"
+    c = dom_of(g, "none", report.ANY_WEIGHTING)
+    check(c.dike.weight != c.dike.weight and sorted(b.label for b in c.dominators) == ["drf", "las", "sjf · none"],
+          "unrecorded knob = default; none Dike: las, sjf · none and (weight-free Dike) drf: %s"
           % sorted(b.label for b in c.dominators))
     check(len(report.dominance_checks(g)) == 2, "w=0.25 is not the default knob: 2 checks")
     labels = set(by_label(g))
-    check({"dike w=0.5 · noisy · demand", "dike w=? · none · equal", "drf · demand", "las", "sjf · oracle",
+    check({"dike w=0.5 · noisy · demand", "dike w=? · none · equal", "drf", "las", "sjf · oracle",
            "srtf · noisy"} <= labels, "short row names: %s" % sorted(labels))
     old = group([FakeRun("dike", "0.5"), FakeRun("themis", avg_jct=90.0, unfair_fraction=0.04, jain=0.97),
                  FakeRun("fifo")])
     check(sorted(by_label(old)) == ["dike w=0.5", "fifo", "themis"] and not old.sliced,
           "old files (no new keys): rows as before, no tags: %s" % sorted(by_label(old)))
-    c = dom_of(old, "oracle", "equal")
+    c = dom_of(old, "oracle", report.ANY_WEIGHTING)
     check([b.label for b in c.dominators] == ["themis"], "old files: oracle, equal; themis dominates")
     explicit = group([FakeRun("dike", "0.5", weights=""), FakeRun("dike", "1", weights="equal"),
                       FakeRun("dike", "0", weights="Equal")])
