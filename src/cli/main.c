@@ -9,6 +9,7 @@
 
 #include "dike/campaign.h"
 #include "dike/config.h"
+#include "dike/outpath.h"
 #include "dike/run.h"
 #include "dike/sched.h"
 #include "dike/workload.h"
@@ -162,6 +163,7 @@ static int load_config_file(dike_config *cfg, const char *path, dike_err *e)
     snprintf(nodes, sizeof nodes, "%s", cfg->cluster_nodes_file);
     snprintf(weights, sizeof weights, "%s", cfg->tenants_weights);
     int rc = dike_config_load_file(cfg, path, e);
+    dike_paths_note_input(path); /* an output must never replace it */
     if (!rc) {
         resolve_path(cfg->workload_trace, sizeof cfg->workload_trace, path, trace);
         resolve_path(cfg->cluster_nodes_file, sizeof cfg->cluster_nodes_file, path, nodes);

@@ -2,6 +2,7 @@
 #include "engine/checkpoint.h"
 
 #include "placement/capacity.h"
+#include "dike/outpath.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -460,7 +461,7 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         buf cb = {0};
         save_coord(&cb, s);
         char tmp[DIKE_STR_MAX + 64];
-        snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+        dike_tmp_name(path, tmp, sizeof tmp);
         H5E_auto2_t old_fn;
         void *old_data;
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dike/cluster.h"
+#include "dike/outpath.h"
 #include "dike/workload.h"
 #include "engine/checkpoint.h"
 #include "engine/coord.h"
@@ -106,6 +107,12 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     memset(&part, 0, sizeof part);
     dike_workload_init(&w);
 
+    char ckpt_path[DIKE_STR_MAX + 16];
+    if (cfg->run_checkpoint[0])
+        snprintf(ckpt_path, sizeof ckpt_path, "%s", cfg->run_checkpoint);
+    else
+        snprintf(ckpt_path, sizeof ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
+
     /* Every rank derives the same cluster from the same configuration. */
     if (rank == 0) {
         rc = dike_config_validate(cfg, e);
@@ -117,8 +124,14 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         if (!rc && cl.nodes_per_rack > 1024)
             rc = dike_err_set(e, DIKE_EINVAL, "[cluster] nodes_per_rack: at most 1024 supported (got %u)",
                               cl.nodes_per_rack);
-        if (!rc && out_path && *out_path)
-            rc = dike_h5_check_writable(out_path, e);
+        if (!rc)
+            rc = dike_output_paths_check(cfg, out_path, ckpt_path, resume, e);
+        if (!rc) {
+            /* temporary files of earlier runs on this host that died before their rename */
+            if (out_path && *out_path)
+                dike_tmp_sweep(out_path);
+            dike_tmp_sweep(ckpt_path);
+        }
         if (!rc && !given)
             rc = dike_workload_load(cfg, &cl, &w, e);
         if (!rc)
@@ -144,11 +157,6 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                                                 sha, e)))
         goto out;
 
-    char ckpt_path[DIKE_STR_MAX + 16];
-    if (cfg->run_checkpoint[0])
-        snprintf(ckpt_path, sizeof ckpt_path, "%s", cfg->run_checkpoint);
-    else
-        snprintf(ckpt_path, sizeof ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s),
                            dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, cfg, sha};

@@ -16,6 +16,7 @@
  * the collective closes there happen in the same order everywhere. At the end the message of the
  * lowest failing rank is broadcast: every rank returns the same code and text. */
 #include "dike/results.h"
+#include "dike/outpath.h"
 #include "io/h5types.h"
 
 #include <errno.h>
@@ -849,6 +850,8 @@ static int commit(const h5ctx *c, const char *tmp)
     if (close(fd) != 0)
         return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: closing %s: %s", c->path, tmp,
                             strerror(errno));
+    if (dike_rename_target_ok(c->path, "output", c->e))
+        return c->e->code;
     if (rename(tmp, c->path) != 0)
         return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: renaming %s: %s", c->path, tmp,
                             strerror(errno));
@@ -861,9 +864,9 @@ static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
     int len = 0;
     char *name = NULL;
     if (rank == 0) {
-        size_t n = strlen(c->path) + 32;
+        size_t n = strlen(c->path) + 128;
         name = dike_xmalloc(n);
-        snprintf(name, n, "%s.tmp-%ld", c->path, (long)getpid());
+        dike_tmp_name(c->path, name, n);
         len = (int)strlen(name) + 1;
     }
     if (MPI_Bcast(&len, 1, MPI_INT, 0, comm) != MPI_SUCCESS)

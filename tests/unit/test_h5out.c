@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <hdf5.h>
+#include "dike/outpath.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -647,7 +648,7 @@ static void test_h5_failure(void **state)
 {
     fixture *f = *state;
     char tmp[400];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", f->path, (long)getpid());
+    dike_tmp_name(f->path, tmp, sizeof tmp);
     assert_int_equal(mkdir(tmp, 0700), 0);
     dike_err e = { 0, "" };
     int rc = write_fixture(f, f->path, &e);
