@@ -43,4 +43,8 @@ int dike_output_paths_check(const dike_config *cfg, const char *out, const char 
  *  link itself is replaced), else DIKE_EIO with a message. */
 int dike_rename_target_ok(const char *path, const char *what, dike_err *e);
 
+/** Write @p len bytes as the whole content of @p path (created, or truncated), then fsync.
+ *  Returns 0 or the errno of the first failure. */
+int dike_write_whole_file(const char *path, const void *bytes, size_t len);
+
 #endif

@@ -5,6 +5,7 @@
 #include "dike/results.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -218,4 +219,28 @@ int dike_rename_target_ok(const char *path, const char *what, dike_err *e)
         return 0;
     return dike_err_set(e, DIKE_EIO, "%s: cannot write %s: it is now %s, refusing to replace it", path,
                         what, file_kind(sb.st_mode));
+}
+
+int dike_write_whole_file(const char *path, const void *bytes, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return errno ? errno : EIO;
+    const char *p = bytes;
+    size_t done = 0;
+    int err = 0;
+    while (done < len && !err) {
+        ssize_t k = write(fd, p + done, len - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            err = k < 0 ? errno : EIO;
+        else
+            done += (size_t)k;
+    }
+    if (!err && fsync(fd) != 0)
+        err = errno;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    return err;
 }
