@@ -137,6 +137,57 @@ static void save_coord(buf *b, dike_sched *s)
     free(blob);
 }
 
+/* Every index and enumeration read back is range-checked before it is used as one: the checksums
+ * catch damage, these catch a checkpoint that is consistent with its checksums but not with this
+ * workload and cluster (or a bug). Returns a description of the first problem, or NULL. */
+static const char *check_coord(const dike_sched *s, const uint8_t *down, const uint32_t *head,
+                               const uint32_t *next, const uint32_t *prev, size_t nb)
+{
+    const dike_workload *w = s->w;
+    const dike_cluster *cl = s->cl;
+    uint64_t *used = dike_xcalloc((size_t)cl->nodes + 1, sizeof *used);
+    const char *bad = NULL;
+    for (size_t i = 0; i < w->njobs && !bad; i++) {
+        const dike_job *j = &s->jobs[i];
+        if (j->state > DIKE_JOB_DONE)
+            bad = "a job state out of range";
+        else if (j->state == DIKE_JOB_RUNNING && j->nslices == 0)
+            bad = "a running job without GPUs";
+        for (uint32_t k = 0; !bad && j->state == DIKE_JOB_RUNNING && k < j->nslices; k++) {
+            const dike_slice *sl = &j->slices[k];
+            if (sl->node >= cl->nodes || sl->gpus == 0 ||
+                (used[sl->node] += sl->gpus) > dike_cluster_node_gpus(cl, sl->node))
+                bad = "a job placed on a node out of range or beyond its GPUs";
+        }
+    }
+    for (size_t i = 0; i < s->heap.n && !bad; i++) {
+        const dike_event *ev = s->heap.a[i].ev;
+        int job = ev->kind == DIKE_EV_JOB_FINISH || ev->kind == DIKE_EV_JOB_ARRIVE;
+        int node = ev->kind == DIKE_EV_NODE_FAIL || ev->kind == DIKE_EV_NODE_REPAIR;
+        if (ev->kind > DIKE_EV_NODE_REPAIR || ev->phase > DIKE_PHASE_ROUND || ev->time < 0)
+            bad = "an event of unknown kind or phase, or before time 0";
+        else if ((job && ev->entity >= w->njobs) || (node && ev->entity >= cl->nodes))
+            bad = "an event for a job or node out of range";
+        else if (ev->kind == DIKE_EV_NODE_FAIL && ev->data >= s->nfail)
+            bad = "a node failure without its report";
+    }
+    for (size_t i = 0; i < s->nfail && !bad; i++)
+        for (uint32_t k = 0; k < s->fail_njobs[i] && !bad; k++)
+            if (!s->fail_jobs[i] || s->fail_jobs[i][k] >= w->njobs)
+                bad = "a failure report naming a job out of range";
+    for (uint32_t n = 0; n < cl->nodes && !bad; n++)
+        if (down[n] > 1 || (next[n] != DIKE_NIL && next[n] >= cl->nodes) ||
+            (prev[n] != DIKE_NIL && prev[n] >= cl->nodes))
+            bad = "a node's state or free-capacity links out of range";
+    for (size_t k = 0; k < nb && !bad; k++)
+        if (head[k] != DIKE_NIL && head[k] >= cl->nodes)
+            bad = "a free-capacity bucket out of range";
+    if (!bad && (s->busy_gpus > cl->total_gpus || s->finished > w->njobs || s->now < 0))
+        bad = "counters out of range";
+    free(used);
+    return bad;
+}
+
 static int load_coord(buf *b, dike_sched *s, dike_err *e)
 {
     const dike_workload *w = s->w;
@@ -222,6 +273,15 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
         free(next);
         free(prev);
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
+    }
+    const char *bad = check_coord(s, down, head, next, prev, nb);
+    if (bad) {
+        free(down);
+        free(head);
+        free(next);
+        free(prev);
+        return dike_err_set(e, DIKE_EINVAL, "checkpoint: coordinator state does not fit this workload "
+                            "and cluster: %s", bad);
     }
     /* capacity: running jobs hold their slices, failed nodes are down */
     for (size_t i = 0; i < w->njobs; i++) {
@@ -358,6 +418,41 @@ static int load_nodes(buf *b, dike_part *p, int with_slots)
         dike_heap_push(&p->heap, ev);
     }
     return 0;
+}
+
+/* Rank 0, before the node records are sent anywhere: node order, flags, free GPUs, pending
+ * events and every job index in a slot (a slot holds a running job's index or UINT32_MAX). */
+static const char *check_nodes(const buf *nb, const dike_sched *s, int with_slots)
+{
+    const dike_cluster *cl = s->cl;
+    uint32_t gpn = cl->gpus_per_node;
+    size_t rec = sizeof(node_rec) + (with_slots ? gpn * sizeof(uint32_t) : 0);
+    uint32_t *slots = dike_xmalloc((gpn + 1) * sizeof *slots);
+    const char *bad = NULL;
+    for (uint32_t k = 0; k < cl->nodes && !bad; k++) {
+        node_rec r;
+        memcpy(&r, nb->p + (size_t)k * rec, sizeof r);
+        uint32_t g = dike_cluster_node_gpus(cl, k), busy = 0;
+        if (r.node != k || r.free > g || r.down > 1 || r.has_next > 1 ||
+            (r.has_next && ((r.next_kind != DIKE_EV_NODE_FAIL && r.next_kind != DIKE_EV_NODE_REPAIR) ||
+                            r.next_time < 0)))
+            bad = "a node record out of range (order, free GPUs, flags or pending event)";
+        if (!bad && with_slots) {
+            memcpy(slots, nb->p + (size_t)k * rec + sizeof r, gpn * sizeof *slots);
+            for (uint32_t i = 0; i < gpn && !bad; i++) {
+                if (slots[i] == UINT32_MAX)
+                    continue;
+                busy++;
+                if (i >= g || slots[i] >= s->w->njobs || s->jobs[slots[i]].state != DIKE_JOB_RUNNING)
+                    bad = "a node slot naming a job out of range or not running";
+            }
+            /* a slot per job on the node, each job holding at least one GPU */
+            if (!bad && (busy > g - r.free || (busy == 0) != (r.free == g)))
+                bad = "a node whose jobs do not match its free GPUs";
+        }
+    }
+    free(slots);
+    return bad;
 }
 
 /* ---- HDF5 ---- */
@@ -756,16 +851,20 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         free(img);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     }
-    if (bcast_status(comm, rc, e))
+    if ((rc = bcast_status(comm, rc, e))) /* rank 0's verdict on every rank */
         goto out;
     /* node records to their new owners: records are in node order, fixed size */
     {
         size_t rec = sizeof(node_rec) + (p->jobs ? p->cl->gpus_per_node * sizeof(uint32_t) : 0);
         int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
+        const char *bad = NULL;
         if (rank == 0 && nb.len != (size_t)p->cl->nodes * rec)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node state has %zu bytes, expected %zu", path, nb.len,
                               (size_t)p->cl->nodes * rec);
-        if (!bcast_status(comm, rc, e)) {
+        else if (rank == 0 && (bad = check_nodes(&nb, s, p->jobs != NULL)))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: node state does not fit this workload and cluster: %s",
+                              path, bad);
+        if (!(rc = bcast_status(comm, rc, e))) { /* every rank takes rank 0's verdict */
             for (int r = 0; r < np; r++) {
                 uint32_t first, n;
                 dike_part_block(l, r, &first, &n);
@@ -776,8 +875,8 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
             mine.len = (size_t)counts[rank];
             mine.p = dike_xmalloc(mine.len + 1);
             MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE, 0, comm);
-            int bad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
-            MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+            int lbad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
+            MPI_Allreduce(&lbad, &any, 1, MPI_INT, MPI_MAX, comm);
             if (any)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: node state is damaged", path);
             free(mine.p);

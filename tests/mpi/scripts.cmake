@@ -35,3 +35,12 @@ add_test(NAME mpi_diskfull
 set_tests_properties(mpi_diskfull PROPERTIES
   ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
   LABELS "mpi" PROCESSORS 2 TIMEOUT 180 SKIP_RETURN_CODE 77)
+
+#   mpi_ckpt_corrupt single-byte flips over a whole checkpoint: exit 0 with identical output or exit
+#                    2 with one message, never a signal; a forged out-of-range node slot is refused
+add_test(NAME mpi_ckpt_corrupt
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/ckpt_corrupt.sh $<TARGET_FILE:dike-emu>
+                 ${MPIEXEC_NUMPROC_FLAG} ${DIKE_MPIEXEC})
+set_tests_properties(mpi_ckpt_corrupt PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi;checkpoint" PROCESSORS 2 TIMEOUT 300)
