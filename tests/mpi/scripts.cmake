@@ -44,3 +44,10 @@ add_test(NAME mpi_ckpt_corrupt
 set_tests_properties(mpi_ckpt_corrupt PROPERTIES
   ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
   LABELS "mpi;checkpoint" PROCESSORS 2 TIMEOUT 300)
+
+#   mpi_ckpt_periodic for every policy, periodic checkpoints leave every output dataset unchanged
+add_test(NAME mpi_ckpt_periodic
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/ckpt_periodic.sh $<TARGET_FILE:dike-emu>)
+set_tests_properties(mpi_ckpt_periodic PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi;checkpoint" TIMEOUT 300)
