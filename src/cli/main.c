@@ -55,8 +55,9 @@ static void usage(FILE *f)
           "Options apply in order: defaults, --config, then the others as given.\n"
           "A relative workload.trace, cluster.nodes_file or tenants.weights=file:PATH inside a config\n"
           "file is relative to that file's folder.\n"
-          "Exit status: 0 success, 2 bad input (config, trace, command line, output path), 4 stopped\n"
-          "after writing a checkpoint, 1 other errors.\n",
+          "Exit status: 0 success, 1 other errors, 2 bad input or unusable files (config, trace,\n"
+          "command line, output path, full disk, damaged checkpoint), 3 fatal internal error,\n"
+          "4 stopped after writing a checkpoint.\n",
           f);
 }
 
