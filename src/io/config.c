@@ -63,7 +63,7 @@ static int check_weights(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, 4194304), NULL,
-     "number of nodes (at most 4,194,304: node state is held in memory on every rank)"},
+     "number of nodes"},
     {"cluster", "gpus_per_node", KEY_INT, FIELD(cluster_gpus_per_node), "8", AT_LEAST(1, 65535), NULL,
      "GPUs per node"},
     {"cluster", "nodes_per_rack", KEY_INT, FIELD(cluster_nodes_per_rack), "32", AT_LEAST(1, UINT32_MAX),

@@ -144,16 +144,18 @@ static int against_input(const char *opt, const char *out, const char *input, co
             struct stat sp;
             if (k > 0 && (size_t)k < sizeof p && strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
                 stat(p, &sp) == 0 && sp.st_dev == so.st_dev && sp.st_ino == so.st_ino)
-                rc = dike_err_set(e, DIKE_EINVAL, "%s: refusing to write the %s over %s %s", out, opt,
-                                  what, p);
+                rc = dike_err_set(e, DIKE_EINVAL, "%s: cannot write %s: refusing to write the %s over "
+                                  "%s %s", out, strncmp(opt, "output", 6) == 0 ? "output" : "checkpoint",
+                                  opt, what, p);
         }
         if (d)
             closedir(d);
         return rc;
     }
     if (si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-        return dike_err_set(e, DIKE_EINVAL, "%s: refusing to write the %s over %s %s (the same file)",
-                            out, opt, what, input);
+        return dike_err_set(e, DIKE_EINVAL, "%s: cannot write %s: refusing to write the %s over %s %s "
+                            "(the same file)", out, strncmp(opt, "output", 6) == 0 ? "output" : "checkpoint",
+                            opt, what, input);
     return 0;
 }
 
@@ -183,8 +185,10 @@ static int target_ok(const char *opt, const char *path, dike_err *e)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return dike_err_set(e, DIKE_EINVAL, "%s: the %s exists and is %s: refusing to replace it "
-                            "(give a regular file or a new name)", path, opt, file_kind(sb.st_mode));
+        return dike_err_set(e, DIKE_EINVAL, "%s: cannot write %s: the %s exists and is %s: refusing to "
+                            "replace it (give a regular file or a new name)", path,
+                            strncmp(opt, "output", 6) == 0 ? "output" : "checkpoint", opt,
+                            file_kind(sb.st_mode));
     return 0;
 }
 
@@ -205,8 +209,8 @@ int dike_output_paths_check(const dike_config *cfg, const char *out, const char 
             rc = against_inputs(cfg, "checkpoint (--checkpoint)", ckpt, e);
     }
     if (!rc && out && out[0] && ckpt && ckpt[0] && same_file(out, ckpt))
-        rc = dike_err_set(e, DIKE_EINVAL, "%s: the output (--out) and the checkpoint (--checkpoint) "
-                          "are the same file: give them different names", out);
+        rc = dike_err_set(e, DIKE_EINVAL, "%s: cannot write output: the output (--out) and the checkpoint "
+                          "(--checkpoint) are the same file: give them different names", out);
     if (!rc && out && out[0])
         rc = dike_h5_check_writable(out, e);
     return rc;
