@@ -9,6 +9,7 @@
 
 #include "dike/campaign.h"
 #include "dike/config.h"
+#include "dike/outpath.h"
 #include "dike/run.h"
 #include "dike/sched.h"
 #include "dike/workload.h"
@@ -54,15 +55,23 @@ static void usage(FILE *f)
           "Options apply in order: defaults, --config, then the others as given.\n"
           "A relative workload.trace, cluster.nodes_file or tenants.weights=file:PATH inside a config\n"
           "file is relative to that file's folder.\n"
-          "Exit status: 0 success, 2 bad input (config, trace, command line, output path), 4 stopped\n"
-          "after writing a checkpoint, 1 other errors.\n",
+          "Exit status: 0 success, 1 other errors, 2 bad input or unusable files (config, trace,\n"
+          "command line, output path, full disk, damaged checkpoint), 3 fatal internal error,\n"
+          "4 stopped after writing a checkpoint.\n",
           f);
 }
 
 static int fail(int code, const char *msg)
 {
-    if (rank == 0)
-        fprintf(stderr, "dike-emu: %s\n", msg);
+    if (rank == 0) {
+        /* One line whatever the message holds: a library's text (HDF5's errno report spans two
+         * lines) or a control character from a file name or a value is shown as '?'; a newline
+         * or tab as a space. */
+        fputs("dike-emu: ", stderr);
+        for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+            fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+        fputc('\n', stderr);
+    }
     if (code == DIKE_ESTOPPED)
         return 4;
     return code == DIKE_EINVAL || code == DIKE_EIO ? 2 : 1;
@@ -162,6 +171,7 @@ static int load_config_file(dike_config *cfg, const char *path, dike_err *e)
     snprintf(nodes, sizeof nodes, "%s", cfg->cluster_nodes_file);
     snprintf(weights, sizeof weights, "%s", cfg->tenants_weights);
     int rc = dike_config_load_file(cfg, path, e);
+    dike_paths_note_input(path); /* an output must never replace it */
     if (!rc) {
         resolve_path(cfg->workload_trace, sizeof cfg->workload_trace, path, trace);
         resolve_path(cfg->cluster_nodes_file, sizeof cfg->cluster_nodes_file, path, nodes);

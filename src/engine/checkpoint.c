@@ -2,15 +2,20 @@
 #include "engine/checkpoint.h"
 
 #include "placement/capacity.h"
+#include "dike/outpath.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <hdf5.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define CKPT_FORMAT 1
+/* 2: config_sha256 and state_sha256 attributes (checked before use) */
+#define CKPT_FORMAT 2
 
 /* ---- a growable byte buffer with typed put/get ---- */
 
@@ -132,6 +137,57 @@ static void save_coord(buf *b, dike_sched *s)
     free(blob);
 }
 
+/* Every index and enumeration read back is range-checked before it is used as one: the checksums
+ * catch damage, these catch a checkpoint that is consistent with its checksums but not with this
+ * workload and cluster (or a bug). Returns a description of the first problem, or NULL. */
+static const char *check_coord(const dike_sched *s, const uint8_t *down, const uint32_t *head,
+                               const uint32_t *next, const uint32_t *prev, size_t nb)
+{
+    const dike_workload *w = s->w;
+    const dike_cluster *cl = s->cl;
+    uint64_t *used = dike_xcalloc((size_t)cl->nodes + 1, sizeof *used);
+    const char *bad = NULL;
+    for (size_t i = 0; i < w->njobs && !bad; i++) {
+        const dike_job *j = &s->jobs[i];
+        if (j->state > DIKE_JOB_DONE)
+            bad = "a job state out of range";
+        else if (j->state == DIKE_JOB_RUNNING && j->nslices == 0)
+            bad = "a running job without GPUs";
+        for (uint32_t k = 0; !bad && j->state == DIKE_JOB_RUNNING && k < j->nslices; k++) {
+            const dike_slice *sl = &j->slices[k];
+            if (sl->node >= cl->nodes || sl->gpus == 0 ||
+                (used[sl->node] += sl->gpus) > dike_cluster_node_gpus(cl, sl->node))
+                bad = "a job placed on a node out of range or beyond its GPUs";
+        }
+    }
+    for (size_t i = 0; i < s->heap.n && !bad; i++) {
+        const dike_event *ev = s->heap.a[i].ev;
+        int job = ev->kind == DIKE_EV_JOB_FINISH || ev->kind == DIKE_EV_JOB_ARRIVE;
+        int node = ev->kind == DIKE_EV_NODE_FAIL || ev->kind == DIKE_EV_NODE_REPAIR;
+        if (ev->kind > DIKE_EV_NODE_REPAIR || ev->phase > DIKE_PHASE_ROUND || ev->time < 0)
+            bad = "an event of unknown kind or phase, or before time 0";
+        else if ((job && ev->entity >= w->njobs) || (node && ev->entity >= cl->nodes))
+            bad = "an event for a job or node out of range";
+        else if (ev->kind == DIKE_EV_NODE_FAIL && ev->data >= s->nfail)
+            bad = "a node failure without its report";
+    }
+    for (size_t i = 0; i < s->nfail && !bad; i++)
+        for (uint32_t k = 0; k < s->fail_njobs[i] && !bad; k++)
+            if (!s->fail_jobs[i] || s->fail_jobs[i][k] >= w->njobs)
+                bad = "a failure report naming a job out of range";
+    for (uint32_t n = 0; n < cl->nodes && !bad; n++)
+        if (down[n] > 1 || (next[n] != DIKE_NIL && next[n] >= cl->nodes) ||
+            (prev[n] != DIKE_NIL && prev[n] >= cl->nodes))
+            bad = "a node's state or free-capacity links out of range";
+    for (size_t k = 0; k < nb && !bad; k++)
+        if (head[k] != DIKE_NIL && head[k] >= cl->nodes)
+            bad = "a free-capacity bucket out of range";
+    if (!bad && (s->busy_gpus > cl->total_gpus || s->finished > w->njobs || s->now < 0))
+        bad = "counters out of range";
+    free(used);
+    return bad;
+}
+
 static int load_coord(buf *b, dike_sched *s, dike_err *e)
 {
     const dike_workload *w = s->w;
@@ -217,6 +273,15 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
         free(next);
         free(prev);
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
+    }
+    const char *bad = check_coord(s, down, head, next, prev, nb);
+    if (bad) {
+        free(down);
+        free(head);
+        free(next);
+        free(prev);
+        return dike_err_set(e, DIKE_EINVAL, "checkpoint: coordinator state does not fit this workload "
+                            "and cluster: %s", bad);
     }
     /* capacity: running jobs hold their slices, failed nodes are down */
     for (size_t i = 0; i < w->njobs; i++) {
@@ -355,6 +420,41 @@ static int load_nodes(buf *b, dike_part *p, int with_slots)
     return 0;
 }
 
+/* Rank 0, before the node records are sent anywhere: node order, flags, free GPUs, pending
+ * events and every job index in a slot (a slot holds a running job's index or UINT32_MAX). */
+static const char *check_nodes(const buf *nb, const dike_sched *s, int with_slots)
+{
+    const dike_cluster *cl = s->cl;
+    uint32_t gpn = cl->gpus_per_node;
+    size_t rec = sizeof(node_rec) + (with_slots ? gpn * sizeof(uint32_t) : 0);
+    uint32_t *slots = dike_xmalloc((gpn + 1) * sizeof *slots);
+    const char *bad = NULL;
+    for (uint32_t k = 0; k < cl->nodes && !bad; k++) {
+        node_rec r;
+        memcpy(&r, nb->p + (size_t)k * rec, sizeof r);
+        uint32_t g = dike_cluster_node_gpus(cl, k), busy = 0;
+        if (r.node != k || r.free > g || r.down > 1 || r.has_next > 1 ||
+            (r.has_next && ((r.next_kind != DIKE_EV_NODE_FAIL && r.next_kind != DIKE_EV_NODE_REPAIR) ||
+                            r.next_time < 0)))
+            bad = "a node record out of range (order, free GPUs, flags or pending event)";
+        if (!bad && with_slots) {
+            memcpy(slots, nb->p + (size_t)k * rec + sizeof r, gpn * sizeof *slots);
+            for (uint32_t i = 0; i < gpn && !bad; i++) {
+                if (slots[i] == UINT32_MAX)
+                    continue;
+                busy++;
+                if (i >= g || slots[i] >= s->w->njobs || s->jobs[slots[i]].state != DIKE_JOB_RUNNING)
+                    bad = "a node slot naming a job out of range or not running";
+            }
+            /* a slot per job on the node, each job holding at least one GPU */
+            if (!bad && (busy > g - r.free || (busy == 0) != (r.free == g)))
+                bad = "a node whose jobs do not match its free GPUs";
+        }
+    }
+    free(slots);
+    return bad;
+}
+
 /* ---- HDF5 ---- */
 
 static int write_blob(hid_t file, const char *name, const void *p, size_t n)
@@ -374,8 +474,15 @@ static int read_blob(hid_t file, const char *name, buf *b)
     if (ds < 0)
         return -1;
     hid_t sp = H5Dget_space(ds);
-    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    hssize_t n = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
     memset(b, 0, sizeof *b);
+    /* a blob is 1-D bytes; a damaged header must not make us allocate without bound */
+    if (n < 0 || (uint64_t)n > (UINT64_C(1) << 40) || H5Sget_simple_extent_ndims(sp) != 1) {
+        if (sp >= 0)
+            H5Sclose(sp);
+        H5Dclose(ds);
+        return -1;
+    }
     b->p = dike_xmalloc((size_t)n + 1);
     b->len = (size_t)n;
     int rc = n > 0 && H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, b->p) < 0;
@@ -446,6 +553,182 @@ static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
     return rc;
 }
 
+/* ---- checksums: a checkpoint is verified before anything in it is used ---- */
+
+/* SHA-256 over @p n parts, each preceded by its length (so parts cannot slide into each other). */
+static void digest(const void *const *parts, const size_t *lens, int n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    for (int i = 0; ok && i < n; i++) {
+        uint64_t len = lens[i];
+        ok = EVP_DigestUpdate(ctx, &len, sizeof len) && (!len || EVP_DigestUpdate(ctx, parts[i], lens[i]));
+    }
+    ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+    EVP_MD_CTX_free(ctx);
+    if (!ok)
+        dike_fatal("OpenSSL SHA-256 failed");
+    for (unsigned int k = 0; k < mdlen; k++)
+        snprintf(out + 2 * k, 3, "%02x", md[k]);
+}
+
+/* Covers every attribute a resume uses: format, configuration, trace checksum, version. */
+static void config_digest(int32_t fmt, const char *conf, const char *trace_sha, const char *version,
+                          char out[65])
+{
+    const void *parts[] = { &fmt, conf, trace_sha, version };
+    size_t lens[] = { sizeof fmt, strlen(conf), strlen(trace_sha), strlen(version) };
+    digest(parts, lens, 4, out);
+}
+
+/* Covers both state blobs. */
+static void state_digest(const void *coord, size_t clen, const void *nodes, size_t nlen, char out[65])
+{
+    const void *parts[] = { coord, nodes };
+    size_t lens[] = { clen, nlen };
+    digest(parts, lens, 2, out);
+}
+
+/* The file ends with a trailer after the HDF5 image (HDF5 ignores bytes past its end of
+ * address space): the image's length and SHA-256. A resume reads the whole file, checks the
+ * trailer, and only then lets HDF5 parse the image, from memory: HDF5's parser is not hardened
+ * against damaged metadata, so damaged bytes must never reach it. */
+#define TRAILER_HEAD "\ndike-emu checkpoint image sha256="
+#define TRAILER_LEN (sizeof "\ndike-emu checkpoint image sha256= bytes=\n" - 1 + 64 + 20)
+
+static void make_trailer(const char *img, size_t n, char out[TRAILER_LEN + 1])
+{
+    char sum[65];
+    const void *parts[] = { img };
+    size_t lens[] = { n };
+    digest(parts, lens, 1, sum);
+    snprintf(out, TRAILER_LEN + 1, "\ndike-emu checkpoint image sha256=%s bytes=%020llu\n", sum,
+             (unsigned long long)n);
+}
+
+/* Read @p path whole and check its trailer; on success *img holds the HDF5 image (*n bytes). */
+static int load_image(const char *path, char **img, size_t *n, dike_err *e)
+{
+    *img = NULL;
+    *n = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat sb;
+    if (fd < 0)
+        return dike_err_set(e, DIKE_EIO, "%s: cannot open checkpoint: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return dike_err_set(e, DIKE_EINVAL, "%s: cannot open checkpoint: not a regular file", path);
+    }
+    size_t len = (size_t)sb.st_size, got = 0;
+    char *p = dike_xmalloc(len + 1);
+    int err = 0;
+    while (got < len && !err) {
+        ssize_t k = read(fd, p + got, len - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            err = k < 0 ? errno : EIO;
+        else
+            got += (size_t)k;
+    }
+    close(fd);
+    if (err) {
+        free(p);
+        return dike_err_set(e, DIKE_EIO, "%s: cannot read checkpoint: %s", path, strerror(err));
+    }
+    char want[TRAILER_LEN + 1];
+    size_t body = len >= TRAILER_LEN ? len - TRAILER_LEN : 0;
+    if (len < TRAILER_LEN || memcmp(p + body, TRAILER_HEAD, sizeof TRAILER_HEAD - 1) != 0) {
+        free(p);
+        return dike_err_set(e, DIKE_EINVAL, "%s: cannot open checkpoint: not a dike-emu checkpoint of format %d "
+                            "(no checksum trailer)", path, CKPT_FORMAT);
+    }
+    make_trailer(p, body, want);
+    if (memcmp(want, p + body, TRAILER_LEN) != 0) {
+        free(p);
+        return dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the file does not match its checksum "
+                            "(the trailer's sha256 and length)", path);
+    }
+    *img = p;
+    *n = body;
+    return 0;
+}
+
+/* An HDF5 file opened read-only from @p n bytes in memory. */
+static hid_t open_image(const char *img, size_t n)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
+        H5Pset_file_image(fapl, (void *)img, n) >= 0)
+        /* the core driver refuses a name that exists on disk when given an image; this one
+         * cannot exist (/dev/null is not a folder) */
+        f = H5Fopen("/dev/null/dike-emu-checkpoint-image", H5F_ACC_RDONLY, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return f;
+}
+
+/* Rank 0: the checkpoint file built in memory (HDF5's core driver, never written back by HDF5)
+ * and its image written by us: a full disk or an I/O error is one errno message, and no HDF5 object
+ * is left half-closed (HDF5 1.10 crashes at MPI_Finalize after a failed close; see h5out.c). */
+static int write_ckpt_file(const char *path, const char *tmp, const char *conf, const char *trace_sha,
+                           const buf *cb, const char *nodes, size_t ntotal, dike_err *e)
+{
+    int32_t fmt = CKPT_FORMAT;
+    char csum[65], ssum[65];
+    config_digest(fmt, conf, trace_sha, DIKE_VERSION, csum);
+    state_digest(cb->p, cb->len, nodes, ntotal, ssum);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
+    int bad = fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0;
+    if (!bad)
+        bad = (f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0;
+    if (!bad) {
+        hid_t sp = H5Screate(H5S_SCALAR);
+        hid_t a = sp < 0 ? -1 : H5Acreate2(f, "checkpoint_format", H5T_NATIVE_INT32, sp, H5P_DEFAULT, H5P_DEFAULT);
+        bad |= a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &fmt) < 0;
+        if (a >= 0) H5Aclose(a);
+        if (sp >= 0) H5Sclose(sp);
+        bad |= write_str_attr(f, "config", conf) < 0;
+        bad |= write_str_attr(f, "trace_sha256", trace_sha) < 0;
+        bad |= write_str_attr(f, "version", DIKE_VERSION) < 0;
+        bad |= write_str_attr(f, "config_sha256", csum) < 0;
+        bad |= write_str_attr(f, "state_sha256", ssum) < 0;
+        bad |= write_blob(f, "coordinator", cb->p, cb->len) < 0;
+        bad |= write_blob(f, "nodes", nodes, ntotal) < 0;
+    }
+    char *img = NULL;
+    ssize_t n = 0;
+    if (!bad && H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0 && (n = H5Fget_file_image(f, NULL, 0)) > 0) {
+        img = dike_xmalloc((size_t)n + TRAILER_LEN + 1);
+        bad = H5Fget_file_image(f, img, (size_t)n) != n;
+        if (!bad) {
+            make_trailer(img, (size_t)n, img + n);
+            n += (ssize_t)TRAILER_LEN;
+        }
+    } else {
+        bad = 1;
+    }
+    if (f >= 0)
+        bad |= H5Fclose(f) < 0;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    int rc = 0, err = 0;
+    if (bad)
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot write checkpoint: building it in memory failed (HDF5)", path);
+    else if ((err = dike_write_whole_file(tmp, img, (size_t)n)))
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot write checkpoint: writing %zu bytes to %s: %s", path,
+                          (size_t)n, tmp, strerror(err));
+    else if (!(rc = dike_rename_target_ok(path, "checkpoint", e)) && rename(tmp, path) != 0)
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot write checkpoint: renaming %s: %s", path, tmp,
+                          strerror(errno));
+    if (rc)
+        unlink(tmp);
+    free(img);
+    return rc;
+}
+
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                           const dike_config *cfg, const char *trace_sha256, dike_err *e)
 {
@@ -459,38 +742,17 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
     if (rank == 0) {
         buf cb = {0};
         save_coord(&cb, s);
-        char tmp[DIKE_STR_MAX + 64];
-        snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+        char tmp[DIKE_STR_MAX + 128];
+        dike_tmp_name(path, tmp, sizeof tmp);
         H5E_auto2_t old_fn;
         void *old_data;
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         char *conf = dike_config_to_ini(cfg);
-        int32_t fmt = CKPT_FORMAT;
-        int bad = f < 0;
-        if (!bad) {
-            hid_t sp = H5Screate(H5S_SCALAR);
-            hid_t a = H5Acreate2(f, "checkpoint_format", H5T_NATIVE_INT32, sp, H5P_DEFAULT, H5P_DEFAULT);
-            bad |= a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &fmt) < 0;
-            if (a >= 0) H5Aclose(a);
-            H5Sclose(sp);
-            bad |= write_str_attr(f, "config", conf) < 0;
-            bad |= write_str_attr(f, "trace_sha256", trace_sha256 ? trace_sha256 : "") < 0;
-            bad |= write_str_attr(f, "version", DIKE_VERSION) < 0;
-            bad |= write_blob(f, "coordinator", cb.p, cb.len) < 0;
-            bad |= write_blob(f, "nodes", nodes, ntotal) < 0;
-            bad |= H5Fclose(f) < 0;
-        }
+        rc = write_ckpt_file(path, tmp, conf, trace_sha256 ? trace_sha256 : "", &cb, nodes, ntotal, e);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
         free(conf);
         free(cb.p);
-        if (bad || rename(tmp, path) != 0) {
-            int err = errno;
-            unlink(tmp);
-            rc = dike_err_set(e, DIKE_EIO, "%s: cannot write checkpoint%s%s", path, bad ? "" : ": ",
-                              bad ? " (HDF5 error)" : strerror(err));
-        }
     }
     free(nodes);
     return bcast_status(comm, rc, e);
@@ -504,22 +766,45 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int rc = 0;
     *config_text = NULL;
-    hid_t f = access(path, R_OK) == 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-    if (f < 0) {
-        rc = dike_err_set(e, access(path, R_OK) ? DIKE_EIO : DIKE_EINVAL, "%s: cannot open checkpoint%s%s", path,
-                          access(path, R_OK) ? ": " : " (not an HDF5 file)",
-                          access(path, R_OK) ? strerror(errno) : "");
-    } else {
+    char *img = NULL;
+    size_t n = 0;
+    hid_t f = H5I_INVALID_HID;
+    if ((rc = load_image(path, &img, &n, e)) == 0 && (f = open_image(img, n)) < 0)
+        rc = dike_err_set(e, DIKE_EINVAL, "%s: cannot open checkpoint (not an HDF5 file)", path);
+    if (!rc) {
         int32_t fmt = 0;
         hid_t a = H5Aopen(f, "checkpoint_format", H5P_DEFAULT);
         if (a < 0 || H5Aread(a, H5T_NATIVE_INT32, &fmt) < 0 || fmt != CKPT_FORMAT)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: not a dike-emu checkpoint of format %d", path, CKPT_FORMAT);
         if (a >= 0)
             H5Aclose(a);
-        if (!rc && !(*config_text = read_str_attr(f, "config")))
-            rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint has no configuration", path);
+        char *conf = NULL, *tsha = NULL, *ver = NULL, *sum = NULL;
+        if (!rc && (!(conf = read_str_attr(f, "config")) || !(tsha = read_str_attr(f, "trace_sha256")) ||
+                    !(ver = read_str_attr(f, "version")) || !(sum = read_str_attr(f, "config_sha256"))))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: an attribute (config, trace_sha256, "
+                              "version, config_sha256) is missing or unreadable", path);
+        if (!rc) {
+            char want[65];
+            config_digest(fmt, conf, tsha, ver, want);
+            if (strcmp(want, sum) != 0)
+                rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the configuration does not match "
+                                  "its checksum (config_sha256)", path);
+            else if (strcmp(ver, DIKE_VERSION) != 0)
+                rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by dike-emu %.32s; this is %s "
+                                  "(a checkpoint resumes only with the build that wrote it)", path, ver,
+                                  DIKE_VERSION);
+        }
+        if (!rc) {
+            *config_text = conf;
+            conf = NULL;
+        }
+        free(conf);
+        free(tsha);
+        free(ver);
+        free(sum);
         H5Fclose(f);
     }
+    free(img);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return rc;
 }
@@ -536,10 +821,22 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         void *old_data;
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        char *img = NULL;
+        size_t n = 0;
+        hid_t f = H5I_INVALID_HID;
+        int lrc = load_image(path, &img, &n, e);
+        if (!lrc)
+            f = open_image(img, n);
         char *sha = f < 0 ? NULL : read_str_attr(f, "trace_sha256");
-        if (f < 0 || read_blob(f, "coordinator", &cb) || read_blob(f, "nodes", &nb))
-            rc = dike_err_set(e, DIKE_EINVAL, "%s: cannot read checkpoint state", path);
+        char *ssum = f < 0 ? NULL : read_str_attr(f, "state_sha256");
+        char want[65] = "";
+        if (lrc)
+            rc = lrc;
+        else if (f < 0 || read_blob(f, "coordinator", &cb) || read_blob(f, "nodes", &nb))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: cannot read its state", path);
+        else if (state_digest(cb.p, cb.len, nb.p, nb.len, want), !ssum || strcmp(want, ssum) != 0)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the state does not match its "
+                              "checksum (state_sha256)", path);
         else if (!sha || strcmp(sha, trace_sha256 ? trace_sha256 : "") != 0)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: the trace changed since the checkpoint (sha256 %s, now %s)",
                               path, sha ? sha : "?", trace_sha256 ? trace_sha256 : "");
@@ -548,20 +845,26 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         if (!rc && (cb.bad || cb.pos != cb.len))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: coordinator state is damaged", path);
         free(sha);
+        free(ssum);
         if (f >= 0)
             H5Fclose(f);
+        free(img);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     }
-    if (bcast_status(comm, rc, e))
+    if ((rc = bcast_status(comm, rc, e))) /* rank 0's verdict on every rank */
         goto out;
     /* node records to their new owners: records are in node order, fixed size */
     {
         size_t rec = sizeof(node_rec) + (p->jobs ? p->cl->gpus_per_node * sizeof(uint32_t) : 0);
         int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
+        const char *bad = NULL;
         if (rank == 0 && nb.len != (size_t)p->cl->nodes * rec)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node state has %zu bytes, expected %zu", path, nb.len,
                               (size_t)p->cl->nodes * rec);
-        if (!bcast_status(comm, rc, e)) {
+        else if (rank == 0 && (bad = check_nodes(&nb, s, p->jobs != NULL)))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: node state does not fit this workload and cluster: %s",
+                              path, bad);
+        if (!(rc = bcast_status(comm, rc, e))) { /* every rank takes rank 0's verdict */
             for (int r = 0; r < np; r++) {
                 uint32_t first, n;
                 dike_part_block(l, r, &first, &n);
@@ -572,8 +875,8 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
             mine.len = (size_t)counts[rank];
             mine.p = dike_xmalloc(mine.len + 1);
             MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE, 0, comm);
-            int bad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
-            MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+            int lbad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
+            MPI_Allreduce(&lbad, &any, 1, MPI_INT, MPI_MAX, comm);
             if (any)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: node state is damaged", path);
             free(mine.p);

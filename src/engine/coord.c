@@ -470,8 +470,11 @@ int dike_coord_done(const dike_sched *s)
 void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
 {
     const dike_event *top;
-    while ((top = dike_heap_top(&s->heap)) && top->time < horizon && s->nact < max_actions &&
-           !dike_stop_requested) {
+    /* Nothing after the last finish is a result: the events left then (completions of preempted
+     * runs, round boundaries, node events) are not processed, so the time series ends at the last
+     * real event whether or not a window or checkpoint boundary falls after it. */
+    while (!dike_coord_done(s) && (top = dike_heap_top(&s->heap)) && top->time < horizon &&
+           s->nact < max_actions && !dike_stop_requested) {
         dike_time t = top->time;
         advance_to(s, t);
         while ((top = dike_heap_top(&s->heap)) && top->time == t) {

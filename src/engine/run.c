@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dike/cluster.h"
+#include "dike/outpath.h"
 #include "dike/workload.h"
 #include "engine/checkpoint.h"
 #include "engine/coord.h"
@@ -37,6 +38,42 @@ static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
     if (strcmp(cfg->engine_coordinator_owns_nodes, "false") == 0)
         return nranks == 1;
     return nranks <= 2; /* auto: with 1-2 ranks an idle coordinator would waste half the job */
+}
+
+/* Accepted values whose combination would exhaust memory or never end: each bound names the key
+ * and what it protects. The span is the last submit time, a lower bound of the simulated time. */
+#define MAX_TIMESERIES_BYTES (4.0 * 1024 * 1024 * 1024) /* /timeseries in memory on rank 0 */
+#define MAX_CHECKPOINTS 1e5                             /* periodic checkpoints before the last submit */
+#define MAX_FAILURES 1e9                                /* expected node failures before the last submit */
+static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
+                        dike_err *e)
+{
+    double span = w->njobs ? dike_time_to_s(w->jobs[w->njobs - 1].submit) : 0;
+    if (cl->total_gpus > UINT32_MAX)
+        return dike_err_set(e, DIKE_EINVAL, "[cluster] nodes x gpus_per_node: %llu GPUs, at most %u "
+                            "supported (GPU counts are 32-bit)", (unsigned long long)cl->total_gpus,
+                            UINT32_MAX);
+    double samples = span / cfg->output_timeseries_interval_s;
+    double bytes = samples * (8.0 + 3 * 4.0 + 4.0 * w->ntenants);
+    if (bytes > MAX_TIMESERIES_BYTES)
+        return dike_err_set(e, DIKE_EINVAL, "[output] timeseries_interval_s: %g s over the %g s of submits "
+                            "means at least %.3g samples of /timeseries (%.1f GiB for %u tenants); at most "
+                            "%.0f GiB: raise the interval", cfg->output_timeseries_interval_s, span,
+                            samples, bytes / (1024.0 * 1024 * 1024), w->ntenants,
+                            MAX_TIMESERIES_BYTES / (1024.0 * 1024 * 1024));
+    if (cfg->run_checkpoint_every_s > 0 && (cfg->run_checkpoint_every_s < 1 ||
+                                            span / cfg->run_checkpoint_every_s > MAX_CHECKPOINTS))
+        return dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: %g s means at least %.3g checkpoints "
+                            "over the %g s of submits, each rewriting the whole state; at least 1 s and "
+                            "at most %.0f checkpoints", cfg->run_checkpoint_every_s,
+                            span / cfg->run_checkpoint_every_s, span, MAX_CHECKPOINTS);
+    if (cfg->faults_mtbf_s > 0 && (cfg->faults_mtbf_s < 1 ||
+                                   (double)cl->nodes * span / cfg->faults_mtbf_s > MAX_FAILURES))
+        return dike_err_set(e, DIKE_EINVAL, "[faults] mtbf_s: %g s on %u nodes means about %.3g node "
+                            "failures over the %g s of submits; at least 1 s and at most %.0e failures "
+                            "(events)", cfg->faults_mtbf_s, cl->nodes,
+                            (double)cl->nodes * span / cfg->faults_mtbf_s, span, MAX_FAILURES);
+    return 0;
 }
 
 static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
@@ -106,6 +143,12 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     memset(&part, 0, sizeof part);
     dike_workload_init(&w);
 
+    char ckpt_path[DIKE_STR_MAX + 16];
+    if (cfg->run_checkpoint[0])
+        snprintf(ckpt_path, sizeof ckpt_path, "%s", cfg->run_checkpoint);
+    else
+        snprintf(ckpt_path, sizeof ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
+
     /* Every rank derives the same cluster from the same configuration. */
     if (rank == 0) {
         rc = dike_config_validate(cfg, e);
@@ -117,10 +160,18 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         if (!rc && cl.nodes_per_rack > 1024)
             rc = dike_err_set(e, DIKE_EINVAL, "[cluster] nodes_per_rack: at most 1024 supported (got %u)",
                               cl.nodes_per_rack);
-        if (!rc && out_path && *out_path)
-            rc = dike_h5_check_writable(out_path, e);
+        if (!rc)
+            rc = dike_output_paths_check(cfg, out_path, ckpt_path, resume, e);
+        if (!rc) {
+            /* temporary files of earlier runs on this host that died before their rename */
+            if (out_path && *out_path)
+                dike_tmp_sweep(out_path);
+            dike_tmp_sweep(ckpt_path);
+        }
         if (!rc && !given)
             rc = dike_workload_load(cfg, &cl, &w, e);
+        if (!rc)
+            rc = check_bounds(cfg, &cl, given ? given : &w, e);
         if (!rc)
             rc = dike_coord_init(&s, cfg, &cl, given ? given : &w, e);
     }
@@ -144,11 +195,6 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                                                 sha, e)))
         goto out;
 
-    char ckpt_path[DIKE_STR_MAX + 16];
-    if (cfg->run_checkpoint[0])
-        snprintf(ckpt_path, sizeof ckpt_path, "%s", cfg->run_checkpoint);
-    else
-        snprintf(ckpt_path, sizeof ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s),
                            dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, cfg, sha};

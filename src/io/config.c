@@ -62,7 +62,7 @@ static int check_duration_knowledge(const char *v, char *why, size_t n);
 static int check_weights(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
-    {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, UINT32_MAX), NULL,
+    {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, 4194304), NULL,
      "number of nodes"},
     {"cluster", "gpus_per_node", KEY_INT, FIELD(cluster_gpus_per_node), "8", AT_LEAST(1, 65535), NULL,
      "GPUs per node"},
@@ -641,6 +641,9 @@ static int load_stream(dike_config *c, FILE *f, const char *path, dike_err *e)
 
 int dike_config_load_file(dike_config *c, const char *path, dike_err *e)
 {
+    int rc = dike__input_regular(path, "configuration file", e);
+    if (rc)
+        return rc;
     FILE *f = fopen(path, "r");
     if (!f)
         return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));

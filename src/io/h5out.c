@@ -16,6 +16,7 @@
  * the collective closes there happen in the same order everywhere. At the end the message of the
  * lowest failing rank is broadcast: every rank returns the same code and text. */
 #include "dike/results.h"
+#include "dike/outpath.h"
 #include "io/h5types.h"
 
 #include <errno.h>
@@ -310,6 +311,54 @@ static void h5close(const h5ctx *c, int *st, hid_t id, herr_t (*fn)(hid_t), cons
         *st = h5fail(c, "closing %s %s", what, obj);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * Files built in memory. HDF5 1.10 cannot survive a failed close: when H5Dclose or H5Fclose fails
+ * to flush (a full disk, an I/O error), the object is freed but its identifier stays registered,
+ * and the library's shutdown in MPI_Finalize then closes it again and crashes. So the writer never
+ * lets HDF5 write to a disk where space is allocated: whatever rank 0 writes is built in memory
+ * (the core driver without a backing store) and its image is written with write(2), whose errors
+ * are ours to report (with errno); the ranks' collective writes of /nodes and /perf go into space
+ * that image already holds (contiguous datasets, allocated early), so they allocate nothing. */
+
+/* A file access property list for an in-memory file that is never written back. */
+static hid_t memory_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0) {
+        H5Pclose(fapl);
+        fapl = H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+/* Write @p len bytes of @p img as the whole content of @p tmp (created or truncated). */
+static int write_image(const h5ctx *c, const char *tmp, const char *img, size_t len)
+{
+    int err = dike_write_whole_file(tmp, img, len);
+    if (err)
+        return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: writing %zu bytes to %s: %s",
+                            c->path, len, tmp, strerror(err));
+    return 0;
+}
+
+/* Flush the in-memory @p file and write its image to @p tmp. */
+static int save_image(const h5ctx *c, hid_t file, const char *tmp)
+{
+    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        return h5fail(c, "flushing the file image of %s", tmp);
+    ssize_t n = H5Fget_file_image(file, NULL, 0);
+    if (n <= 0)
+        return h5fail(c, "getting the size of the file image of %s", tmp);
+    char *img = dike_xmalloc((size_t)n);
+    int st = 0;
+    if (H5Fget_file_image(file, img, (size_t)n) != n)
+        st = h5fail(c, "getting the file image of %s", tmp);
+    else
+        st = write_image(c, tmp, img, (size_t)n);
+    free(img);
+    return st;
+}
+
 /* True if any rank of @p comm has a non-zero status. */
 static bool agree(MPI_Comm comm, int *st, const h5ctx *c)
 {
@@ -496,6 +545,36 @@ static hid_t select_rows(hid_t fspace, uint64_t first, uint64_t count)
     return m;
 }
 
+/* Rank 0: the file with /nodes and /perf allocated (contiguous, early) but not yet written,
+ * built in memory and written to @p tmp. */
+static int create_skeleton(const h5ctx *c, const char *tmp, hid_t nfile, hid_t nspace, hid_t pfile,
+                           hid_t pspace)
+{
+    hid_t fapl = memory_fapl(), dcpl = H5I_INVALID_HID, file = H5I_INVALID_HID;
+    hid_t nds = H5I_INVALID_HID, pds = H5I_INVALID_HID;
+    int st = 0;
+    if (fapl < 0)
+        st = h5fail(c, "setting up an in-memory file");
+    else if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_layout(dcpl, H5D_CONTIGUOUS) < 0 ||
+             H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ||
+             H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) < 0)
+        st = h5fail(c, "setting up the layout of /nodes and /perf");
+    else if ((file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+        st = h5fail(c, "creating temporary file %s in memory", tmp);
+    else if ((nds = H5Dcreate2(file, "/nodes", nfile, nspace, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating dataset /nodes");
+    else if ((pds = H5Dcreate2(file, "/perf", pfile, pspace, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating dataset /perf");
+    h5close(c, &st, pds, H5Dclose, "dataset", "/perf");
+    h5close(c, &st, nds, H5Dclose, "dataset", "/nodes");
+    if (!st)
+        st = save_image(c, file, tmp);
+    h5close(c, &st, file, H5Fclose, "in-memory file", tmp);
+    h5close(c, &st, dcpl, H5Pclose, "creation properties of", "/nodes");
+    h5close(c, &st, fapl, H5Pclose, "access properties of", tmp);
+    return st;
+}
+
 static int write_parallel(const h5ctx *c, const char *tmp, MPI_Comm comm, int rank, int size,
                           const dike_node_record *nodes, size_t nnodes, uint64_t first,
                           uint64_t total_nodes, const dike_perf_record *perf)
@@ -531,16 +610,22 @@ static int write_parallel(const h5ctx *c, const char *tmp, MPI_Comm comm, int ra
     if (agree(comm, &st, c))
         goto out;
 
-    if ((file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
-        st = h5fail(c, "creating temporary file %s", tmp);
+    /* Rank 0 lays the file out in memory and writes it: the space of every row exists on disk
+     * before any rank writes one (see "Files built in memory" above). */
+    if (rank == 0)
+        st = create_skeleton(c, tmp, nfile, nspace, pfile, pspace);
     if (agree(comm, &st, c))
         goto out;
-    if ((nds = H5Dcreate2(file, "/nodes", nfile, nspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        st = h5fail(c, "creating dataset /nodes");
+    if ((file = H5Fopen(tmp, H5F_ACC_RDWR, fapl)) < 0)
+        st = h5fail(c, "opening temporary file %s", tmp);
     if (agree(comm, &st, c))
         goto out;
-    if ((pds = H5Dcreate2(file, "/perf", pfile, pspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-        st = h5fail(c, "creating dataset /perf");
+    if ((nds = H5Dopen2(file, "/nodes", H5P_DEFAULT)) < 0)
+        st = h5fail(c, "opening dataset /nodes");
+    if (agree(comm, &st, c))
+        goto out;
+    if ((pds = H5Dopen2(file, "/perf", H5P_DEFAULT)) < 0)
+        st = h5fail(c, "opening dataset /perf");
     if (agree(comm, &st, c))
         goto out;
     /* A zero-size contiguous dataset has no storage address: HDF 1.10 fails even an empty write
@@ -801,14 +886,10 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     h5_field f[H5_MAX_FIELDS];
     char *nunits = units_string(f, node_fields(f)), *punits = units_string(f, perf_fields(f));
     int st = 0;
-    /* Best-effort file locking: some parallel file systems have no flock, and the file is only
-     * ours (its name holds our pid) until the rename. */
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0)
-        st = h5fail(c, "setting up file access");
-#if H5_VERSION_GE(1, 10, 7)
-    else if (H5Pset_file_locking(fapl, 1, 1) < 0)
-        st = h5fail(c, "setting up file locking");
-#endif
+    /* The file is read into memory, completed there, and its image written back by us (see
+     * "Files built in memory"): HDF5 itself never writes to the disk here. */
+    if ((fapl = memory_fapl()) < 0)
+        st = h5fail(c, "setting up an in-memory file");
     else if ((file = H5Fopen(tmp, H5F_ACC_RDWR, fapl)) < 0)
         st = h5fail(c, "reopening temporary file %s", tmp);
     if (!st)
@@ -827,6 +908,8 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
         st = write_timeseries(c, file, &r->ts);
     if (!st)
         st = write_summary(c, file, &r->summary);
+    if (!st)
+        st = save_image(c, file, tmp);
     h5close(c, &st, file, H5Fclose, "temporary file", tmp);
     h5close(c, &st, fapl, H5Pclose, "access properties of", tmp);
     free(punits);
@@ -849,6 +932,8 @@ static int commit(const h5ctx *c, const char *tmp)
     if (close(fd) != 0)
         return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: closing %s: %s", c->path, tmp,
                             strerror(errno));
+    if (dike_rename_target_ok(c->path, "output", c->e))
+        return c->e->code;
     if (rename(tmp, c->path) != 0)
         return dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: renaming %s: %s", c->path, tmp,
                             strerror(errno));
@@ -861,9 +946,9 @@ static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
     int len = 0;
     char *name = NULL;
     if (rank == 0) {
-        size_t n = strlen(c->path) + 32;
+        size_t n = strlen(c->path) + 128;
         name = dike_xmalloc(n);
-        snprintf(name, n, "%s.tmp-%ld", c->path, (long)getpid());
+        dike_tmp_name(c->path, name, n);
         len = (int)strlen(name) + 1;
     }
     if (MPI_Bcast(&len, 1, MPI_INT, 0, comm) != MPI_SUCCESS)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dike/base.h"
 
@@ -246,4 +247,37 @@ int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], si
 out:
     free(copy);
     return rc;
+}
+
+long dike__getline_capped(char **buf, size_t *cap, FILE *fp, size_t max)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc(fp)) != EOF) {
+        if (n + 2 > *cap) {
+            *cap = *cap ? 2 * *cap : 256;
+            *buf = dike_xrealloc(*buf, *cap);
+        }
+        (*buf)[n++] = (char)ch;
+        if (ch == '\n')
+            break;
+        if (n > max)
+            return -2;
+    }
+    if (n == 0)
+        return -1;
+    (*buf)[n] = '\0';
+    return (long)n;
+}
+
+int dike__input_regular(const char *path, const char *what, dike_err *e)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+        return 0; /* a missing file is reported when it is opened */
+    const char *kind = S_ISDIR(sb.st_mode) ? "a folder" : S_ISCHR(sb.st_mode) ? "a character device"
+                     : S_ISBLK(sb.st_mode) ? "a block device" : S_ISFIFO(sb.st_mode) ? "a FIFO or pipe"
+                     : "not a regular file";
+    return dike_err_set(e, DIKE_EINVAL, "%s: the %s is %s: give a regular file (it is read more than "
+                        "once)", path, what, kind);
 }

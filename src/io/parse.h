@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include "dike/base.h"
 #include "dike/cluster.h"
 
 #define DIKE__MIX_MAX 64 /* entries of workload.gpu_mix */
@@ -17,6 +19,17 @@ const char *dike__parse_i64(const char *s, int64_t *v);
 const char *dike__parse_f64(const char *s, double *v);
 /** Strip blanks (space, tab, CR, LF) from both ends of @p s in place; returns the new start. */
 char *dike__trim(char *s);
+
+/* Longest line of a trace, node list or weight file: 1 MiB. A longer line is refused rather than
+ * read whole (a file without line ends, such as /dev/zero, would otherwise be read into memory). */
+#define DIKE__LINE_MAX ((size_t)1 << 20)
+/** getline(3) that reads at most @p max bytes of one line: returns the line length (with its
+ *  '\n'), -1 at end of file or on a read error (ferror tells), -2 when the line is longer than
+ *  @p max (the rest of the file is not read). */
+long dike__getline_capped(char **buf, size_t *cap, FILE *fp, size_t max);
+/** 0 if @p path is absent or a regular file; else DIKE_EINVAL "PATH: not a regular file (a FIFO):
+ *  ..." naming @p what ("trace", "configuration file"): inputs are opened more than once. */
+int dike__input_regular(const char *path, const char *what, dike_err *e);
 
 typedef struct dike__type_count {
     char name[DIKE_GPU_TYPE_NAME]; /**< GPU type name */

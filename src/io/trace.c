@@ -451,13 +451,15 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
     dike_err row_err = {0};
     int rc = 0;
     file_stem(path, stem, sizeof stem);
+    if ((rc = dike__input_regular(path, "trace", e)))
+        return rc;
     FILE *fp = fopen(path, "r");
     if (!fp)
         return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
 
-    ssize_t len;
+    long len;
     errno = 0;
-    while ((len = getline(&buf, &cap, fp)) >= 0) {
+    while ((len = dike__getline_capped(&buf, &cap, fp, DIKE__LINE_MAX)) >= 0) {
         f.line++;
         char *s = buf;
         if (f.line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
@@ -511,6 +513,11 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
             continue;
         }
         accept_row(rd, &f, &r, stem);
+    }
+    if (len == -2) {
+        rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": line longer than %zu bytes", path, f.line + 1,
+                          DIKE__LINE_MAX);
+        goto out;
     }
     if (ferror(fp)) {
         rc = dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
@@ -697,12 +704,14 @@ static int detect_file(const char *path, const dike__trace_format **out, dike_er
     int rc = 0;
     bool first = true;
     *out = NULL;
+    if ((rc = dike__input_regular(path, "trace", e)))
+        return rc;
     FILE *fp = fopen(path, "r");
     if (!fp)
         return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
     errno = 0;
-    ssize_t len;
-    while ((len = getline(&buf, &cap, fp)) >= 0) {
+    long len;
+    while ((len = dike__getline_capped(&buf, &cap, fp, DIKE__LINE_MAX)) >= 0) {
         line++;
         char *s = buf;
         if (line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
@@ -732,7 +741,10 @@ static int detect_file(const char *path, const dike__trace_format **out, dike_er
         }
         goto out;
     }
-    if (ferror(fp))
+    if (len == -2)
+        rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": line longer than %zu bytes", path, line + 1,
+                          DIKE__LINE_MAX);
+    else if (ferror(fp))
         rc = dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
     else
         rc = dike_err_set(e, DIKE_EINVAL, "%s: empty trace: no header line", path);
@@ -818,7 +830,7 @@ static int expand(const char *spec, path_list *l, dike_err *e)
             rc = dike_err_set(e, DIKE_EINVAL, "[workload] trace: empty file name in '%s'", spec);
         else if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
             rc = add_folder(l, p, e);
-        else
+        else if (!(rc = dike__input_regular(p, "trace", e))) /* before any open: a FIFO would block */
             rc = add_path(l, p, e); /* a missing file is reported when it is opened */
         if (rc || !comma)
             break;

@@ -5,6 +5,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,15 @@ int dike_synth_generate(const dike_config *c, const dike_cluster *cl, dike_workl
         dike_job_spec *j = dike_workload_push(w);
         if (i > 0)
             t += gsl_ran_exponential(r_arr, 1.0 / lambda);
+        /* the same bound as a trace's submit times: beyond it, microseconds overflow int64 long
+         * before the run ends (a tiny load makes huge gaps) */
+        if (!(t <= 1e12)) {
+            rc = dike_err_set(e, DIKE_EINVAL, "[workload] load: %g gives %g s between arrivals on average, so "
+                              "job %" PRId64 " of %" PRId64 " would be submitted after %g s, beyond the 1e12 s "
+                              "limit of simulated time (raise workload.load or lower workload.jobs)",
+                              c->workload_load, 1.0 / lambda, i, c->workload_jobs, t);
+            goto out;
+        }
         j->id = i;
         j->submit = dike_time_from_s(t);
         j->num_gpus = mix[gsl_ran_discrete(r_size, size_table)].gpus;

@@ -44,7 +44,7 @@ expect_ok()
 printf '%s\n0,a,0,1,10\n1,a\000b,5,1,10\n' "$H" >nul.csv
 expect_error nul.csv trace "nul.csv:3: contains a NUL byte"
 { echo "$H"; printf '0,a,0,1,'; head -c 10000000 /dev/zero | tr '\0' '9'; echo; } >longline.csv
-expect_error longline.csv trace "longline.csv:2: field 'duration'"
+expect_error longline.csv trace "longline.csv:2: line longer than 1048576 bytes"
 printf '%s\n0,a,1e308,1,10\n' "$H" >hugetime.csv
 expect_error hugetime.csv trace "hugetime.csv:2: field 'submit_time': above"
 printf '%s\n0,a,0,99999999999999999999999,10\n' "$H" >hugegpus.csv

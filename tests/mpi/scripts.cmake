@@ -26,3 +26,28 @@ add_test(NAME mpi_checkpoint
 set_tests_properties(mpi_checkpoint PROPERTIES
   ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
   LABELS "mpi;checkpoint" PROCESSORS 2 TIMEOUT 300)
+
+#   mpi_diskfull     a full disk (small tmpfs, needs root; else skipped): status 2, one line with
+#                    errno's text, no crash in MPI_Finalize, nothing left on the disk; 1 and 2 ranks
+add_test(NAME mpi_diskfull
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/diskfull.sh $<TARGET_FILE:dike-emu>
+                 ${MPIEXEC_NUMPROC_FLAG} ${DIKE_MPIEXEC})
+set_tests_properties(mpi_diskfull PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi" PROCESSORS 2 TIMEOUT 180 SKIP_RETURN_CODE 77)
+
+#   mpi_ckpt_corrupt single-byte flips over a whole checkpoint: exit 0 with identical output or exit
+#                    2 with one message, never a signal; a forged out-of-range node slot is refused
+add_test(NAME mpi_ckpt_corrupt
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/ckpt_corrupt.sh $<TARGET_FILE:dike-emu>
+                 ${MPIEXEC_NUMPROC_FLAG} ${DIKE_MPIEXEC})
+set_tests_properties(mpi_ckpt_corrupt PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi;checkpoint" PROCESSORS 2 TIMEOUT 300)
+
+#   mpi_ckpt_periodic for every policy, periodic checkpoints leave every output dataset unchanged
+add_test(NAME mpi_ckpt_periodic
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/ckpt_periodic.sh $<TARGET_FILE:dike-emu>)
+set_tests_properties(mpi_ckpt_periodic PROPERTIES
+  ENVIRONMENT "${DIKE_MPI_ENV};DIKE_TEST_TMP=${CMAKE_CURRENT_BINARY_DIR}/tmp"
+  LABELS "mpi;checkpoint" TIMEOUT 300)

@@ -151,7 +151,7 @@ static void test_number_and_range_errors(void **state)
         {"workload.load=0.5x", "not a number"},
         {"workload.load=0", "must be > 0"},
         {"cluster.nodes=99999999999999999999", "integer out of range"},
-        {"cluster.nodes=0", "must be in [1, 4294967295]"},
+        {"cluster.nodes=0", "must be in [1, 4194304]"},
         {"cluster.nodes=1.5", "not an integer"},
         {"cluster.locality_rack=0", "must be in (0, 1]"},
         {"cluster.locality_rack=1.01", "must be in (0, 1]"},
