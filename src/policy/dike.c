@@ -141,6 +141,11 @@ static int start(dk_state *st, dike_sched *s, dike_job *j)
     return 1;
 }
 
+static int fill_start(void *ctx, dike_sched *s, dike_job *j)
+{
+    return start(ctx, s, j);
+}
+
 /* ---- preemption ---- */
 
 /* May running job @p v be taken off its GPUs for @p q, which needs @p need_s seconds? */
@@ -288,19 +293,7 @@ static void dk_decide(void *state, dike_sched *s)
         if (!start(st, s, q) && !make_room(st, s, q))
             break;
     /* fill-in: shortest first among the jobs that fit */
-    uint8_t *skip = NULL;
-    uint32_t nskip = 0, bi;
-    while ((q = dike_jobq_min_fitting(&st->queued, dike_sched_free_gpus(s, -1), skip, &bi))) {
-        if (start(st, s, q))
-            continue;
-        if (bi >= nskip) {
-            skip = dike_xrealloc(skip, st->queued.nb);
-            memset(skip + nskip, 0, st->queued.nb - nskip);
-            nskip = st->queued.nb;
-        }
-        skip[bi] = 1;
-    }
-    free(skip);
+    dike_jobq_fill(&st->queued, s, fill_start, st);
 }
 
 /* ---- events ---- */

@@ -164,6 +164,24 @@ dike_job *dike_jobq_min_fitting(const dike_jobq *q, uint64_t max_gpus, const uin
     return best ? best->heap[0] : NULL;
 }
 
+void dike_jobq_fill(dike_jobq *q, dike_sched *s, dike_jobq_start_fn start, void *ctx)
+{
+    uint8_t *skip = NULL;
+    uint32_t nskip = 0, bi;
+    dike_job *j;
+    while ((j = dike_jobq_min_fitting(q, dike_sched_free_gpus(s, -1), skip, &bi))) {
+        if (start(ctx, s, j))
+            continue;
+        if (bi >= nskip) { /* buckets may have been added since the last look */
+            skip = dike_xrealloc(skip, q->nb);
+            memset(skip + nskip, 0, q->nb - nskip);
+            nskip = q->nb;
+        }
+        skip[bi] = 1;
+    }
+    free(skip);
+}
+
 void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill)
 {
     if (!backfill) {

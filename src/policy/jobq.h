@@ -43,6 +43,13 @@ typedef double (*dike_jobq_key_fn)(void *ctx, const dike_sched *s, const dike_jo
  *  while jobs wait (duration estimates under scheduler.duration_knowledge = none). */
 void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, void *ctx);
 
+/** Starts @p j if it can (removing it from its queue); returns 1 if it started. */
+typedef int (*dike_jobq_start_fn)(void *ctx, dike_sched *s, dike_job *j);
+
+/** Fill-in: start the best job that fits in the free GPUs through @p start until none does; a
+ *  bucket whose best job cannot be placed (GPU-type constraint) is skipped for the rest of the call. */
+void dike_jobq_fill(dike_jobq *q, dike_sched *s, dike_jobq_start_fn start, void *ctx);
+
 /** Start queued jobs in key order. backfill = 0: stop at the first job that does not fit
  *  (head-of-line blocking); 1: let any later job that fits start (greedy fill-in, no reservation). */
 void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill);

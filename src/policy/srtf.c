@@ -94,6 +94,11 @@ static int start(srtf_state *st, dike_sched *s, dike_job *j)
     return 1;
 }
 
+static int fill_start(void *ctx, dike_sched *s, dike_job *j)
+{
+    return start(ctx, s, j);
+}
+
 /* preempt_for without the oracle: the candidates are every running job of type @p t that started
  * before now and has more estimated remaining work (dike_sched_est_remaining_running) than @p q needs, taken
  * largest estimate first (ties: lower job index) until the gang fits. */
@@ -206,19 +211,7 @@ static void srtf_decide(void *state, dike_sched *s)
     if (!st->backfill || !q)
         return;
     /* Fill-in without preemption: shorter-first among the jobs that fit. */
-    uint8_t *skip = NULL;
-    uint32_t nskip = 0, bi;
-    while ((q = dike_jobq_min_fitting(&st->queued, dike_sched_free_gpus(s, -1), skip, &bi))) {
-        if (start(st, s, q))
-            continue;
-        if (bi >= nskip) {
-            skip = dike_xrealloc(skip, st->queued.nb);
-            memset(skip + nskip, 0, st->queued.nb - nskip);
-            nskip = st->queued.nb;
-        }
-        skip[bi] = 1;
-    }
-    free(skip);
+    dike_jobq_fill(&st->queued, s, fill_start, st);
 }
 
 static void srtf_restore(void *state, dike_sched *s, dike_job *j)
