@@ -168,6 +168,10 @@ double dike_sched_est_duration(const dike_sched *s, const dike_job *j);
  *  (i.e. remaining = done work: a job that outlived its estimate is expected to run as long
  *  again) — never below a small floor (1 s). oracle: exactly dike_sched_remaining(). */
 double dike_sched_est_remaining(const dike_sched *s, const dike_job *j);
+/** The total reference work the scheduler now expects of @p j, us: dike_sched_est_duration, revised
+ *  like dike_sched_est_remaining once the job has done that much (twice the work done), so that
+ *  remaining and total agree; exactly the duration under the oracle. */
+double dike_sched_est_total(const dike_sched *s, const dike_job *j);
 /** Remaining work of a running job for victim tests, us: like dike_sched_est_remaining, but a job
  *  that outlived its estimate E is expected to end at the first of 2E, 4E, ... it has not reached,
  *  so the estimate does not grow while it runs (two long jobs would otherwise trade places at every

@@ -130,6 +130,21 @@ double dike_sched_est_duration(const dike_sched *s, const dike_job *j)
     return DIKE_DURATION_PRIOR_US;
 }
 
+/* Reference work @p j has done, us: known to any scheduler (attained service in reference units). */
+static double done_us(const dike_sched *s, const dike_job *j)
+{
+    return (double)j->spec->duration - dike_sched_remaining(s, j);
+}
+
+double dike_sched_est_total(const dike_sched *s, const dike_job *j)
+{
+    double est = dike_sched_est_duration(s, j);
+    if (s->dur_knowledge == DIKE_DURATION_ORACLE)
+        return est;
+    double done = done_us(s, j);
+    return done >= est ? 2 * done : est;
+}
+
 double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
 {
     double left = dike_sched_remaining(s, j);
@@ -137,7 +152,7 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
         return left;
     /* Work done is known to any scheduler (attained service in reference units); the rest is a
      * guess. A job past its estimate is expected to run as long again as it already has. */
-    double done = (double)j->spec->duration - left;
+    double done = done_us(s, j);
     double est = dike_sched_est_duration(s, j);
     double rem = done >= est ? done : est - done;
     return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
@@ -154,7 +169,7 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
 double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
 {
     double est = dike_sched_est_duration(s, r);
-    double done = (double)r->spec->duration - dike_sched_remaining(s, r);
+    double done = done_us(s, r);
     if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
         est = DIKE_EST_REMAINING_FLOOR_US;
     while (est <= done)

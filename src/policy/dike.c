@@ -66,17 +66,21 @@ typedef struct dk_state {
 
 /* ---- what the scheduler estimates ---- */
 
+/* Remaining work in seconds, kept positive. */
+static double positive_s(double us)
+{
+    return us / 1e6 > 1e-6 ? us / 1e6 : 1e-6;
+}
+
 static double est_rem_s(const dike_sched *s, const dike_job *j)
 {
-    double r = dike_sched_est_remaining(s, j) / 1e6;
-    return r > 1e-6 ? r : 1e-6;
+    return positive_s(dike_sched_est_remaining(s, j));
 }
 
 /* A running job's, for victim tests: its estimate does not grow while it runs. */
 static double run_rem_s(const dike_sched *s, const dike_job *v)
 {
-    double r = dike_sched_est_remaining_running(s, v) / 1e6;
-    return r > 1e-6 ? r : 1e-6;
+    return positive_s(dike_sched_est_remaining_running(s, v));
 }
 
 static double restore_s(const dk_state *st, const dike_job *j)
@@ -134,7 +138,7 @@ static void node_remove(dk_state *st, dike_job *j)
 
 static int start(dk_state *st, dike_sched *s, dike_job *j)
 {
-    if (dike_sched_free_for(s, j) < j->spec->num_gpus || !dike_sched_start(s, j))
+    if (!dike_sched_start(s, j))
         return 0;
     dike_jobq_remove(&st->queued, j);
     node_add(st, j);

@@ -182,6 +182,14 @@ void dike_jobq_fill(dike_jobq *q, dike_sched *s, dike_jobq_start_fn start, void 
     free(skip);
 }
 
+static int start_removing(void *ctx, dike_sched *s, dike_job *j)
+{
+    if (!dike_sched_start(s, j))
+        return 0;
+    dike_jobq_remove(ctx, j);
+    return 1;
+}
+
 void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill)
 {
     if (!backfill) {
@@ -193,16 +201,5 @@ void dike_jobq_start_in_order(dike_jobq *q, dike_sched *s, int backfill)
     }
     /* Fill-in: the best job that fits starts; a bucket whose head cannot be placed (GPU-type
      * constraint) is skipped for the rest of this decision. No reservation for the head. */
-    uint8_t skip_small[64] = {0};
-    uint8_t *skip = q->nb <= sizeof skip_small ? skip_small : dike_xcalloc(q->nb, 1);
-    uint32_t bi;
-    dike_job *j;
-    while ((j = dike_jobq_min_fitting(q, dike_sched_free_gpus(s, -1), skip, &bi))) {
-        if (dike_sched_start(s, j))
-            dike_jobq_remove(q, j);
-        else
-            skip[bi] = 1;
-    }
-    if (skip != skip_small)
-        free(skip);
+    dike_jobq_fill(q, s, start_removing, q);
 }

@@ -4,25 +4,14 @@
 
 #include "dike/sched.h"
 
-/** The total reference work the scheduler now expects of @p j, us: dike_sched_est_duration, revised
- *  like dike_sched_est_remaining once the job has done that much (twice the work done), so that
- *  remaining and total agree. Without the revision a job that outlived its estimate would look
- *  ever more unfairly treated (elapsed time over a fixed, too small T_ideal) and be favoured for
- *  it: under `none`, Themis then served long jobs first (average JCT x5 on a 10,000-job load-1.2
- *  synthetic run). Exactly the duration under the oracle. */
-static inline double dike_est_total(const dike_sched *s, const dike_job *j)
-{
-    double est = dike_sched_est_duration(s, j);
-    if (dike_sched_duration_knowledge(s) == DIKE_DURATION_ORACLE)
-        return est;
-    double done = (double)j->spec->duration - dike_sched_remaining(s, j);
-    return done >= est ? 2 * done : est;
-}
-
+/* T_ideal_est uses dike_sched_est_total (the estimate, revised once outlived): with a fixed
+ * estimate a job that outlived it would look ever more unfairly treated (elapsed time over a too
+ * small T_ideal) and be favoured for it; under `none`, Themis then served long jobs first (average
+ * JCT x5 on a 10,000-job load-1.2 synthetic run, docs/policies.md). */
 /** rho_hat = (now - submit + remaining work / rate) / T_ideal_est, with
  *  T_ideal_est = duration x max(1, num_gpus x N / G): N the jobs in the system now (the estimate of
  *  SPEC §6's N_avg available at decision time), G the GPUs that are up. Remaining work and duration
- *  are what the scheduler knows (dike_sched_est_remaining, dike_est_total; exact under
+ *  are what the scheduler knows (dike_sched_est_remaining, dike_sched_est_total; exact under
  *  scheduler.duration_knowledge = oracle); the metrics always use the true duration. The rate is the one the job
  *  has (running) or would get from the configured placement now (queued); a queued job that does
  *  not fit now is estimated at rate 1 (its best placement). @p rate_out (may be NULL) gets it. */
@@ -36,7 +25,7 @@ static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate
     double now = dike_time_to_s(dike_sched_now(s));
     double rem = dike_sched_est_remaining(s, j) / 1e6 / rate;
     double share = (double)j->spec->num_gpus * dike_sched_active(s) / (double)dike_sched_gpus_up(s);
-    double ideal = dike_est_total(s, j) / 1e6 * (share > 1 ? share : 1);
+    double ideal = dike_sched_est_total(s, j) / 1e6 * (share > 1 ? share : 1);
     return (now - dike_time_to_s(j->spec->submit) + rem) / ideal;
 }
 

@@ -119,7 +119,7 @@ static void test_none_tenant_history(void **st)
      * 320 s. 4 jobs in the system, 8 GPUs up: J1 (4 GPUs) share 4 x 4 / 8 = 2, T_ideal_est =
      * 640 s, rho_hat = (160 + 160) / 640 = 0.5. J3 (8 GPUs, waiting since 2 s, does not fit:
      * rate 1) share 4, T_ideal_est = 100 x 4 = 400 s, rho_hat = (158 + 100) / 400 = 0.645. */
-    assert_near(dike_est_total(&b.s, &b.s.jobs[1]) / US, 320, EPS);
+    assert_near(dike_sched_est_total(&b.s, &b.s.jobs[1]) / US, 320, EPS);
     assert_near(dike_rho_hat(&b.s, &b.s.jobs[1], NULL), 0.5, 1e-12);
     assert_near(dike_rho_hat(&b.s, &b.s.jobs[3], NULL), 0.645, 1e-12);
 
