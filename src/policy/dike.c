@@ -62,6 +62,8 @@ typedef struct dk_state {
     dk_slot *slot;      /**< running jobs per node, node_off[n] .. node_off[n] + node_n[n] */
     dk_slot *cand;      /**< scratch: one node's possible victims */
     uint32_t *pick;     /**< scratch: nodes chosen for a gang */
+    double *gw;         /**< gang size g -> g^w (pow is most of the victim test otherwise) */
+    uint32_t max_g;     /**< largest gang in the workload */
 } dk_state;
 
 /* ---- what the scheduler estimates ---- */
@@ -152,9 +154,16 @@ static int fill_start(void *ctx, dike_sched *s, dike_job *j)
 
 /* ---- preemption ---- */
 
-/* May running job @p v be taken off its GPUs for @p q, which needs @p need_s seconds? */
+/* The victim test's candidate side, (need + restore) x GPUs^w: the same for every victim. */
+static double cand_measure(const dk_state *st, const dike_job *q, double need_s)
+{
+    return (need_s + st->cost_s) * st->gw[q->spec->num_gpus];
+}
+
+/* May running job @p v be taken off its GPUs for @p q, which needs @p need_s seconds and measures
+ * @p qm (cand_measure)? */
 static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, const dike_job *q,
-                    double need_s)
+                    double need_s, double qm)
 {
     dike_time now = dike_sched_now(s);
     if (v->state != DIKE_JOB_RUNNING || v->run_start == now ||
@@ -164,8 +173,7 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
         return 0;
     /* Smaller by the hysteresis factor in the knob's measure, remaining time x GPUs^w (both
      * restores counted: the swap must pay for them). */
-    if ((need_s + st->cost_s) * pow(q->spec->num_gpus, st->w) >
-        st->keep * run_rem_s(s, v) * pow(v->spec->num_gpus, st->w))
+    if (qm > st->keep * run_rem_s(s, v) * st->gw[v->spec->num_gpus])
         return 0;
     if (st->w <= 0)
         return 1; /* fairness does not restrict preemption */
@@ -190,13 +198,13 @@ static int by_gpus_desc(const void *a, const void *b)
 /* Node @p n's possible victims for @p q, largest share first, into st->cand; returns how many,
  * and the GPUs they hold on the node in *gpus. */
 static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, const dike_job *q,
-                             double need_s, uint32_t *gpus)
+                             double need_s, double qm, uint32_t *gpus)
 {
     uint32_t m = 0;
     *gpus = 0;
     const dk_slot *sl = st->slot + st->node_off[n];
     for (uint32_t k = 0; k < st->node_n[n]; k++)
-        if (can_take(st, s, sl[k].job, q, need_s)) {
+        if (can_take(st, s, sl[k].job, q, need_s, qm)) {
             st->cand[m++] = sl[k];
             *gpus += sl[k].gpus;
         }
@@ -212,7 +220,8 @@ static int node_allowed(const dike_cluster *cl, uint32_t n, const dike_job *q)
 /* Choose where q's gang will go if victims are taken: one node where the victims needed hold the
  * fewest GPUs (a gang that fits in a node), or the first whole nodes that can be emptied (a larger
  * gang). Fills st->pick; returns how many nodes, 0 if q cannot be made room for. */
-static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s)
+static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s,
+                             double qm)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg;
@@ -222,7 +231,7 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
             uint32_t f = dike_sched_node_free(s, n);
             if (!node_allowed(cl, n, q) || f >= g || dike_cluster_node_gpus(cl, n) < g)
                 continue;
-            uint32_t m = node_victims(st, s, n, q, need_s, &vg);
+            uint32_t m = node_victims(st, s, n, q, need_s, qm, &vg);
             if (f + vg < g)
                 continue;
             uint32_t cost = 0, have = f;
@@ -245,7 +254,7 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
         if (!node_allowed(cl, n, q))
             continue;
         uint32_t f = dike_sched_node_free(s, n);
-        node_victims(st, s, n, q, need_s, &vg);
+        node_victims(st, s, n, q, need_s, qm, &vg);
         if (f + vg > 0 && f + vg == dike_cluster_node_gpus(cl, n)) {
             st->pick[npick++] = n;
             have += f + vg;
@@ -259,12 +268,12 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
 static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
-    double need_s = est_rem_s(s, q) + restore_s(st, q);
-    uint32_t npick = choose_nodes(st, s, q, need_s), still = q->spec->num_gpus, vg;
+    double need_s = est_rem_s(s, q) + restore_s(st, q), qm = cand_measure(st, q, need_s);
+    uint32_t npick = choose_nodes(st, s, q, need_s, qm), still = q->spec->num_gpus, vg;
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
         uint32_t have = dike_sched_node_free(s, n), want = still < cap ? still : cap;
-        uint32_t m = node_victims(st, s, n, q, need_s, &vg);
+        uint32_t m = node_victims(st, s, n, q, need_s, qm, &vg);
         for (uint32_t k = 0; k < m && have < want; k++) {
             dike_job *v = st->cand[k].job;
             have += st->cand[k].gpus;
@@ -322,6 +331,13 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->slot = dike_xcalloc(st->node_off[cl->nodes] ? st->node_off[cl->nodes] : 1, sizeof *st->slot);
     st->cand = dike_xcalloc((size_t)cl->gpus_per_node + 1, sizeof *st->cand);
     st->pick = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->pick);
+    const dike_workload *wl = dike_sched_workload(s);
+    for (size_t i = 0; i < wl->njobs; i++)
+        if (wl->jobs[i].num_gpus > st->max_g)
+            st->max_g = wl->jobs[i].num_gpus;
+    st->gw = dike_xmalloc(((size_t)st->max_g + 1) * sizeof *st->gw);
+    for (uint32_t g = 0; g <= st->max_g; g++)
+        st->gw[g] = pow(g, st->w);
     *state = st;
     (void)e;
     return 0;
@@ -361,6 +377,7 @@ static void dk_free(void *state)
     free(st->slot);
     free(st->cand);
     free(st->pick);
+    free(st->gw);
     free(st);
 }
 
