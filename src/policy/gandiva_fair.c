@@ -38,6 +38,8 @@ typedef struct gf_bucket {
     uint32_t gpus;         /**< gang size */
     dike_job *head, *tail; /**< first / last active job */
     dike_job *cursor;      /**< next job a round may pick (valid during a round only) */
+    uint32_t cursor_stamp; /**< its arrival stamp (UINT32_MAX: none), kept here so choosing
+                                among the gang sizes reads no job */
 } gf_bucket;
 
 typedef struct gf_tenant {
@@ -265,14 +267,22 @@ static void pick(gf_state *st, size_t *m, dike_job *j, uint64_t *budget, double 
         dike_idheap_update(&st->waiting, t);
 }
 
+static void cursor_set(gf_state *st, gf_bucket *b, dike_job *j)
+{
+    b->cursor = j;
+    b->cursor_stamp = j ? st->stamp[j->idx] : UINT32_MAX;
+}
+
 /* The earliest not yet picked active job of tenant @p tn with at most @p budget GPUs. */
-static gf_bucket *round_candidate(gf_tenant *tn, uint64_t budget, const uint32_t *stamp)
+static gf_bucket *round_candidate(gf_tenant *tn, uint64_t budget)
 {
     gf_bucket *best = NULL;
+    uint32_t first = UINT32_MAX;
     for (uint32_t i = 0; i < tn->nb && tn->b[i].gpus <= budget; i++)
-        if (tn->b[i].cursor &&
-            (!best || stamp[tn->b[i].cursor->idx] < stamp[best->cursor->idx]))
+        if (tn->b[i].cursor_stamp < first) {
+            first = tn->b[i].cursor_stamp;
             best = &tn->b[i];
+        }
     return best;
 }
 
@@ -286,19 +296,19 @@ static size_t round_order(gf_state *st, uint64_t budget)
     for (uint32_t k = 0; k < h->n; k++) {
         gf_tenant *tn = &st->tn[h->h[k]];
         for (uint32_t i = 0; i < tn->nb; i++)
-            tn->b[i].cursor = tn->b[i].head;
+            cursor_set(st, &tn->b[i], tn->b[i].head);
     }
     /* every gang has at least one GPU, so nothing fits an empty budget */
     while (h->n && budget > 0) {
         uint32_t t = dike_idheap_top(h);
-        gf_bucket *b = round_candidate(&st->tn[t], budget, st->stamp);
+        gf_bucket *b = round_candidate(&st->tn[t], budget);
         if (!b) {
             dike_idheap_remove(h, t);
             st->aside[naside++] = t;
             continue;
         }
         dike_job *j = b->cursor;
-        b->cursor = st->next[j->idx];
+        cursor_set(st, b, st->next[j->idx]);
         st->mark[j->idx] = st->round;
         pick(st, &m, j, &budget, st->round_s);
     }
