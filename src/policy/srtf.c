@@ -17,9 +17,15 @@
  * type for it: a preemption that cannot start the job is never made. A job started at this
  * instant is never preempted at the same instant.
  *
+ * A running job's finish time is fixed while it runs, so time left (finish - now) orders the
+ * running jobs the same way at every instant: they sit in per-type treaps by finish
+ * (dike_fintree), entered at start and left at stop, and the victim search walks them in place —
+ * it used to pop every job longer than the head from one heap and push it back at each decision.
+ * The treaps' GPU counts end a search that cannot succeed in O(log n).
+ *
  * Without the oracle two things change. The running jobs' finish times are the truth, so they
  * neither prune nor order the victim search: every running job of the type is a candidate, the
- * largest estimated remaining first (O(running) when the queue head is blocked). And under none
+ * largest estimated remaining first (O(running jobs of the type) when the queue head is blocked). And under none
  * a waiting job's estimate moves when a job of its tenant (or, before its tenant has history, any
  * job) finishes, so the queue is re-keyed at the first decision after a completion (O(queue));
  * under noisy a waiting job's estimate does not change, so its key taken at enqueue time stays
@@ -34,7 +40,7 @@
 #include <string.h>
 
 typedef struct srtf_state {
-    dike_jobq queued;  /**< by remaining work */
+    dike_jobq queued;     /**< by remaining work */
     dike_fintree running; /**< per GPU type, by finish: latest first (work <= time left) */
     int backfill;
     int oracle;        /**< scheduler.duration_knowledge = oracle */
