@@ -106,28 +106,40 @@ void dike_active_add(dike_active *a, dike_job *j)
     if (a->n == a->cap) {
         a->cap = a->cap ? 2 * a->cap : 256;
         a->jobs = dike_xrealloc(a->jobs, a->cap * sizeof *a->jobs);
+        a->stamp = dike_xrealloc(a->stamp, a->cap * sizeof *a->stamp);
     }
-    j->pol_j = (int32_t)a->n;
+    if (a->next == INT32_MAX)
+        dike_fatal("active set: more than %d arrivals", INT32_MAX);
+    j->pol_j = a->next++;
+    a->stamp[a->n] = j->pol_j;
     a->jobs[a->n++] = j;
 }
 
 void dike_active_remove(dike_active *a, dike_job *j)
 {
-    size_t i = (size_t)j->pol_j;
-    if (i >= a->n || a->jobs[i] != j)
+    /* Arrival order is what makes "FIFO inside a tenant" and every tie-break deterministic, and
+     * readers walk jobs[] directly, so the array stays dense: the slot is found by its stamp and
+     * the gap closed by one memmove (a few bytes per later job, no job struct touched). */
+    size_t lo = 0, hi = a->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->stamp[mid] < j->pol_j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= a->n || a->jobs[lo] != j)
         dike_fatal("active set: job %u is not in it", j->idx);
-    /* Keep arrival order: shifting is O(n) but removals are one per completion, and the order
-     * is what makes "FIFO inside a tenant" and every tie-break deterministic. */
-    memmove(&a->jobs[i], &a->jobs[i + 1], (a->n - i - 1) * sizeof *a->jobs);
+    memmove(&a->jobs[lo], &a->jobs[lo + 1], (a->n - lo - 1) * sizeof *a->jobs);
+    memmove(&a->stamp[lo], &a->stamp[lo + 1], (a->n - lo - 1) * sizeof *a->stamp);
     a->n--;
-    for (size_t k = i; k < a->n; k++)
-        a->jobs[k]->pol_j = (int32_t)k;
     j->pol_j = -1;
 }
 
 void dike_active_free(dike_active *a)
 {
     free(a->jobs);
+    free(a->stamp);
     memset(a, 0, sizeof *a);
 }
 

@@ -34,13 +34,20 @@ void dike_tenants_waterfill(dike_tenants *t, double capacity);
 void dike_waterfill(size_t n, const double *weight, const double *demand, double capacity,
                     double *out);
 
-/** Active jobs in arrival order, with O(1) removal (uses j->pol_j as the slot index). */
+/** Active jobs in arrival order, as a dense array that callers may walk directly (jobs[0..n)).
+ *  Each job carries its arrival stamp in j->pol_j; stamps increase along the array, so removal
+ *  finds the slot by binary search and closes the gap with one memmove of the slots after it:
+ *  no job behind it is touched (the old per-job reindex cost a cache miss per active job). */
 typedef struct dike_active {
-    dike_job **jobs;
-    size_t n, cap;
+    dike_job **jobs;  /**< active jobs, arrival order */
+    int32_t *stamp;   /**< arrival stamp of jobs[i], strictly increasing */
+    size_t n, cap;    /**< jobs, capacity */
+    int32_t next;     /**< stamp of the next arrival */
 } dike_active;
 
+/** Append @p j (it arrives now). O(1) amortised. */
 void dike_active_add(dike_active *a, dike_job *j);
+/** Remove @p j, keeping the others in arrival order: O(log n) search + a memmove of the tail. */
 void dike_active_remove(dike_active *a, dike_job *j);
 void dike_active_free(dike_active *a);
 

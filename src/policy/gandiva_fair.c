@@ -9,24 +9,65 @@
  * Between rounds, free GPUs go to queued jobs by the same rule and the tenant pays for the part of
  * the round that is left. A tenant that becomes active again starts at the smallest pass of the
  * active tenants, so an idle period earns no credit (standard stride scheduling). Ties: lower
- * tenant index. */
+ * tenant index.
+ *
+ * Incremental shape. Only the chosen tenant's pass moves, so tenants sit in a heap by (pass,
+ * index): one for tenants with active jobs (rounds; its top is also the "smallest active pass"),
+ * one for tenants with queued jobs (between rounds). "The earliest job that fits" comes from
+ * per-tenant structures kept up to date at each arrival, start, stop and finish:
+ *   - queued jobs in a jobq keyed by arrival stamp (one heap per gang size): the earliest queued
+ *     job with at most b GPUs is the best bucket head among buckets <= b;
+ *   - all active jobs in one arrival-ordered list per gang size (intrusive, O(1) unlink): a
+ *     round walks them with one cursor per gang size, so a round visits only the jobs it picks.
+ * A tenant with nothing that fits is set aside for the rest of the call (budgets only shrink).
+ * Costs: arrival / finish / start / stop O(log n); a decision between rounds
+ * O((picks + tenants set aside) x (log T + gang sizes) + picks x log n); a round
+ * O(T x gang sizes + picks x (log T + gang sizes) + running + preemptions x log). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dike/sched.h"
 #include "policy/common.h"
+#include "policy/idheap.h"
+#include "policy/jobq.h"
 #include "policy/policy.h"
+
+/** The active jobs of one tenant with one gang size, in arrival order. */
+typedef struct gf_bucket {
+    uint32_t gpus;         /**< gang size */
+    dike_job *head, *tail; /**< first / last active job */
+    dike_job *cursor;      /**< next job a round may pick (valid during a round only) */
+    uint32_t cursor_stamp; /**< its arrival stamp (UINT32_MAX: none), kept here so choosing
+                                among the gang sizes reads no job */
+} gf_bucket;
+
+typedef struct gf_tenant {
+    gf_bucket *b;     /**< buckets sorted by gpus (never removed: few gang sizes exist) */
+    uint32_t nb;      /**< buckets */
+    dike_jobq queued; /**< queued jobs by arrival stamp */
+} gf_tenant;
 
 typedef struct gf_state {
     dike_tenants ten;
-    dike_active act;
-    double *pass;     /**< per tenant */
+    gf_tenant *tn;         /**< per tenant */
+    double *pass;          /**< per tenant */
+    dike_idheap active;    /**< tenants with active jobs, by (pass, index) */
+    dike_idheap waiting;   /**< tenants with queued jobs, by (pass, index) */
     double round_s;
-    dike_ranked *order;
+    /* per job, by index */
+    dike_job **next, **prev; /**< links of the bucket list */
+    uint32_t *stamp;       /**< arrival order */
+    uint32_t *mark;        /**< round at which a round picked it */
+    uint32_t *rslot;       /**< slot in run[] while running */
+    uint32_t nstamp, round;
+    dike_job **run;        /**< running jobs, unordered */
+    size_t nrun, run_cap;
+    dike_ranked *order;    /**< picks of the current decision */
     size_t order_cap;
-    uint8_t *picked;  /**< per active slot */
-    size_t *link;     /**< per active slot: next candidate slot of the same tenant */
-    size_t *cursor, *tail; /**< per tenant: first / last candidate slot */
+    uint32_t *aside;       /**< tenants set aside during a decision */
+    dike_ranked *victims;  /**< scratch: running jobs a round did not pick */
+    size_t victims_cap;
 } gf_state;
 
 static int gf_init(dike_sched *s, void **state, dike_err *e)
@@ -37,19 +78,142 @@ static int gf_init(dike_sched *s, void **state, dike_err *e)
         free(st);
         return rc;
     }
-    st->pass = dike_xcalloc(st->ten.n + 1, sizeof *st->pass);
+    uint32_t nt = st->ten.n;
+    size_t nj = dike_sched_workload(s)->njobs + 1;
+    st->pass = dike_xcalloc(nt + 1, sizeof *st->pass);
+    st->tn = dike_xcalloc(nt + 1, sizeof *st->tn);
+    for (uint32_t t = 0; t < nt; t++)
+        dike_jobq_init(&st->tn[t].queued);
+    dike_idheap_init(&st->active, nt, st->pass);
+    dike_idheap_init(&st->waiting, nt, st->pass);
+    st->aside = dike_xmalloc((nt + 1) * sizeof *st->aside);
+    st->next = dike_xcalloc(nj, sizeof *st->next);
+    st->prev = dike_xcalloc(nj, sizeof *st->prev);
+    st->stamp = dike_xcalloc(nj, sizeof *st->stamp);
+    st->mark = dike_xcalloc(nj, sizeof *st->mark);
+    st->rslot = dike_xcalloc(nj, sizeof *st->rslot);
     st->round_s = dike_sched_config(s)->scheduler_round_s;
     *state = st;
     return 0;
 }
 
-static double min_active_pass(const gf_state *st, uint32_t except)
+/* ---- per-tenant structures ---- */
+
+static gf_bucket *bucket_of(gf_tenant *tn, uint32_t gpus, int create)
 {
-    double m = INFINITY;
-    for (uint32_t t = 0; t < st->ten.n; t++)
-        if (t != except && st->ten.active[t] > 0 && st->pass[t] < m)
-            m = st->pass[t];
-    return m;
+    uint32_t lo = 0, hi = tn->nb;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (tn->b[mid].gpus < gpus)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < tn->nb && tn->b[lo].gpus == gpus)
+        return &tn->b[lo];
+    if (!create)
+        dike_fatal("gandiva-fair: no bucket of %u GPUs", gpus);
+    tn->b = dike_xrealloc(tn->b, (tn->nb + 1) * sizeof *tn->b);
+    memmove(&tn->b[lo + 1], &tn->b[lo], (tn->nb - lo) * sizeof *tn->b);
+    memset(&tn->b[lo], 0, sizeof tn->b[lo]);
+    tn->b[lo].gpus = gpus;
+    tn->nb++;
+    return &tn->b[lo];
+}
+
+static void list_append(gf_state *st, dike_job *j)
+{
+    gf_bucket *b = bucket_of(&st->tn[j->spec->tenant], j->spec->num_gpus, 1);
+    st->next[j->idx] = NULL;
+    st->prev[j->idx] = b->tail;
+    if (b->tail)
+        st->next[b->tail->idx] = j;
+    else
+        b->head = j;
+    b->tail = j;
+}
+
+static void list_unlink(gf_state *st, dike_job *j)
+{
+    gf_bucket *b = bucket_of(&st->tn[j->spec->tenant], j->spec->num_gpus, 0);
+    dike_job *p = st->prev[j->idx], *n = st->next[j->idx];
+    if (p)
+        st->next[p->idx] = n;
+    else
+        b->head = n;
+    if (n)
+        st->prev[n->idx] = p;
+    else
+        b->tail = p;
+}
+
+/* The tenant is in `waiting` exactly when it has queued jobs (outside a decision's selection). */
+static void waiting_sync(gf_state *st, uint32_t t)
+{
+    int want = st->tn[t].queued.size > 0;
+    if (want && !dike_idheap_has(&st->waiting, t))
+        dike_idheap_push(&st->waiting, t);
+    else if (!want && dike_idheap_has(&st->waiting, t))
+        dike_idheap_remove(&st->waiting, t);
+}
+
+static void enqueue(gf_state *st, dike_job *j)
+{
+    dike_jobq_push(&st->tn[j->spec->tenant].queued, j, (double)st->stamp[j->idx]);
+    waiting_sync(st, j->spec->tenant);
+}
+
+static void dequeue(gf_state *st, dike_job *j)
+{
+    dike_jobq_remove(&st->tn[j->spec->tenant].queued, j);
+    waiting_sync(st, j->spec->tenant);
+}
+
+static void run_add(gf_state *st, dike_job *j)
+{
+    if (st->nrun == st->run_cap) {
+        st->run_cap = st->run_cap ? 2 * st->run_cap : 256;
+        st->run = dike_xrealloc(st->run, st->run_cap * sizeof *st->run);
+    }
+    st->rslot[j->idx] = (uint32_t)st->nrun;
+    st->run[st->nrun++] = j;
+}
+
+static void run_remove(gf_state *st, dike_job *j)
+{
+    uint32_t i = st->rslot[j->idx];
+    if (i >= st->nrun || st->run[i] != j)
+        dike_fatal("gandiva-fair: job %u is not running here", j->idx);
+    st->run[i] = st->run[--st->nrun];
+    st->rslot[st->run[i]->idx] = i;
+}
+
+/* A job starts (1) or is preempted (0): move it between the queued and running structures. */
+static void on_change(void *ctx, dike_job *j, int started)
+{
+    gf_state *st = ctx;
+    if (started) {
+        dequeue(st, j);
+        run_add(st, j);
+    } else {
+        run_remove(st, j);
+        enqueue(st, j);
+    }
+}
+
+/* A job enters the structures (arrival, or resume from a checkpoint). */
+static void track(gf_state *st, dike_job *j)
+{
+    uint32_t t = j->spec->tenant;
+    dike_tenants_arrive(&st->ten, j);
+    st->stamp[j->idx] = st->nstamp++;
+    list_append(st, j);
+    if (!dike_idheap_has(&st->active, t))
+        dike_idheap_push(&st->active, t);
+    if (j->state == DIKE_JOB_RUNNING)
+        run_add(st, j);
+    else
+        enqueue(st, j);
 }
 
 static void gf_arrival(void *state, dike_sched *s, dike_job *j)
@@ -57,112 +221,175 @@ static void gf_arrival(void *state, dike_sched *s, dike_job *j)
     gf_state *st = state;
     uint32_t t = j->spec->tenant;
     if (st->ten.active[t] == 0) {
-        double m = min_active_pass(st, t);
-        if (m != INFINITY && st->pass[t] < m)
-            st->pass[t] = m;
+        /* t is not in `active`: its top is the smallest pass of the other active tenants */
+        uint32_t top = dike_idheap_top(&st->active);
+        if (top != DIKE_IDHEAP_NONE && st->pass[t] < st->pass[top])
+            st->pass[t] = st->pass[top];
     }
-    dike_tenants_arrive(&st->ten, j);
-    dike_active_add(&st->act, j);
+    track(st, j);
 }
 
 static void gf_finish(void *state, dike_sched *s, dike_job *j)
 {
     gf_state *st = state;
+    uint32_t t = j->spec->tenant;
     dike_tenants_leave(&st->ten, j);
-    dike_active_remove(&st->act, j);
+    list_unlink(st, j);
+    run_remove(st, j);
+    if (st->ten.active[t] == 0)
+        dike_idheap_remove(&st->active, t);
 }
 
 static void gf_evicted(void *state, dike_sched *s, dike_job *j)
 {
+    /* the engine stopped it (node failure): it is queued again */
+    on_change(state, j, 0);
 }
 
-/* Choose jobs in stride order until nothing more fits in @p budget GPUs. @p queued_only: only
- * queued jobs compete (between rounds). Charges each pick @p charge_s seconds of its gang.
- * Each tenant keeps a cursor over its active jobs in arrival order; the budget only shrinks, so a
- * job that does not fit now never will in this call and the cursor moves past it for good: the
- * whole call is O(active jobs + picks x tenants). */
-static size_t stride_order(gf_state *st, dike_sched *s, uint64_t budget, int queued_only,
-                           double charge_s)
+/* ---- the decision step ---- */
+
+static void pick(gf_state *st, size_t *m, dike_job *j, uint64_t *budget, double charge_s)
 {
-    size_t n = st->act.n;
-    uint32_t nt = st->ten.n;
-    if (n > st->order_cap) {
-        st->order_cap = n;
-        st->order = dike_xrealloc(st->order, n * sizeof *st->order);
-        st->picked = dike_xrealloc(st->picked, n);
-        st->link = dike_xrealloc(st->link, n * sizeof *st->link);
+    uint32_t t = j->spec->tenant;
+    if (*m == st->order_cap) {
+        st->order_cap = st->order_cap ? 2 * st->order_cap : 256;
+        st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
     }
-    if (!st->cursor) {
-        st->cursor = dike_xmalloc((nt + 1) * sizeof *st->cursor);
-        st->tail = dike_xmalloc((nt + 1) * sizeof *st->tail);
-    }
-    memset(st->picked, 0, n);
-    /* per-tenant lists of candidate slots, in arrival order */
-    for (uint32_t t = 0; t < nt; t++)
-        st->cursor[t] = st->tail[t] = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        dike_job *j = st->act.jobs[i];
-        if (queued_only && j->state != DIKE_JOB_QUEUED)
-            continue;
-        uint32_t t = j->spec->tenant;
-        st->link[i] = SIZE_MAX;
-        if (st->tail[t] == SIZE_MAX)
-            st->cursor[t] = i;
-        else
-            st->link[st->tail[t]] = i;
-        st->tail[t] = i;
-    }
-    size_t m = 0;
-    for (;;) {
-        int best_t = -1;
-        for (uint32_t t = 0; t < nt; t++) {
-            /* move the cursor past jobs that can no longer fit */
-            while (st->cursor[t] != SIZE_MAX &&
-                   st->act.jobs[st->cursor[t]]->spec->num_gpus > budget)
-                st->cursor[t] = st->link[st->cursor[t]];
-            if (st->cursor[t] == SIZE_MAX)
-                continue;
-            if (best_t < 0 || st->pass[t] < st->pass[best_t])
-                best_t = (int)t;
+    st->order[*m].key = (double)*m;
+    st->order[*m].job = j;
+    (*m)++;
+    *budget -= j->spec->num_gpus;
+    st->pass[t] += j->spec->num_gpus * charge_s / st->ten.weight[t];
+    /* only t's pass moved: put it back in place in both heaps */
+    if (dike_idheap_has(&st->active, t))
+        dike_idheap_update(&st->active, t);
+    if (dike_idheap_has(&st->waiting, t))
+        dike_idheap_update(&st->waiting, t);
+}
+
+static void cursor_set(gf_state *st, gf_bucket *b, dike_job *j)
+{
+    b->cursor = j;
+    b->cursor_stamp = j ? st->stamp[j->idx] : UINT32_MAX;
+}
+
+/* The earliest not yet picked active job of tenant @p tn with at most @p budget GPUs. */
+static gf_bucket *round_candidate(gf_tenant *tn, uint64_t budget)
+{
+    gf_bucket *best = NULL;
+    uint32_t first = UINT32_MAX;
+    for (uint32_t i = 0; i < tn->nb && tn->b[i].gpus <= budget; i++)
+        if (tn->b[i].cursor_stamp < first) {
+            first = tn->b[i].cursor_stamp;
+            best = &tn->b[i];
         }
-        if (best_t < 0)
-            break;
-        size_t i = st->cursor[best_t];
-        dike_job *j = st->act.jobs[i];
-        st->cursor[best_t] = st->link[i];
-        st->picked[i] = 1;
-        st->order[m].key = (double)m;
-        st->order[m].job = j;
-        m++;
-        budget -= j->spec->num_gpus;
-        st->pass[best_t] += j->spec->num_gpus * charge_s / st->ten.weight[best_t];
+    return best;
+}
+
+/* Round boundary: every active job competes for the GPUs that are up, charged a whole round. */
+static size_t round_order(gf_state *st, uint64_t budget)
+{
+    dike_idheap *h = &st->active;
+    size_t m = 0;
+    uint32_t naside = 0;
+    st->round++;
+    for (uint32_t k = 0; k < h->n; k++) {
+        gf_tenant *tn = &st->tn[h->h[k]];
+        for (uint32_t i = 0; i < tn->nb; i++)
+            cursor_set(st, &tn->b[i], tn->b[i].head);
     }
+    /* every gang has at least one GPU, so nothing fits an empty budget */
+    while (h->n && budget > 0) {
+        uint32_t t = dike_idheap_top(h);
+        gf_bucket *b = round_candidate(&st->tn[t], budget);
+        if (!b) {
+            dike_idheap_remove(h, t);
+            st->aside[naside++] = t;
+            continue;
+        }
+        dike_job *j = b->cursor;
+        cursor_set(st, b, st->next[j->idx]);
+        st->mark[j->idx] = st->round;
+        pick(st, &m, j, &budget, st->round_s);
+    }
+    for (uint32_t i = 0; i < naside; i++)
+        dike_idheap_push(h, st->aside[i]);
     return m;
+}
+
+/* Between rounds: queued jobs compete for the free GPUs, charged what is left of the round. */
+static size_t fill_order(gf_state *st, uint64_t budget, double charge_s)
+{
+    dike_idheap *h = &st->waiting;
+    size_t m = 0;
+    uint32_t naside = 0;
+    while (h->n && budget > 0) {
+        uint32_t t = dike_idheap_top(h);
+        dike_jobq *q = &st->tn[t].queued;
+        dike_job *j = dike_jobq_min_fitting(q, budget, NULL, NULL);
+        if (!j) {
+            dike_idheap_remove(h, t);
+            st->aside[naside++] = t;
+            continue;
+        }
+        dike_jobq_remove(q, j); /* out while the selection runs: picked once */
+        pick(st, &m, j, &budget, charge_s);
+        if (!q->size) {
+            dike_idheap_remove(h, t);
+            st->aside[naside++] = t;
+        }
+    }
+    /* the picks are still queued until they start */
+    for (size_t i = 0; i < m; i++) {
+        dike_job *j = st->order[i].job;
+        dike_jobq_push(&st->tn[j->spec->tenant].queued, j, (double)st->stamp[j->idx]);
+    }
+    for (uint32_t i = 0; i < naside; i++)
+        waiting_sync(st, st->aside[i]);
+    return m;
+}
+
+/* Running jobs a round did not pick give their GPUs back, in arrival order. */
+static void preempt_unpicked(gf_state *st, dike_sched *s)
+{
+    size_t nv = 0;
+    for (size_t i = 0; i < st->nrun; i++) {
+        dike_job *j = st->run[i];
+        if (st->mark[j->idx] == st->round)
+            continue;
+        if (nv == st->victims_cap) {
+            st->victims_cap = st->victims_cap ? 2 * st->victims_cap : 64;
+            st->victims = dike_xrealloc(st->victims, st->victims_cap * sizeof *st->victims);
+        }
+        st->victims[nv].key = (double)st->stamp[j->idx];
+        st->victims[nv++].job = j;
+    }
+    dike_ranked_sort(st->victims, nv);
+    for (size_t i = 0; i < nv; i++) {
+        dike_sched_preempt(s, st->victims[i].job);
+        on_change(st, st->victims[i].job, 0);
+    }
 }
 
 static void gf_decide(void *state, dike_sched *s)
 {
     gf_state *st = state;
     if (dike_sched_is_round(s)) {
-        size_t m = stride_order(st, s, dike_sched_gpus_up(s), 0, st->round_s);
+        size_t m = round_order(st, dike_sched_gpus_up(s));
         /* jobs that were not picked give their GPUs back first, then the picked ones start */
-        for (size_t i = 0; i < st->act.n; i++)
-            if (!st->picked[i] && st->act.jobs[i]->state == DIKE_JOB_RUNNING)
-                dike_sched_preempt(s, st->act.jobs[i]);
-        dike_reallocate(s, st->order, m, dike_preempt_always, st, NULL);
+        preempt_unpicked(st, s);
+        dike_reallocate(s, st->order, m, dike_preempt_always, st, on_change);
     } else if (dike_sched_free_gpus(s, -1) > 0) {
         double now = dike_time_to_s(dike_sched_now(s));
         double left = st->round_s - fmod(now, st->round_s);
-        size_t m = stride_order(st, s, dike_sched_free_gpus(s, -1), 1, left);
-        dike_fill(s, st->order, m, st, NULL);
+        size_t m = fill_order(st, dike_sched_free_gpus(s, -1), left);
+        dike_fill(s, st->order, m, st, on_change);
     }
 }
 
 static void gf_restore(void *state, dike_sched *s, dike_job *j)
 {
-    gf_state *st = state;
-    dike_tenants_arrive(&st->ten, j);
-    dike_active_add(&st->act, j);
+    track(state, j);
 }
 
 static void *gf_save(void *state, size_t *len)
@@ -180,20 +407,33 @@ static int gf_load(void *state, const void *blob, size_t len)
     if (len != st->ten.n * sizeof *st->pass)
         return DIKE_EINVAL;
     memcpy(st->pass, blob, len);
+    /* the tenant heaps were filled (by restore_job) before the passes came back */
+    dike_idheap_rebuild(&st->active);
+    dike_idheap_rebuild(&st->waiting);
     return 0;
 }
 
 static void gf_free(void *state)
 {
     gf_state *st = state;
+    for (uint32_t t = 0; t < st->ten.n; t++) {
+        free(st->tn[t].b);
+        dike_jobq_free(&st->tn[t].queued);
+    }
+    dike_idheap_free(&st->active);
+    dike_idheap_free(&st->waiting);
     dike_tenants_free(&st->ten);
-    dike_active_free(&st->act);
+    free(st->tn);
     free(st->pass);
+    free(st->next);
+    free(st->prev);
+    free(st->stamp);
+    free(st->mark);
+    free(st->rslot);
+    free(st->run);
     free(st->order);
-    free(st->picked);
-    free(st->link);
-    free(st->cursor);
-    free(st->tail);
+    free(st->aside);
+    free(st->victims);
     free(st);
 }
 

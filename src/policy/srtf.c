@@ -17,27 +17,35 @@
  * type for it: a preemption that cannot start the job is never made. A job started at this
  * instant is never preempted at the same instant.
  *
+ * A running job's finish time is fixed while it runs, so time left (finish - now) orders the
+ * running jobs the same way at every instant: they sit in per-type treaps by finish
+ * (dike_fintree), entered at start and left at stop, and the victim search walks them in place —
+ * it used to pop every job longer than the head from one heap and push it back at each decision.
+ * The treaps' GPU counts end a search that cannot succeed in O(log n).
+ *
  * Without the oracle two things change. The running jobs' finish times are the truth, so they
  * neither prune nor order the victim search: every running job of the type is a candidate, the
- * largest estimated remaining first (O(running) when the queue head is blocked). And under none
+ * largest estimated remaining first (O(running jobs of the type) when the queue head is blocked). And under none
  * a waiting job's estimate moves when a job of its tenant (or, before its tenant has history, any
  * job) finishes, so the queue is re-keyed at the first decision after a completion (O(queue));
  * under noisy a waiting job's estimate does not change, so its key taken at enqueue time stays
  * right. */
 #include "dike/sched.h"
 #include "policy/common.h"
+#include "policy/fintree.h"
 #include "policy/jobq.h"
 #include "policy/policy.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct srtf_state {
-    dike_jobq queued;  /**< by remaining work */
-    dike_jobq running; /**< by -finish: head = the job that finishes last (work <= time left) */
+    dike_jobq queued;     /**< by remaining work */
+    dike_fintree running; /**< per GPU type, by finish: latest first (work <= time left) */
     int backfill;
     int oracle;        /**< scheduler.duration_knowledge = oracle */
     uint64_t epoch;    /**< dike_sched_est_epoch when the queued keys were computed */
-    dike_job **tmp;    /**< scratch for popped running jobs */
+    dike_job **tmp;    /**< scratch: victims of one preempt_for */
     size_t tmp_cap;
     dike_ranked *cand; /**< scratch: victim candidates (without the oracle) */
     size_t cand_cap;
@@ -47,7 +55,7 @@ static int srtf_init(dike_sched *s, void **state, dike_err *e)
 {
     srtf_state *st = dike_xcalloc(1, sizeof *st);
     dike_jobq_init(&st->queued);
-    dike_jobq_init(&st->running);
+    dike_fintree_init(&st->running, dike_sched_workload(s)->njobs, dike_sched_cluster(s)->ntypes);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     st->oracle = dike_sched_duration_knowledge(s) == DIKE_DURATION_ORACLE;
     *state = st;
@@ -75,13 +83,13 @@ static void srtf_arrival(void *state, dike_sched *s, dike_job *j)
 static void srtf_finish(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    dike_jobq_remove(&st->running, j);
+    dike_fintree_remove(&st->running, j);
 }
 
 static void srtf_evicted(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    dike_jobq_remove(&st->running, j);
+    dike_fintree_remove(&st->running, j);
     dike_jobq_push(&st->queued, j, queued_time(s, j));
 }
 
@@ -90,13 +98,46 @@ static int start(srtf_state *st, dike_sched *s, dike_job *j)
     if (!dike_sched_start(s, j))
         return 0;
     dike_jobq_remove(&st->queued, j);
-    dike_jobq_push(&st->running, j, -(double)j->finish);
+    dike_fintree_insert(&st->running, (uint32_t)j->type, j);
     return 1;
 }
 
 static int fill_start(void *ctx, dike_sched *s, dike_job *j)
 {
     return start(ctx, s, j);
+}
+
+/* One victim search of preempt_for / preempt_for_estimated (dike_fintree_walk context). */
+typedef struct victim_search {
+    srtf_state *st;
+    dike_sched *s;
+    dike_time now;
+    double need_time; /**< what the queued job needs, us */
+    uint64_t have;    /**< free GPUs of the type + the victims' so far */
+    uint32_t g;       /**< the queued job's gang */
+    size_t n;         /**< victims (preempt_for) / candidates (estimated) so far */
+} victim_search;
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? 2 * *cap : 64;
+    return dike_xrealloc(p, *cap * size);
+}
+
+static int collect_estimated(void *ctx, dike_job *r)
+{
+    victim_search *v = ctx;
+    if (r->run_start >= v->now)
+        return 0;
+    double rem = dike_sched_est_remaining_running(v->s, r);
+    if (rem <= v->need_time)
+        return 0;
+    v->st->cand = grow(v->st->cand, &v->st->cand_cap, v->n, sizeof *v->st->cand);
+    v->st->cand[v->n].key = -rem;
+    v->st->cand[v->n++].job = r;
+    return 0;
 }
 
 /* preempt_for without the oracle: the candidates are every running job of type @p t that started
@@ -108,25 +149,9 @@ static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int
     uint64_t have = dike_sched_free_gpus(s, t);
     uint32_t g = q->spec->num_gpus;
     double need_time = queued_time(s, q);
-    size_t nc = 0;
-    for (uint32_t bi = 0; bi < st->running.nb; bi++) {
-        const dike_jobq_bucket *b = &st->running.b[bi];
-        for (size_t i = 0; i < b->n; i++) {
-            dike_job *r = b->heap[i];
-            if (r->type != t || r->run_start >= now)
-                continue;
-            double rem = dike_sched_est_remaining_running(s, r);
-            if (rem <= need_time)
-                continue;
-            if (nc == st->cand_cap) {
-                st->cand_cap = st->cand_cap ? 2 * st->cand_cap : 64;
-                st->cand = dike_xrealloc(st->cand, st->cand_cap * sizeof *st->cand);
-            }
-            st->cand[nc].key = -rem;
-            st->cand[nc].job = r;
-            nc++;
-        }
-    }
+    victim_search vs = {st, s, now, need_time, have, g, 0};
+    dike_fintree_walk(&st->running, (uint32_t)t, INT64_MIN, collect_estimated, &vs);
+    size_t nc = vs.n;
     size_t nv = 0;
     uint64_t avail = have;
     for (uint64_t i = 0; i < nc && avail < g; i++)
@@ -140,52 +165,50 @@ static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int
     }
     for (size_t i = 0; i < nv; i++) {
         dike_job *v = st->cand[i].job;
-        dike_jobq_remove(&st->running, v);
+        dike_fintree_remove(&st->running, v);
         dike_sched_preempt(s, v);
         dike_jobq_push(&st->queued, v, queued_time(s, v));
     }
     return start(st, s, q);
 }
 
-/* Try to make room for @p q on GPU type @p t by preempting longer running jobs of that type. */
+static int collect_victim(void *ctx, dike_job *r)
+{
+    victim_search *v = ctx;
+    if (r->run_start < v->now && dike_sched_est_remaining(v->s, r) > v->need_time) {
+        v->st->tmp = grow(v->st->tmp, &v->st->tmp_cap, v->n, sizeof *v->st->tmp);
+        v->st->tmp[v->n++] = r;
+        v->have += r->spec->num_gpus;
+    }
+    return v->have >= v->g;
+}
+
+/* Try to make room for @p q on GPU type @p t by preempting longer running jobs of that type:
+ * the running jobs of type t are walked latest finish first while they are longer than q, and
+ * those with more remaining work than q needs are the victims, until q's gang fits. Remaining
+ * work never exceeds time to finish (rates <= 1 on the reference type), so once the time to
+ * finish drops to what q needs no later job can be a victim: the walk stops there, and when
+ * the GPUs of all the jobs before that point would not be enough, it is not made at all. */
 static int preempt_for(srtf_state *st, dike_sched *s, dike_job *q, int t)
 {
-    dike_time now = dike_sched_now(s);
-    uint64_t have = dike_sched_free_gpus(s, t);
-    uint32_t g = q->spec->num_gpus;
-    size_t npop = 0, nvictims = 0;
-    dike_job *r;
-    /* Pop running jobs, latest finish first, while they are longer than q. */
-    double need_time = queued_time(s, q);
-    /* Remaining work never exceeds time to finish (rates <= 1 on the reference type), so once
-     * the time to finish drops to need_time no later job can be a victim. */
-    while (have < g && (r = dike_jobq_min(&st->running)) && (double)(r->finish - now) > need_time) {
-        dike_jobq_remove(&st->running, r);
-        if (npop == st->tmp_cap) {
-            st->tmp_cap = st->tmp_cap ? 2 * st->tmp_cap : 64;
-            st->tmp = dike_xrealloc(st->tmp, st->tmp_cap * sizeof *st->tmp);
-        }
-        if (r->type == t && r->run_start < now && dike_sched_est_remaining(s, r) > need_time) {
-            /* victims are kept at the front of tmp, in pop order */
-            st->tmp[npop] = st->tmp[nvictims];
-            st->tmp[nvictims++] = r;
-            have += r->spec->num_gpus;
-        } else {
-            st->tmp[npop] = r;
-        }
-        npop++;
+    victim_search v = {st, s, dike_sched_now(s), queued_time(s, q), dike_sched_free_gpus(s, t),
+                       q->spec->num_gpus, 0};
+    if (v.have < v.g) {
+        /* "finish - now > need_time" in whole us: finish > now + floor(need_time) */
+        dike_time after = v.now + (dike_time)floor(v.need_time);
+        if (v.have + dike_fintree_gpus_after(&st->running, (uint32_t)t, after) < v.g)
+            return 0;
+        dike_fintree_walk(&st->running, (uint32_t)t, after, collect_victim, &v);
     }
-    int ok = have >= g;
-    for (size_t i = 0; i < npop; i++) {
-        dike_job *v = st->tmp[i];
-        if (ok && i < nvictims) {
-            dike_sched_preempt(s, v);
-            dike_jobq_push(&st->queued, v, queued_time(s, v));
-        } else {
-            dike_jobq_push(&st->running, v, -(double)v->finish);
-        }
+    if (v.have < v.g)
+        return 0;
+    for (size_t i = 0; i < v.n; i++) {
+        dike_job *r = st->tmp[i];
+        dike_fintree_remove(&st->running, r);
+        dike_sched_preempt(s, r);
+        dike_jobq_push(&st->queued, r, queued_time(s, r));
     }
-    return ok && start(st, s, q);
+    return start(st, s, q);
 }
 
 static void srtf_decide(void *state, dike_sched *s)
@@ -220,14 +243,14 @@ static void srtf_restore(void *state, dike_sched *s, dike_job *j)
     if (j->state == DIKE_JOB_QUEUED)
         dike_jobq_push(&st->queued, j, queued_time(s, j));
     else
-        dike_jobq_push(&st->running, j, -(double)j->finish);
+        dike_fintree_insert(&st->running, (uint32_t)j->type, j);
 }
 
 static void srtf_free(void *state)
 {
     srtf_state *st = state;
     dike_jobq_free(&st->queued);
-    dike_jobq_free(&st->running);
+    dike_fintree_free(&st->running);
     free(st->tmp);
     free(st->cand);
     free(st);

@@ -1,0 +1,197 @@
+/* The policies' data structures on hand-made inputs: the active set (arrival order under
+ * removals), the indexed id heap (stride scheduling's tenant order) and the finish-time treaps
+ * (srtf's running jobs). Every expected value is worked out in the comment above it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <mpi.h>
+
+#include "policy/common.h"
+#include "policy/fintree.h"
+#include "policy/idheap.h"
+
+#define NJ 8
+
+static dike_job_spec g_spec[NJ];
+static dike_job g_job[NJ];
+
+/* Jobs 0..NJ-1 with the given GPUs and finish times (us). */
+static void make_jobs(const uint32_t *gpus, const dike_time *finish)
+{
+    for (uint32_t i = 0; i < NJ; i++) {
+        g_spec[i] = (dike_job_spec){0};
+        g_spec[i].num_gpus = gpus ? gpus[i] : 1;
+        g_job[i] = (dike_job){0};
+        g_job[i].spec = &g_spec[i];
+        g_job[i].idx = i;
+        g_job[i].finish = finish ? finish[i] : 0;
+        g_job[i].pol_i = g_job[i].pol_j = -1;
+    }
+}
+
+static void expect_active(const dike_active *a, const uint32_t *idx, size_t n)
+{
+    assert_int_equal(a->n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(a->jobs[i]->idx, idx[i]);
+}
+
+static void test_active_keeps_arrival_order(void **unused)
+{
+    /* Arrivals 3, 1, 4, 0, 6 (not index order): removing 4 (middle), 3 (first) and 6 (last)
+     * leaves 1, 0 in arrival order; 5 and then 4 again arrive after them. */
+    dike_active a = {0};
+    make_jobs(NULL, NULL);
+    uint32_t arrive[] = {3, 1, 4, 0, 6};
+    for (int i = 0; i < 5; i++)
+        dike_active_add(&a, &g_job[arrive[i]]);
+    expect_active(&a, arrive, 5);
+    dike_active_remove(&a, &g_job[4]);
+    expect_active(&a, (uint32_t[]){3, 1, 0, 6}, 4);
+    dike_active_remove(&a, &g_job[3]);
+    dike_active_remove(&a, &g_job[6]);
+    expect_active(&a, (uint32_t[]){1, 0}, 2);
+    dike_active_add(&a, &g_job[5]);
+    dike_active_add(&a, &g_job[4]);
+    expect_active(&a, (uint32_t[]){1, 0, 5, 4}, 4);
+    dike_active_remove(&a, &g_job[0]);
+    dike_active_remove(&a, &g_job[5]);
+    expect_active(&a, (uint32_t[]){1, 4}, 2);
+    dike_active_free(&a);
+}
+
+static void test_active_many(void **unused)
+{
+    /* 1000 jobs arrive in index order; the even ones leave, from the last to the first: the
+     * 500 odd ones remain, in order. */
+    static dike_job_spec spec[1000];
+    static dike_job job[1000];
+    dike_active a = {0};
+    for (uint32_t i = 0; i < 1000; i++) {
+        job[i] = (dike_job){.spec = &spec[i], .idx = i};
+        dike_active_add(&a, &job[i]);
+    }
+    for (int i = 998; i >= 0; i -= 2)
+        dike_active_remove(&a, &job[i]);
+    assert_int_equal(a.n, 500);
+    for (uint32_t i = 0; i < 500; i++)
+        assert_int_equal(a.jobs[i]->idx, 2 * i + 1);
+    dike_active_free(&a);
+}
+
+static void test_idheap_order(void **unused)
+{
+    /* Keys 5, 3, 3, 9, 1 for ids 0..4: order 4 (1), then 1 and 2 tie at 3 (lower id first), 0, 3. */
+    double key[5] = {5, 3, 3, 9, 1};
+    dike_idheap h;
+    dike_idheap_init(&h, 5, key);
+    for (uint32_t i = 0; i < 5; i++)
+        dike_idheap_push(&h, i);
+    assert_int_equal(dike_idheap_top(&h), 4);
+    /* 4's key grows to 4 (as a pass does): 1 is the top, and after it leaves 2 is */
+    key[4] = 4;
+    dike_idheap_update(&h, 4);
+    assert_int_equal(dike_idheap_top(&h), 1);
+    dike_idheap_remove(&h, 1);
+    assert_false(dike_idheap_has(&h, 1));
+    assert_int_equal(dike_idheap_top(&h), 2);
+    /* 2 grows to 5, the same as 0: the order is now 4 (4), 0 (5), 2 (5), 3 (9) */
+    key[2] = 5;
+    dike_idheap_update(&h, 2);
+    uint32_t want[] = {4, 0, 2, 3};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(dike_idheap_top(&h), want[i]);
+        dike_idheap_remove(&h, want[i]);
+    }
+    assert_int_equal(dike_idheap_top(&h), DIKE_IDHEAP_NONE);
+    /* all keys change at once (a checkpoint's passes): rebuild. 0 (2), 1 (1), 3 (0) -> 3, 1, 0 */
+    dike_idheap_push(&h, 0);
+    dike_idheap_push(&h, 1);
+    dike_idheap_push(&h, 3);
+    key[0] = 2;
+    key[1] = 1;
+    key[3] = 0;
+    dike_idheap_rebuild(&h);
+    assert_int_equal(dike_idheap_top(&h), 3);
+    dike_idheap_remove(&h, 3);
+    assert_int_equal(dike_idheap_top(&h), 1);
+    dike_idheap_free(&h);
+}
+
+typedef struct walk_log {
+    uint32_t idx[NJ];
+    int n, stop_at;
+} walk_log;
+
+static int log_visit(void *ctx, dike_job *j)
+{
+    walk_log *w = ctx;
+    w->idx[w->n++] = j->idx;
+    return w->n == w->stop_at;
+}
+
+static void expect_walk(dike_fintree *f, uint32_t tree, dike_time after, int stop_at,
+                        const uint32_t *want, int n)
+{
+    walk_log w = {.stop_at = stop_at};
+    dike_fintree_walk(f, tree, after, log_visit, &w);
+    assert_int_equal(w.n, n);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(w.idx[i], want[i]);
+}
+
+static void test_fintree(void **unused)
+{
+    /* Tree 0 holds jobs 0..5: finish 50, 80, 20, 80, 60, 10 with 1, 2, 4, 8, 16, 32 GPUs.
+     * Latest first, ties by index: 1 (80), 3 (80), 4 (60), 0 (50), 2 (20), 5 (10).
+     * Tree 1 holds job 6 (finish 100, 64 GPUs): it never shows in tree 0. */
+    uint32_t gpus[NJ] = {1, 2, 4, 8, 16, 32, 64, 128};
+    dike_time fin[NJ] = {50, 80, 20, 80, 60, 10, 100, 0};
+    make_jobs(gpus, fin);
+    dike_fintree f;
+    dike_fintree_init(&f, NJ, 2);
+    uint32_t ins[] = {4, 0, 5, 1, 3, 2};
+    for (int i = 0; i < 6; i++)
+        dike_fintree_insert(&f, 0, &g_job[ins[i]]);
+    dike_fintree_insert(&f, 1, &g_job[6]);
+    assert_int_equal(f.size, 7);
+    expect_walk(&f, 0, INT64_MIN, 0, (uint32_t[]){1, 3, 4, 0, 2, 5}, 6);
+    /* finishing after 50: 1, 3, 4 -> 2 + 8 + 16 = 26 GPUs; after 49 adds job 0: 27; after 80:
+     * none; after 9: all 63 */
+    assert_int_equal(dike_fintree_gpus_after(&f, 0, 50), 26);
+    assert_int_equal(dike_fintree_gpus_after(&f, 0, 49), 27);
+    assert_int_equal(dike_fintree_gpus_after(&f, 0, 80), 0);
+    assert_int_equal(dike_fintree_gpus_after(&f, 0, 9), 63);
+    assert_int_equal(dike_fintree_gpus_after(&f, 1, 0), 64);
+    /* the walk stops at the bound (after 50: 1, 3, 4) or when the visitor says so (2nd job) */
+    expect_walk(&f, 0, 50, 0, (uint32_t[]){1, 3, 4}, 3);
+    expect_walk(&f, 0, INT64_MIN, 2, (uint32_t[]){1, 3}, 2);
+    /* job 3 stops, job 7 starts on tree 0 (finish 0, 128 GPUs): 1, 4, 0, 2, 5, 7 */
+    dike_fintree_remove(&f, &g_job[3]);
+    assert_false(dike_fintree_has(&f, &g_job[3]));
+    dike_fintree_insert(&f, 0, &g_job[7]);
+    expect_walk(&f, 0, INT64_MIN, 0, (uint32_t[]){1, 4, 0, 2, 5, 7}, 6);
+    assert_int_equal(dike_fintree_gpus_after(&f, 0, 50), 18);
+    assert_int_equal(dike_fintree_gpus_after(&f, 0, -1), 183);
+    /* job 3 may come back later with another finish time (it was preempted and resumed) */
+    g_job[3].finish = 55;
+    dike_fintree_insert(&f, 0, &g_job[3]);
+    expect_walk(&f, 0, 50, 0, (uint32_t[]){1, 4, 3}, 3);
+    dike_fintree_free(&f);
+}
+
+int main(void)
+{
+    MPI_Init(NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_active_keeps_arrival_order),
+        cmocka_unit_test(test_active_many),
+        cmocka_unit_test(test_idheap_order),
+        cmocka_unit_test(test_fintree),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return rc;
+}
