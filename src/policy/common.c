@@ -1,6 +1,8 @@
 /* Tenants, entitlements, active sets and reallocation shared by the policies. */
 #include "policy/common.h"
 
+#include "policy/rankwalk.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,14 +206,71 @@ int dike_preempt_always(void *ctx, dike_sched *s, const dike_job *running)
     return 1;
 }
 
-void dike_decide_by_rounds(void *state, dike_sched *s, dike_order_fn build)
+/* The same steps as dike_reallocate with every preemption allowed, reading the order only as far as
+ * each step needs: the best prefix stops once the GPUs that are up are spent, and the fill once
+ * no GPU is free. Running jobs ranked after the prefix are all preempted, in rank order (the
+ * order in which GPUs return to the free lists decides later placements), so only they are
+ * sorted. */
+size_t dike_reallocate_walk(dike_sched *s, dike_rankwalk *w, uint8_t *keep, void *ctx,
+                            void (*on_change)(void *ctx, dike_job *j, int started))
 {
-    dike_ranked *order;
-    if (dike_sched_is_round(s)) {
-        size_t n = build(state, s, 0, &order);
-        dike_reallocate(s, order, n, dike_preempt_always, state, NULL);
-    } else if (dike_sched_free_gpus(s, -1) > 0) {
-        size_t n = build(state, s, 1, &order);
-        dike_fill(s, order, n, state, NULL);
+    uint64_t budget = dike_sched_gpus_up(s);
+    size_t prefix = 0;
+    const dike_ranked *e;
+    /* The best prefix that fits, counting GPUs only. Gangs have at least one GPU, so nothing
+     * after the point where the budget is spent is kept. */
+    for (; budget > 0 && (e = dike_rankwalk_at(w, prefix)); prefix++) {
+        uint32_t g = e->job->spec->num_gpus;
+        keep[prefix] = g <= budget;
+        if (keep[prefix])
+            budget -= g;
+    }
+    size_t preempted = 0;
+    for (size_t i = 0; i < prefix; i++) {
+        dike_job *j = dike_rankwalk_at(w, i)->job;
+        if (j->state == DIKE_JOB_RUNNING && !keep[i]) {
+            dike_sched_preempt(s, j);
+            preempted++;
+            if (on_change)
+                on_change(ctx, j, 0);
+        }
+    }
+    dike_ranked *rest;
+    size_t nrest = dike_rankwalk_rest(w, &rest), nrun = 0;
+    if (prefix < w->n) {
+        dike_ranked *run = dike_xmalloc((nrest + 1) * sizeof *run);
+        for (size_t i = 0; i < nrest; i++)
+            if (rest[i].job->state == DIKE_JOB_RUNNING)
+                run[nrun++] = rest[i];
+        dike_ranked_sort(run, nrun);
+        for (size_t i = 0; i < nrun; i++) {
+            dike_sched_preempt(s, run[i].job);
+            preempted++;
+            if (on_change)
+                on_change(ctx, run[i].job, 0);
+        }
+        free(run);
+    }
+    /* Start the chosen queued jobs in order; placement may still refuse one (GPU type,
+     * fragmentation), in which case later jobs get the room. */
+    for (size_t i = 0; i < prefix; i++) {
+        dike_job *j = dike_rankwalk_at(w, i)->job;
+        if (keep[i] && j->state == DIKE_JOB_QUEUED && dike_sched_start(s, j) && on_change)
+            on_change(ctx, j, 1);
+    }
+    /* Anything still free goes to the next jobs in order that fit (work conservation). */
+    dike_fill_walk(s, w, ctx, on_change);
+    return preempted;
+}
+
+void dike_fill_walk(dike_sched *s, dike_rankwalk *w, void *ctx,
+                    void (*on_change)(void *ctx, dike_job *j, int started))
+{
+    const dike_ranked *e;
+    for (size_t i = 0; dike_sched_free_gpus(s, -1) > 0 && (e = dike_rankwalk_at(w, i)); i++) {
+        dike_job *j = e->job;
+        if (j->state == DIKE_JOB_QUEUED && j->spec->num_gpus <= dike_sched_free_gpus(s, -1) &&
+            dike_sched_start(s, j) && on_change)
+            on_change(ctx, j, 1);
     }
 }

@@ -65,13 +65,17 @@ size_t dike_reallocate(dike_sched *s, dike_ranked *order, size_t n, dike_can_pre
 /** A can_preempt callback that allows every preemption (lease = one round). */
 int dike_preempt_always(void *ctx, dike_sched *s, const dike_job *running);
 
-/** Builds a policy's order (best first) of the active jobs, or of the queued ones only. */
-typedef size_t (*dike_order_fn)(void *state, dike_sched *s, int queued_only, dike_ranked **order);
+struct dike_rankwalk;
 
-/** The decision step of the round-based policies (las, themis): at a round boundary the running
- *  set follows the whole order (lease = round); between rounds free GPUs go to queued jobs in
- *  order. */
-void dike_decide_by_rounds(void *state, dike_sched *s, dike_order_fn build);
+/** dike_reallocate with every preemption allowed (lease = one round) on a lazily sorted order
+ *  (policy/rankwalk.h): the same starts and preemptions in the same sequence, but the order is
+ *  read only as far as the GPUs go, so a round costs O(n + m log n) for the m jobs it reaches
+ *  (plus a sort of the running jobs ranked below them). @p keep: scratch of n bytes. */
+size_t dike_reallocate_walk(dike_sched *s, struct dike_rankwalk *w, uint8_t *keep, void *ctx,
+                            void (*on_change)(void *ctx, dike_job *j, int started));
+/** dike_fill on a lazily sorted order: stops as soon as no GPU is free. */
+void dike_fill_walk(dike_sched *s, struct dike_rankwalk *w, void *ctx,
+                    void (*on_change)(void *ctx, dike_job *j, int started));
 
 /** Start queued jobs in @p order (best first) while GPUs are free; jobs that do not fit are
  *  skipped (no preemption). */

@@ -128,7 +128,14 @@ static size_t order_fn(void *state, dike_sched *s, int queued_only, dike_ranked 
 
 static void las_decide(void *state, dike_sched *s)
 {
-    dike_decide_by_rounds(state, s, order_fn);
+    dike_ranked *order;
+    if (dike_sched_is_round(s)) {
+        size_t n = order_fn(state, s, 0, &order);
+        dike_reallocate(s, order, n, dike_preempt_always, state, NULL);
+    } else if (dike_sched_free_gpus(s, -1) > 0) {
+        size_t n = order_fn(state, s, 1, &order);
+        dike_fill(s, order, n, state, NULL);
+    }
 }
 
 static void *las_save(void *state, size_t *len)
