@@ -60,3 +60,56 @@ size_t dike_rankwalk_rest(dike_rankwalk *w, dike_ranked **rest)
     *rest = w->r;
     return w->heap;
 }
+
+static void swap(dike_ranked *a, dike_ranked *b)
+{
+    dike_ranked t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Median of three (lo, mid, last) moved to the last slot: sorted runs stay O(n). */
+static void choose_pivot(dike_ranked *r, size_t lo, size_t hi)
+{
+    size_t mid = lo + (hi - lo) / 2, last = hi - 1;
+    if (dike_ranked_before(&r[mid], &r[lo]))
+        swap(&r[mid], &r[lo]);
+    if (dike_ranked_before(&r[last], &r[lo]))
+        swap(&r[last], &r[lo]);
+    if (dike_ranked_before(&r[mid], &r[last]))
+        swap(&r[mid], &r[last]);
+}
+
+size_t dike_rank_prefix(dike_ranked *r, size_t n, uint64_t budget, uint64_t *used)
+{
+    /* r[0, lo) are taken (better than everything after them, gangs summing to `sum`); the cut
+     * lies in [lo, hi]; everything from hi on is worse than everything before it. */
+    size_t lo = 0, hi = n;
+    uint64_t sum = 0;
+    while (lo < hi) {
+        choose_pivot(r, lo, hi);
+        const dike_ranked *pivot = &r[hi - 1];
+        size_t at = lo;
+        uint64_t left = 0;
+        for (size_t i = lo; i < hi - 1; i++)
+            if (dike_ranked_before(&r[i], pivot)) {
+                left += r[i].job->spec->num_gpus;
+                swap(&r[i], &r[at++]);
+            }
+        swap(&r[at], &r[hi - 1]);
+        if (sum + left > budget) {
+            hi = at; /* the cut is among the better ones */
+            continue;
+        }
+        sum += left;
+        uint32_t g = r[at].job->spec->num_gpus;
+        if (sum + g > budget) {
+            lo = at; /* the cut is right at the pivot */
+            break;
+        }
+        sum += g;
+        lo = at + 1;
+    }
+    *used = sum;
+    return lo;
+}

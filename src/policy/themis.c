@@ -14,7 +14,6 @@
 #include "dike/sched.h"
 #include "policy/common.h"
 #include "policy/policy.h"
-#include "policy/rankwalk.h"
 #include "policy/rho.h"
 
 /* Every job's rho_hat moves with time, with the number of jobs in the system and (queued jobs)
@@ -43,7 +42,7 @@ typedef struct themis_state {
     uint32_t *sizes;      /**< those sizes, increasing */
     themis_list *queued;  /**< per gang size (index in sizes): queued jobs */
     dike_ranked *order;
-    uint8_t *keep;
+    dike_rank_scratch scratch;
     size_t order_cap;
 } themis_state;
 
@@ -165,7 +164,6 @@ static void reserve(themis_state *st, size_t n)
     if (n > st->order_cap) {
         st->order_cap = n > 2 * st->order_cap ? n : 2 * st->order_cap;
         st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
-        st->keep = dike_xrealloc(st->keep, st->order_cap);
     }
 }
 
@@ -239,15 +237,12 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
 static void themis_decide(void *state, dike_sched *s)
 {
     themis_state *st = state;
-    dike_rankwalk w;
     if (dike_sched_is_round(s)) {
         size_t n = build_order(st, s, 1, 0);
-        dike_rankwalk_init(&w, st->order, n);
-        dike_reallocate_walk(s, &w, st->keep, st, on_change);
+        dike_reallocate_ranked(s, st->order, n, &st->scratch, st, on_change);
     } else if (dike_sched_free_gpus(s, -1) > 0) {
         size_t n = build_order(st, s, 0, dike_sched_free_gpus(s, -1));
-        dike_rankwalk_init(&w, st->order, n);
-        dike_fill_walk(s, &w, st, on_change);
+        dike_fill_ranked(s, st->order, n, st, on_change);
     }
 }
 
@@ -264,7 +259,7 @@ static void themis_free(void *state)
     free(st->queued);
     free(st->sizes);
     free(st->order);
-    free(st->keep);
+    dike_rank_scratch_free(&st->scratch);
     free(st);
 }
 
