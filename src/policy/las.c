@@ -7,19 +7,29 @@
  * (lease = scheduler.round_s); between rounds, free GPUs go to queued jobs in the same order.
  * Starvation promotion: a queued job that has waited since its last run for longer than
  * las.promote_knob x the length of that run goes back to queue 0 (its attained service counts from
- * zero again), as in Tiresias. */
+ * zero again), as in Tiresias.
+ *
+ * The decision step reads only what can change the schedule. Between rounds the free GPUs go to
+ * queued jobs whose gang fits in them, so only those are keyed (jobsets buckets queued jobs by
+ * gang size), and the ones that fill the free GPUs are selected rather than the queue sorted
+ * (dike_fill_ranked). At a round every active job is keyed (the running set follows the whole
+ * order) but only the jobs that start or are preempted, and those past the prefix that fills the
+ * GPUs, are ordered (dike_reallocate_ranked). Promotion is checked on the jobs a decision keys:
+ * a queued job's attained service does not change and its wait only grows, so checking it later
+ * than at every decision gives the same base before the job can next be ranked. */
 #include <math.h>
 #include <string.h>
 
 #include "dike/sched.h"
 #include "io/parse.h"
 #include "policy/common.h"
+#include "policy/jobsets.h"
 #include "policy/policy.h"
 
 #define LAS_MAX_QUEUES 16
 
 typedef struct las_state {
-    dike_active act;
+    dike_jobsets jobs;          /**< active jobs: running, queued by gang size */
     double thr[LAS_MAX_QUEUES]; /**< thresholds, GPU-s, increasing */
     size_t nthr;
     double knob;
@@ -27,6 +37,7 @@ typedef struct las_state {
     size_t njobs;
     dike_ranked *order;
     size_t order_cap;
+    dike_rank_scratch scratch;
 } las_state;
 
 static int las_init(dike_sched *s, void **state, dike_err *e)
@@ -55,23 +66,30 @@ static int las_init(dike_sched *s, void **state, dike_err *e)
     st->knob = c->las_promote_knob;
     st->njobs = dike_sched_workload(s)->njobs;
     st->base = dike_xcalloc(st->njobs + 1, sizeof *st->base);
+    dike_jobsets_init(&st->jobs, dike_sched_workload(s));
     *state = st;
     return 0;
 }
 
 static void las_arrival(void *state, dike_sched *s, dike_job *j)
 {
-    dike_active_add(&((las_state *)state)->act, j);
+    dike_jobsets_add(&((las_state *)state)->jobs, j);
 }
 
 static void las_finish(void *state, dike_sched *s, dike_job *j)
 {
-    dike_active_remove(&((las_state *)state)->act, j);
+    dike_jobsets_remove(&((las_state *)state)->jobs, j, 1);
+}
+
+/* Keep the sets in step with the job's state (the coordinator changed it just before). */
+static void on_change(void *state, dike_job *j, int started)
+{
+    dike_jobsets_moved(&((las_state *)state)->jobs, j, started);
 }
 
 static void las_evicted(void *state, dike_sched *s, dike_job *j)
 {
-    /* still active; it competes again from its queue */
+    on_change(state, j, 0); /* still active; it competes again from its queue */
 }
 
 static size_t queue_of(const las_state *st, double attained)
@@ -82,8 +100,8 @@ static size_t queue_of(const las_state *st, double attained)
     return q;
 }
 
-/* Promotion is checked when the order is built: a waiting job whose wait exceeds knob x its last
- * run restarts from queue 0. */
+/* Promotion is checked when a job is keyed: a waiting job whose wait exceeds knob x its last run
+ * restarts from queue 0. */
 static void promote(las_state *st, dike_sched *s, dike_job *j)
 {
     if (st->knob <= 0 || j->state != DIKE_JOB_QUEUED || j->last_stop < 0)
@@ -96,45 +114,49 @@ static void promote(las_state *st, dike_sched *s, dike_job *j)
         st->base[j->idx] = attained;
 }
 
-static size_t build_order(las_state *st, dike_sched *s, int queued_only)
+/* Append @p l's jobs to st->order with their key: queue first, then submit order (the job
+ * index); exact in a double below 2^53. */
+static size_t key_set(las_state *st, dike_sched *s, const dike_jobset *l, size_t n)
 {
-    if (st->act.n > st->order_cap) {
-        st->order_cap = st->act.n;
-        st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < st->act.n; i++) {
-        dike_job *j = st->act.jobs[i];
-        if (queued_only && j->state != DIKE_JOB_QUEUED)
-            continue;
+    for (size_t i = 0; i < l->n; i++) {
+        dike_job *j = l->jobs[i];
         promote(st, s, j);
         size_t q = queue_of(st, dike_sched_attained_gpu_s(s, j) - st->base[j->idx]);
-        /* queue first, then submit order (the job index); exact in a double below 2^53 */
         st->order[n].key = (double)q * 4294967296.0 + (double)j->idx;
         st->order[n].job = j;
         n++;
     }
-    dike_ranked_sort(st->order, n);
     return n;
 }
 
-static size_t order_fn(void *state, dike_sched *s, int queued_only, dike_ranked **order)
+/* Key every active job (@p round), or the queued jobs whose gang fits in @p fit GPUs. */
+static size_t build_order(las_state *st, dike_sched *s, int round, uint64_t fit)
 {
-    las_state *st = state;
-    size_t n = build_order(st, s, queued_only);
-    *order = st->order;
+    const dike_jobsets *js = &st->jobs;
+    size_t need = js->running.n + js->nqueued;
+    if (need > st->order_cap) {
+        st->order_cap = need > 2 * st->order_cap ? need : 2 * st->order_cap;
+        st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
+    }
+    size_t n = 0;
+    for (uint32_t b = 0; b < js->nsizes && (round || js->sizes[b] <= fit); b++)
+        n = key_set(st, s, &js->queued[b], n);
+    if (round)
+        n = key_set(st, s, &js->running, n);
     return n;
 }
 
+/* At a round boundary the running set follows the whole order (lease = round); between rounds
+ * free GPUs go to queued jobs in order. */
 static void las_decide(void *state, dike_sched *s)
 {
-    dike_ranked *order;
+    las_state *st = state;
     if (dike_sched_is_round(s)) {
-        size_t n = order_fn(state, s, 0, &order);
-        dike_reallocate(s, order, n, dike_preempt_always, state, NULL);
+        size_t n = build_order(st, s, 1, 0);
+        dike_reallocate_ranked(s, st->order, n, &st->scratch, st, on_change);
     } else if (dike_sched_free_gpus(s, -1) > 0) {
-        size_t n = order_fn(state, s, 1, &order);
-        dike_fill(s, order, n, state, NULL);
+        size_t n = build_order(st, s, 0, dike_sched_free_gpus(s, -1));
+        dike_fill_ranked(s, st->order, n, st, on_change);
     }
 }
 
@@ -159,7 +181,8 @@ static int las_load(void *state, const void *blob, size_t len)
 static void las_free(void *state)
 {
     las_state *st = state;
-    dike_active_free(&st->act);
+    dike_jobsets_free(&st->jobs);
+    dike_rank_scratch_free(&st->scratch);
     free(st->base);
     free(st->order);
     free(st);

@@ -13,6 +13,7 @@
 
 #include "dike/sched.h"
 #include "policy/common.h"
+#include "policy/jobsets.h"
 #include "policy/policy.h"
 #include "policy/rho.h"
 
@@ -23,12 +24,6 @@
  * ranked — the others cannot start before the next decision — and, when every tenant is among
  * the (1 - f) furthest behind (always with one tenant), the running jobs are not rated at all. */
 
-/** Jobs of one state kept in an unordered array; j->pol_i is the slot (swap removal). */
-typedef struct themis_list {
-    dike_job **jobs;
-    size_t n, cap;
-} themis_list;
-
 typedef struct themis_state {
     double f;
     uint32_t ntenants;
@@ -37,40 +32,11 @@ typedef struct themis_state {
     uint8_t *behind;      /**< per tenant: among the (1-f) furthest behind */
     uint32_t *active;     /**< per tenant: active jobs */
     uint32_t tenants_active; /**< tenants with an active job */
-    themis_list running;
-    uint32_t nsizes;      /**< distinct gang sizes in the workload */
-    uint32_t *sizes;      /**< those sizes, increasing */
-    themis_list *queued;  /**< per gang size (index in sizes): queued jobs */
+    dike_jobsets jobs;    /**< active jobs: running, queued by gang size */
     dike_ranked *order;
     dike_rank_scratch scratch;
     size_t order_cap;
 } themis_state;
-
-static void list_add(themis_list *l, dike_job *j)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->jobs = dike_xrealloc(l->jobs, l->cap * sizeof *l->jobs);
-    }
-    j->pol_i = (int32_t)l->n;
-    l->jobs[l->n++] = j;
-}
-
-static void list_remove(themis_list *l, dike_job *j)
-{
-    size_t i = (size_t)j->pol_i;
-    if (i >= l->n || l->jobs[i] != j)
-        dike_fatal("themis: job %u is not in its list", j->idx);
-    l->jobs[i] = l->jobs[--l->n];
-    l->jobs[i]->pol_i = (int32_t)i;
-    j->pol_i = -1;
-}
-
-static int u32_cmp(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
 
 static int themis_init(dike_sched *s, void **state, dike_err *e)
 {
@@ -82,42 +48,15 @@ static int themis_init(dike_sched *s, void **state, dike_err *e)
     st->tenant_idx = dike_xcalloc(st->ntenants + 1, sizeof *st->tenant_idx);
     st->behind = dike_xcalloc(st->ntenants + 1, 1);
     st->active = dike_xcalloc(st->ntenants + 1, sizeof *st->active);
-    st->sizes = dike_xmalloc((w->njobs + 1) * sizeof *st->sizes);
-    for (size_t i = 0; i < w->njobs; i++)
-        st->sizes[i] = w->jobs[i].num_gpus;
-    qsort(st->sizes, w->njobs, sizeof *st->sizes, u32_cmp);
-    for (size_t i = 0; i < w->njobs; i++)
-        if (st->nsizes == 0 || st->sizes[st->nsizes - 1] != st->sizes[i])
-            st->sizes[st->nsizes++] = st->sizes[i];
-    st->queued = dike_xcalloc(st->nsizes + 1, sizeof *st->queued);
+    dike_jobsets_init(&st->jobs, w);
     *state = st;
     return 0;
 }
 
-static themis_list *bucket_of(themis_state *st, const dike_job *j)
-{
-    uint32_t g = j->spec->num_gpus, lo = 0, hi = st->nsizes;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (st->sizes[mid] <= g)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return &st->queued[lo];
-}
-
-/* Keep the lists in step with the job's state (the coordinator changed it just before). */
+/* Keep the sets in step with the job's state (the coordinator changed it just before). */
 static void on_change(void *state, dike_job *j, int started)
 {
-    themis_state *st = state;
-    if (started) {
-        list_remove(bucket_of(st, j), j);
-        list_add(&st->running, j);
-    } else {
-        list_remove(&st->running, j);
-        list_add(bucket_of(st, j), j);
-    }
+    dike_jobsets_moved(&((themis_state *)state)->jobs, j, started);
 }
 
 static void themis_arrival(void *state, dike_sched *s, dike_job *j)
@@ -125,7 +64,7 @@ static void themis_arrival(void *state, dike_sched *s, dike_job *j)
     themis_state *st = state;
     if (st->active[j->spec->tenant]++ == 0)
         st->tenants_active++;
-    list_add(j->state == DIKE_JOB_RUNNING ? &st->running : bucket_of(st, j), j);
+    dike_jobsets_add(&st->jobs, j);
 }
 
 static void themis_finish(void *state, dike_sched *s, dike_job *j)
@@ -133,7 +72,7 @@ static void themis_finish(void *state, dike_sched *s, dike_job *j)
     themis_state *st = state;
     if (--st->active[j->spec->tenant] == 0)
         st->tenants_active--;
-    list_remove(&st->running, j);
+    dike_jobsets_remove(&st->jobs, j, 1);
 }
 
 static void themis_evicted(void *state, dike_sched *s, dike_job *j)
@@ -168,7 +107,7 @@ static void reserve(themis_state *st, size_t n)
 }
 
 /* Append @p l's jobs with their rho_hat (in .key for now) and raise their tenants' rho. */
-static size_t rate_list(themis_state *st, dike_sched *s, const themis_list *l, size_t m)
+static size_t rate_list(themis_state *st, dike_sched *s, const dike_jobset *l, size_t m)
 {
     for (size_t i = 0; i < l->n; i++) {
         dike_job *j = l->jobs[i];
@@ -191,10 +130,8 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
 {
     uint32_t k = tenants_behind(st);
     int everyone_behind = k >= st->tenants_active;
-    size_t n = st->running.n;
-    for (uint32_t b = 0; b < st->nsizes; b++)
-        n += st->queued[b].n;
-    reserve(st, n);
+    const dike_jobsets *js = &st->jobs;
+    reserve(st, js->running.n + js->nqueued);
     for (uint32_t t = 0; t < st->ntenants; t++) {
         st->tenant_rho[t] = -1;
         st->behind[t] = 0;
@@ -202,10 +139,10 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
     size_t m = 0;
     /* The jobs that will be ranked come first in st->order; the others (rated only for their
      * tenant's rho) after them. */
-    for (uint32_t b = 0; b < st->nsizes && (round || st->sizes[b] <= fit); b++)
-        m = rate_list(st, s, &st->queued[b], m);
+    for (uint32_t b = 0; b < js->nsizes && (round || js->sizes[b] <= fit); b++)
+        m = rate_list(st, s, &js->queued[b], m);
     if (round)
-        m = rate_list(st, s, &st->running, m);
+        m = rate_list(st, s, &js->running, m);
     if (everyone_behind) {
         for (size_t i = 0; i < m; i++)
             st->order[i].key = 0.0 - st->order[i].key;
@@ -213,10 +150,10 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
     }
     size_t all = m;
     if (!round) {
-        for (uint32_t b = 0; b < st->nsizes; b++)
-            if (st->sizes[b] > fit)
-                all = rate_list(st, s, &st->queued[b], all);
-        all = rate_list(st, s, &st->running, all);
+        for (uint32_t b = 0; b < js->nsizes; b++)
+            if (js->sizes[b] > fit)
+                all = rate_list(st, s, &js->queued[b], all);
+        all = rate_list(st, s, &js->running, all);
     }
     uint32_t nt = 0;
     for (uint32_t t = 0; t < st->ntenants; t++)
@@ -253,11 +190,7 @@ static void themis_free(void *state)
     free(st->tenant_idx);
     free(st->behind);
     free(st->active);
-    free(st->running.jobs);
-    for (uint32_t b = 0; b < st->nsizes; b++)
-        free(st->queued[b].jobs);
-    free(st->queued);
-    free(st->sizes);
+    dike_jobsets_free(&st->jobs);
     free(st->order);
     dike_rank_scratch_free(&st->scratch);
     free(st);
