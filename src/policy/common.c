@@ -1,6 +1,8 @@
 /* Tenants, entitlements, active sets and reallocation shared by the policies. */
 #include "policy/common.h"
 
+#include "policy/rankwalk.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,14 +218,131 @@ int dike_preempt_always(void *ctx, dike_sched *s, const dike_job *running)
     return 1;
 }
 
-void dike_decide_by_rounds(void *state, dike_sched *s, dike_order_fn build)
+/* Move the entries that pass @p keep to the front, in no particular order; returns how many. */
+static size_t compact(dike_ranked *r, size_t n, int (*keep)(const dike_ranked *e, uint64_t arg),
+                      uint64_t arg)
 {
-    dike_ranked *order;
-    if (dike_sched_is_round(s)) {
-        size_t n = build(state, s, 0, &order);
-        dike_reallocate(s, order, n, dike_preempt_always, state, NULL);
-    } else if (dike_sched_free_gpus(s, -1) > 0) {
-        size_t n = build(state, s, 1, &order);
-        dike_fill(s, order, n, state, NULL);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep(&r[i], arg)) {
+            dike_ranked t = r[m];
+            r[m++] = r[i];
+            r[i] = t;
+        }
+    return m;
+}
+
+static int queued_fits(const dike_ranked *e, uint64_t free)
+{
+    return e->job->state == DIKE_JOB_QUEUED && e->job->spec->num_gpus <= free;
+}
+
+static int fits(const dike_ranked *e, uint64_t budget)
+{
+    return e->job->spec->num_gpus <= budget;
+}
+
+static int is_state(const dike_ranked *e, uint64_t state)
+{
+    return e->job->state == state;
+}
+
+static void grow(dike_rank_scratch *sc, size_t n)
+{
+    if (n > sc->cap) {
+        sc->cap = n > 2 * sc->cap ? n : 2 * sc->cap;
+        sc->buf = dike_xrealloc(sc->buf, sc->cap * sizeof *sc->buf);
+    }
+}
+
+void dike_rank_scratch_free(dike_rank_scratch *sc)
+{
+    free(sc->buf);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* The steps of dike_reallocate with every preemption allowed, on an unsorted order. The best
+ * jobs whose gangs fit in the GPUs that are up all keep or get GPUs whatever their order among
+ * themselves, so they are only selected (dike_rank_prefix); the order matters after them (the
+ * greedy walk that skips what does not fit), among the running jobs preempted (the order in which
+ * GPUs go back to the free lists decides later placements) and among the jobs started, and only
+ * those are ordered. */
+size_t dike_reallocate_ranked(dike_sched *s, dike_ranked *r, size_t n, dike_rank_scratch *sc,
+                              void *ctx, void (*on_change)(void *ctx, dike_job *j, int started))
+{
+    uint64_t used;
+    size_t p = dike_rank_prefix(r, n, dike_sched_gpus_up(s), &used);
+    uint64_t budget = dike_sched_gpus_up(s) - used;
+    grow(sc, 2 * n + 1);
+    dike_ranked *kept = sc->buf, *other = sc->buf + n;
+    size_t nkept = 0;
+    /* After the prefix, the greedy walk keeps what still fits, in order. */
+    dike_rankwalk w;
+    dike_rankwalk_init(&w, r + p, compact(r + p, n - p, fits, budget));
+    const dike_ranked *e;
+    for (size_t i = 0; budget > 0 && (e = dike_rankwalk_at(&w, i)); i++)
+        if (e->job->spec->num_gpus <= budget) {
+            kept[nkept++] = *e;
+            budget -= e->job->spec->num_gpus;
+        }
+    /* Running jobs after the prefix and not kept by the walk are preempted, in order. The kept
+     * running ones are a subsequence of them, in the same order. */
+    size_t nrun = compact(memcpy(other, r + p, (n - p) * sizeof *r), n - p, is_state,
+                          DIKE_JOB_RUNNING);
+    dike_ranked_sort(other, nrun);
+    size_t preempted = 0;
+    for (size_t i = 0, k = 0; i < nrun; i++) {
+        while (k < nkept && kept[k].job->state != DIKE_JOB_RUNNING)
+            k++;
+        if (k < nkept && kept[k].job == other[i].job) {
+            k++;
+            continue;
+        }
+        dike_sched_preempt(s, other[i].job);
+        preempted++;
+        if (on_change)
+            on_change(ctx, other[i].job, 0);
+    }
+    /* Start the chosen queued jobs in order (the prefix's, then the walk's); placement may still
+     * refuse one (GPU type, fragmentation), in which case later jobs get the room. */
+    size_t nq = compact(memcpy(other, r, p * sizeof *r), p, is_state, DIKE_JOB_QUEUED);
+    dike_ranked_sort(other, nq);
+    for (size_t i = 0; i < nq; i++)
+        if (dike_sched_start(s, other[i].job) && on_change)
+            on_change(ctx, other[i].job, 1);
+    for (size_t i = 0; i < nkept; i++) {
+        dike_job *j = kept[i].job;
+        if (j->state == DIKE_JOB_QUEUED && dike_sched_start(s, j) && on_change)
+            on_change(ctx, j, 1);
+    }
+    /* Anything still free goes to the next jobs in order that fit (work conservation). */
+    memcpy(other, r, n * sizeof *r);
+    dike_fill_ranked(s, other, n, ctx, on_change);
+    return preempted;
+}
+
+void dike_fill_ranked(dike_sched *s, dike_ranked *r, size_t n, void *ctx,
+                      void (*on_change)(void *ctx, dike_job *j, int started))
+{
+    /* Only queued jobs that fit now can start, and the free GPUs only shrink during the fill. */
+    size_t m = compact(r, n, queued_fits, dike_sched_free_gpus(s, -1));
+    uint64_t used;
+    size_t p = dike_rank_prefix(r, m, dike_sched_free_gpus(s, -1), &used);
+    dike_ranked_sort(r, p);
+    for (size_t i = 0; i < p; i++) {
+        dike_job *j = r[i].job;
+        if (j->spec->num_gpus <= dike_sched_free_gpus(s, -1) && dike_sched_start(s, j) &&
+            on_change)
+            on_change(ctx, j, 1);
+    }
+    /* What is left of the order, for the GPUs placement refused to the prefix (and its rest). */
+    dike_rankwalk w;
+    dike_rankwalk_init(&w, r + p, compact(r + p, m - p, fits, dike_sched_free_gpus(s, -1)));
+    const dike_ranked *e;
+    for (size_t i = 0; dike_sched_free_gpus(s, -1) > 0 && (e = dike_rankwalk_at(&w, i)); i++) {
+        dike_job *j = e->job;
+        if (j->spec->num_gpus <= dike_sched_free_gpus(s, -1) && dike_sched_start(s, j) &&
+            on_change)
+            on_change(ctx, j, 1);
     }
 }

@@ -72,13 +72,24 @@ size_t dike_reallocate(dike_sched *s, dike_ranked *order, size_t n, dike_can_pre
 /** A can_preempt callback that allows every preemption (lease = one round). */
 int dike_preempt_always(void *ctx, dike_sched *s, const dike_job *running);
 
-/** Builds a policy's order (best first) of the active jobs, or of the queued ones only. */
-typedef size_t (*dike_order_fn)(void *state, dike_sched *s, int queued_only, dike_ranked **order);
+/** Scratch memory of dike_reallocate_ranked, kept between decisions. */
+typedef struct dike_rank_scratch {
+    dike_ranked *buf; /**< 2 x the largest order seen */
+    size_t cap;       /**< entries in buf */
+} dike_rank_scratch;
 
-/** The decision step of the round-based policies (las, themis): at a round boundary the running
- *  set follows the whole order (lease = round); between rounds free GPUs go to queued jobs in
- *  order. */
-void dike_decide_by_rounds(void *state, dike_sched *s, dike_order_fn build);
+void dike_rank_scratch_free(dike_rank_scratch *sc);
+
+/** dike_reallocate with every preemption allowed (lease = one round), for an order given unsorted
+ *  (@p r is reordered): the same preemptions and starts in the same sequence. The best jobs that
+ *  fit in the GPUs that are up are selected, not sorted, so a round costs expected O(n) plus a
+ *  sort of the jobs it starts or preempts and a lazy walk past that prefix (policy/rankwalk.h). */
+size_t dike_reallocate_ranked(dike_sched *s, dike_ranked *r, size_t n, dike_rank_scratch *sc,
+                              void *ctx, void (*on_change)(void *ctx, dike_job *j, int started));
+/** dike_fill for an order given unsorted (@p r is reordered): expected O(n), plus a sort of the
+ *  jobs it starts. */
+void dike_fill_ranked(dike_sched *s, dike_ranked *r, size_t n, void *ctx,
+                      void (*on_change)(void *ctx, dike_job *j, int started));
 
 /** Start queued jobs in @p order (best first) while GPUs are free; jobs that do not fit are
  *  skipped (no preemption). */

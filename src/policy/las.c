@@ -7,19 +7,37 @@
  * (lease = scheduler.round_s); between rounds, free GPUs go to queued jobs in the same order.
  * Starvation promotion: a queued job that has waited since its last run for longer than
  * las.promote_knob x the length of that run goes back to queue 0 (its attained service counts from
- * zero again), as in Tiresias. */
+ * zero again), as in Tiresias.
+ *
+ * The decision step reads only what can change the schedule. A queued job's key (queue, index)
+ * does not change while it waits, except by promotion, which falls due at a time known when it
+ * stops (last stop + knob x last run): queued jobs sit in one ordered set per queue
+ * (policy/gangtree.h) and a heap of due promotions moves them to queue 0. A fill between rounds
+ * then visits, in order, only the queued jobs whose gang fits in the GPUs still free. At a round
+ * every active job is ranked (the running set follows the whole order; running jobs' attained
+ * service has grown), but only the jobs that start or are preempted, and those past the prefix
+ * that fills the GPUs, are ordered (dike_reallocate_ranked). */
 #include <math.h>
 #include <string.h>
 
 #include "dike/sched.h"
 #include "io/parse.h"
 #include "policy/common.h"
+#include "policy/gangtree.h"
+#include "policy/jobsets.h"
 #include "policy/policy.h"
 
 #define LAS_MAX_QUEUES 16
 
+/** A queued job's promotion, due from @p at on (µs; a little early: the exact test is made then). */
+typedef struct las_due {
+    dike_time at;        /**< earliest time the promotion can hold */
+    dike_time last_stop; /**< the job's last_stop when queued (stale entry if it changed) */
+    uint32_t job;        /**< job index */
+} las_due;
+
 typedef struct las_state {
-    dike_active act;
+    dike_jobsets jobs;          /**< active jobs: running, queued by gang size */
     double thr[LAS_MAX_QUEUES]; /**< thresholds, GPU-s, increasing */
     size_t nthr;
     double knob;
@@ -27,6 +45,13 @@ typedef struct las_state {
     size_t njobs;
     dike_ranked *order;
     size_t order_cap;
+    dike_rank_scratch scratch;
+    dike_gangtree queued[LAS_MAX_QUEUES]; /**< queued jobs of each queue, by index */
+    uint8_t *queue;             /**< per job: its queue while queued */
+    las_due *due;               /**< min-heap of promotions falling due */
+    dike_job **job;             /**< per job index: the job (set on arrival) */
+    dike_sched *sched;          /**< the scheduler (for callbacks that do not carry it) */
+    size_t ndue, due_cap;
 } las_state;
 
 static int las_init(dike_sched *s, void **state, dike_err *e)
@@ -55,23 +80,14 @@ static int las_init(dike_sched *s, void **state, dike_err *e)
     st->knob = c->las_promote_knob;
     st->njobs = dike_sched_workload(s)->njobs;
     st->base = dike_xcalloc(st->njobs + 1, sizeof *st->base);
+    dike_jobsets_init(&st->jobs, dike_sched_workload(s));
+    for (size_t q = 0; q <= st->nthr; q++)
+        dike_gangtree_init(&st->queued[q], st->njobs);
+    st->queue = dike_xcalloc(st->njobs + 1, 1);
+    st->job = dike_xcalloc(st->njobs + 1, sizeof *st->job);
+    st->sched = s;
     *state = st;
     return 0;
-}
-
-static void las_arrival(void *state, dike_sched *s, dike_job *j)
-{
-    dike_active_add(&((las_state *)state)->act, j);
-}
-
-static void las_finish(void *state, dike_sched *s, dike_job *j)
-{
-    dike_active_remove(&((las_state *)state)->act, j);
-}
-
-static void las_evicted(void *state, dike_sched *s, dike_job *j)
-{
-    /* still active; it competes again from its queue */
 }
 
 static size_t queue_of(const las_state *st, double attained)
@@ -82,53 +98,200 @@ static size_t queue_of(const las_state *st, double attained)
     return q;
 }
 
-/* Promotion is checked when the order is built: a waiting job whose wait exceeds knob x its last
- * run restarts from queue 0. */
-static void promote(las_state *st, dike_sched *s, dike_job *j)
+/* A waiting job whose wait exceeds knob x its last run restarts from queue 0. Returns 1 if it
+ * was promoted. */
+static int promote(las_state *st, dike_sched *s, dike_job *j)
 {
     if (st->knob <= 0 || j->state != DIKE_JOB_QUEUED || j->last_stop < 0)
-        return;
+        return 0;
     double last_run = dike_time_to_s(j->last_stop - j->run_start);
     double waited = dike_time_to_s(dike_sched_now(s) - j->last_stop);
     double attained = dike_sched_attained_gpu_s(s, j);
     if (waited > st->knob * last_run && attained > st->base[j->idx] &&
-        queue_of(st, attained - st->base[j->idx]) > 0)
+        queue_of(st, attained - st->base[j->idx]) > 0) {
         st->base[j->idx] = attained;
+        return 1;
+    }
+    return 0;
 }
 
-static size_t build_order(las_state *st, dike_sched *s, int queued_only)
+static int due_before(const las_due *a, const las_due *b)
 {
-    if (st->act.n > st->order_cap) {
-        st->order_cap = st->act.n;
-        st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
+    return a->at != b->at ? a->at < b->at : a->job < b->job;
+}
+
+static void due_push(las_state *st, las_due d)
+{
+    if (st->ndue == st->due_cap) {
+        st->due_cap = st->due_cap ? 2 * st->due_cap : 256;
+        st->due = dike_xrealloc(st->due, st->due_cap * sizeof *st->due);
     }
-    size_t n = 0;
-    for (size_t i = 0; i < st->act.n; i++) {
-        dike_job *j = st->act.jobs[i];
-        if (queued_only && j->state != DIKE_JOB_QUEUED)
+    size_t i = st->ndue++;
+    while (i > 0 && due_before(&d, &st->due[(i - 1) / 2])) {
+        st->due[i] = st->due[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    st->due[i] = d;
+}
+
+static las_due due_pop(las_state *st)
+{
+    las_due top = st->due[0], x = st->due[--st->ndue];
+    size_t i = 0, n = st->ndue;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && due_before(&st->due[c + 1], &st->due[c]))
+            c++;
+        if (!due_before(&st->due[c], &x))
+            break;
+        st->due[i] = st->due[c];
+        i = c;
+    }
+    if (n > 0)
+        st->due[i] = x;
+    return top;
+}
+
+/* A job became queued (arrival, preemption, eviction, resume): into its queue's set, and onto the
+ * due heap if it can be promoted. Its attained service and base do not change while it waits. */
+static void enqueue(las_state *st, dike_sched *s, dike_job *j)
+{
+    double rel = dike_sched_attained_gpu_s(s, j) - st->base[j->idx];
+    size_t q = queue_of(st, rel);
+    st->queue[j->idx] = (uint8_t)q;
+    dike_gangtree_add(&st->queued[q], j->idx, j->spec->num_gpus);
+    if (st->knob <= 0 || j->last_stop < 0 || q == 0)
+        return; /* never promoted (or nothing to gain) while it waits */
+    /* Due at last_stop + knob x last run; 2 us early so that rounding in the exact test (seconds
+     * as doubles) never makes it late. */
+    double wait = st->knob * (double)(j->last_stop - j->run_start);
+    if (wait > 4e18)
+        return;
+    dike_time at = j->last_stop + (dike_time)floor(wait) - 2;
+    due_push(st, (las_due){at < j->last_stop ? j->last_stop : at, j->last_stop, j->idx});
+}
+
+/* Apply the promotions due by now. Entries of jobs that ran since are stale and dropped. */
+static void promote_due(las_state *st, dike_sched *s)
+{
+    dike_time now = dike_sched_now(s);
+    while (st->ndue > 0 && st->due[0].at <= now) {
+        las_due d = due_pop(st);
+        dike_job *j = st->job[d.job];
+        if (j->state != DIKE_JOB_QUEUED || j->last_stop != d.last_stop)
             continue;
-        promote(st, s, j);
-        size_t q = queue_of(st, dike_sched_attained_gpu_s(s, j) - st->base[j->idx]);
-        /* queue first, then submit order (the job index); exact in a double below 2^53 */
+        if (promote(st, s, j)) {
+            dike_gangtree_remove(&st->queued[st->queue[j->idx]], j->idx);
+            st->queue[j->idx] = 0;
+            dike_gangtree_add(&st->queued[0], j->idx, j->spec->num_gpus);
+        } else {
+            d.at = now + 1; /* early by rounding: test again at the next decision */
+            due_push(st, d);
+        }
+    }
+}
+
+static void las_arrival(void *state, dike_sched *s, dike_job *j)
+{
+    las_state *st = state;
+    st->job[j->idx] = j;
+    dike_jobsets_add(&st->jobs, j);
+    if (j->state == DIKE_JOB_QUEUED)
+        enqueue(st, s, j);
+}
+
+static void las_finish(void *state, dike_sched *s, dike_job *j)
+{
+    dike_jobsets_remove(&((las_state *)state)->jobs, j, 1);
+}
+
+/* Keep the sets in step with the job's state (the coordinator changed it just before). */
+static void moved(las_state *st, dike_sched *s, dike_job *j, int started)
+{
+    dike_jobsets_moved(&st->jobs, j, started);
+    if (started)
+        dike_gangtree_remove(&st->queued[st->queue[j->idx]], j->idx);
+    else
+        enqueue(st, s, j);
+}
+
+/* dike_reallocate_ranked's callback carries no scheduler: the decision's is kept here. */
+static void on_change(void *state, dike_job *j, int started)
+{
+    las_state *st = state;
+    moved(st, st->sched, j, started);
+}
+
+static void las_evicted(void *state, dike_sched *s, dike_job *j)
+{
+    moved(state, s, j, 0); /* still active; it competes again from its queue */
+}
+
+/* Append @p l's jobs to st->order with their key: queue first, then submit order (the job
+ * index); exact in a double below 2^53. A running job's queue follows its attained service now;
+ * a queued job's is the one it was queued (or promoted) with. */
+static size_t key_set(las_state *st, dike_sched *s, const dike_jobset *l, size_t n)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        dike_job *j = l->jobs[i];
+        size_t q = j->state == DIKE_JOB_RUNNING
+                       ? queue_of(st, dike_sched_attained_gpu_s(s, j) - st->base[j->idx])
+                       : st->queue[j->idx];
         st->order[n].key = (double)q * 4294967296.0 + (double)j->idx;
         st->order[n].job = j;
         n++;
     }
-    dike_ranked_sort(st->order, n);
     return n;
 }
 
-static size_t order_fn(void *state, dike_sched *s, int queued_only, dike_ranked **order)
+/* Every active job, keyed. */
+static size_t build_order(las_state *st, dike_sched *s)
 {
-    las_state *st = state;
-    size_t n = build_order(st, s, queued_only);
-    *order = st->order;
+    const dike_jobsets *js = &st->jobs;
+    size_t need = js->running.n + js->nqueued;
+    if (need > st->order_cap) {
+        st->order_cap = need > 2 * st->order_cap ? need : 2 * st->order_cap;
+        st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
+    }
+    size_t n = key_set(st, s, &js->running, 0);
+    for (uint32_t b = 0; b < js->nsizes; b++)
+        n = key_set(st, s, &js->queued[b], n);
     return n;
 }
 
+/* Free GPUs to queued jobs in (queue, index) order, skipping gangs that do not fit: each queue's
+ * set finds the next job that fits in O(log n). */
+static void fill(las_state *st, dike_sched *s)
+{
+    for (size_t q = 0; q <= st->nthr; q++) {
+        size_t i = 0;
+        uint64_t free_gpus;
+        while ((free_gpus = dike_sched_free_gpus(s, -1)) > 0 &&
+               (i = dike_gangtree_first_fit(&st->queued[q], i, free_gpus)) != SIZE_MAX) {
+            dike_job *j = st->job[i++];
+            if (dike_sched_start(s, j))
+                moved(st, s, j, 1);
+        }
+    }
+}
+
+/* At a round boundary the running set follows the whole order (lease = round); between rounds
+ * free GPUs go to queued jobs in order. Promotions are applied first, as the whole-order build
+ * did at every decision that ranked jobs. */
 static void las_decide(void *state, dike_sched *s)
 {
-    dike_decide_by_rounds(state, s, order_fn);
+    las_state *st = state;
+    st->sched = s;
+    if (dike_sched_is_round(s)) {
+        promote_due(st, s);
+        size_t n = build_order(st, s);
+        dike_reallocate_ranked(s, st->order, n, &st->scratch, st, on_change);
+    } else if (dike_sched_free_gpus(s, -1) > 0) {
+        promote_due(st, s);
+        fill(st, s);
+    }
 }
 
 static void *las_save(void *state, size_t *len)
@@ -146,13 +309,27 @@ static int las_load(void *state, const void *blob, size_t len)
     if (len != st->njobs * sizeof *st->base)
         return DIKE_EINVAL;
     memcpy(st->base, blob, len);
+    /* restore_job queued the jobs before their base was known: queue them again. */
+    st->ndue = 0;
+    for (uint32_t b = 0; b < st->jobs.nsizes; b++)
+        for (size_t i = 0; i < st->jobs.queued[b].n; i++) {
+            dike_job *j = st->jobs.queued[b].jobs[i];
+            dike_gangtree_remove(&st->queued[st->queue[j->idx]], j->idx);
+            enqueue(st, st->sched, j);
+        }
     return 0;
 }
 
 static void las_free(void *state)
 {
     las_state *st = state;
-    dike_active_free(&st->act);
+    dike_jobsets_free(&st->jobs);
+    for (size_t q = 0; q <= st->nthr; q++)
+        dike_gangtree_free(&st->queued[q]);
+    free(st->queue);
+    free(st->job);
+    free(st->due);
+    dike_rank_scratch_free(&st->scratch);
     free(st->base);
     free(st->order);
     free(st);

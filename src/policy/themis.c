@@ -8,49 +8,76 @@
  * to queued jobs in the same order. Themis's partial-allocation auction is not modelled: GPUs are
  * offered to whole gangs in order. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dike/sched.h"
 #include "policy/common.h"
+#include "policy/jobsets.h"
 #include "policy/policy.h"
 #include "policy/rho.h"
 
+/* Every job's rho_hat moves with time, with the number of jobs in the system and (queued jobs)
+ * with the free capacity, so no order survives from one decision to the next: each decision
+ * computes the rho_hat it needs afresh. What it saves is the rest: the order is read lazily
+ * (policy/rankwalk.h), and between rounds only queued jobs whose gang fits in the free GPUs are
+ * ranked — the others cannot start before the next decision — and, when every tenant is among
+ * the (1 - f) furthest behind (always with one tenant), the running jobs are not rated at all. */
+
 typedef struct themis_state {
-    dike_active act;
     double f;
     uint32_t ntenants;
-    double *tenant_rho;   /**< per tenant, this decision */
+    double *tenant_rho;   /**< per tenant, this decision; -1 if it has no job rated */
     uint32_t *tenant_idx; /**< tenants sorted by rho */
     uint8_t *behind;      /**< per tenant: among the (1-f) furthest behind */
-    double *job_rho;      /**< per active slot */
+    uint32_t *active;     /**< per tenant: active jobs */
+    uint32_t tenants_active; /**< tenants with an active job */
+    dike_jobsets jobs;    /**< active jobs: running, queued by gang size */
     dike_ranked *order;
+    dike_rank_scratch scratch;
     size_t order_cap;
 } themis_state;
 
 static int themis_init(dike_sched *s, void **state, dike_err *e)
 {
     themis_state *st = dike_xcalloc(1, sizeof *st);
+    const dike_workload *w = dike_sched_workload(s);
     st->f = dike_sched_config(s)->themis_fairness_knob;
-    st->ntenants = dike_sched_workload(s)->ntenants;
+    st->ntenants = w->ntenants;
     st->tenant_rho = dike_xcalloc(st->ntenants + 1, sizeof *st->tenant_rho);
     st->tenant_idx = dike_xcalloc(st->ntenants + 1, sizeof *st->tenant_idx);
     st->behind = dike_xcalloc(st->ntenants + 1, 1);
+    st->active = dike_xcalloc(st->ntenants + 1, sizeof *st->active);
+    dike_jobsets_init(&st->jobs, w);
     *state = st;
     return 0;
 }
 
+/* Keep the sets in step with the job's state (the coordinator changed it just before). */
+static void on_change(void *state, dike_job *j, int started)
+{
+    dike_jobsets_moved(&((themis_state *)state)->jobs, j, started);
+}
+
 static void themis_arrival(void *state, dike_sched *s, dike_job *j)
 {
-    dike_active_add(&((themis_state *)state)->act, j);
+    themis_state *st = state;
+    if (st->active[j->spec->tenant]++ == 0)
+        st->tenants_active++;
+    dike_jobsets_add(&st->jobs, j);
 }
 
 static void themis_finish(void *state, dike_sched *s, dike_job *j)
 {
-    dike_active_remove(&((themis_state *)state)->act, j);
+    themis_state *st = state;
+    if (--st->active[j->spec->tenant] == 0)
+        st->tenants_active--;
+    dike_jobsets_remove(&st->jobs, j, 1);
 }
 
 static void themis_evicted(void *state, dike_sched *s, dike_job *j)
 {
+    on_change(state, j, 0);
 }
 
 static const double *g_rho; /* qsort context: tenant rho (single-threaded) */
@@ -63,71 +90,109 @@ static int tenant_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static size_t build_order(themis_state *st, dike_sched *s, int queued_only)
+/* How many tenants get first pick: the (1 - f) fraction furthest behind, at least one. */
+static uint32_t tenants_behind(const themis_state *st)
 {
-    size_t n = st->act.n;
+    uint32_t nt = st->tenants_active;
+    uint32_t k = (uint32_t)ceil((1.0 - st->f) * nt);
+    return k < 1 && nt > 0 ? 1 : k;
+}
+
+static void reserve(themis_state *st, size_t n)
+{
     if (n > st->order_cap) {
-        st->order_cap = n;
-        st->order = dike_xrealloc(st->order, n * sizeof *st->order);
-        st->job_rho = dike_xrealloc(st->job_rho, n * sizeof *st->job_rho);
+        st->order_cap = n > 2 * st->order_cap ? n : 2 * st->order_cap;
+        st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
     }
+}
+
+/* Append @p l's jobs with their rho_hat (in .key for now) and raise their tenants' rho. */
+static size_t rate_list(themis_state *st, dike_sched *s, const dike_jobset *l, size_t m)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        dike_job *j = l->jobs[i];
+        double rho = dike_rho_hat(s, j, NULL);
+        uint32_t t = j->spec->tenant;
+        if (rho > st->tenant_rho[t])
+            st->tenant_rho[t] = rho;
+        st->order[m].key = rho;
+        st->order[m].job = j;
+        m++;
+    }
+    return m;
+}
+
+/* Rank the active jobs (all, or only the queued ones whose gang fits in @p fit GPUs) into
+ * st->order; returns how many. The key is the one the whole-order sort used: behind tenants'
+ * jobs first, then the rest; worst rho first inside each group (rounding of 1e15 - rho and
+ * ties by job index included). */
+static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t fit)
+{
+    uint32_t k = tenants_behind(st);
+    int everyone_behind = k >= st->tenants_active;
+    const dike_jobsets *js = &st->jobs;
+    reserve(st, js->running.n + js->nqueued);
     for (uint32_t t = 0; t < st->ntenants; t++) {
         st->tenant_rho[t] = -1;
         st->behind[t] = 0;
     }
-    uint32_t nt = 0;
-    for (size_t i = 0; i < n; i++) {
-        dike_job *j = st->act.jobs[i];
-        st->job_rho[i] = dike_rho_hat(s, j, NULL);
-        uint32_t t = j->spec->tenant;
-        if (st->tenant_rho[t] < 0)
-            st->tenant_idx[nt++] = t;
-        if (st->job_rho[i] > st->tenant_rho[t])
-            st->tenant_rho[t] = st->job_rho[i];
+    size_t m = 0;
+    /* The jobs that will be ranked come first in st->order; the others (rated only for their
+     * tenant's rho) after them. */
+    for (uint32_t b = 0; b < js->nsizes && (round || js->sizes[b] <= fit); b++)
+        m = rate_list(st, s, &js->queued[b], m);
+    if (round)
+        m = rate_list(st, s, &js->running, m);
+    if (everyone_behind) {
+        for (size_t i = 0; i < m; i++)
+            st->order[i].key = 0.0 - st->order[i].key;
+        return m;
     }
+    size_t all = m;
+    if (!round) {
+        for (uint32_t b = 0; b < js->nsizes; b++)
+            if (js->sizes[b] > fit)
+                all = rate_list(st, s, &js->queued[b], all);
+        all = rate_list(st, s, &js->running, all);
+    }
+    uint32_t nt = 0;
+    for (uint32_t t = 0; t < st->ntenants; t++)
+        if (st->tenant_rho[t] >= 0)
+            st->tenant_idx[nt++] = t;
     g_rho = st->tenant_rho;
     qsort(st->tenant_idx, nt, sizeof *st->tenant_idx, tenant_cmp);
-    uint32_t k = (uint32_t)ceil((1.0 - st->f) * nt);
-    if (k < 1 && nt > 0)
-        k = 1;
     for (uint32_t i = 0; i < k && i < nt; i++)
         st->behind[st->tenant_idx[i]] = 1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        dike_job *j = st->act.jobs[i];
-        if (queued_only && j->state != DIKE_JOB_QUEUED)
-            continue;
-        /* behind tenants' jobs first, then the rest; worst rho first inside each group */
-        st->order[m].key = (st->behind[j->spec->tenant] ? 0.0 : 1e15) - st->job_rho[i];
-        st->order[m].job = j;
-        m++;
-    }
-    dike_ranked_sort(st->order, m);
+    for (size_t i = 0; i < m; i++)
+        st->order[i].key = (st->behind[st->order[i].job->spec->tenant] ? 0.0 : 1e15) -
+                           st->order[i].key;
     return m;
 }
 
-static size_t order_fn(void *state, dike_sched *s, int queued_only, dike_ranked **order)
-{
-    themis_state *st = state;
-    size_t n = build_order(st, s, queued_only);
-    *order = st->order;
-    return n;
-}
-
+/* At a round boundary the running set follows the whole order (lease = round); between rounds
+ * free GPUs go to queued jobs in order. */
 static void themis_decide(void *state, dike_sched *s)
 {
-    dike_decide_by_rounds(state, s, order_fn);
+    themis_state *st = state;
+    if (dike_sched_is_round(s)) {
+        size_t n = build_order(st, s, 1, 0);
+        dike_reallocate_ranked(s, st->order, n, &st->scratch, st, on_change);
+    } else if (dike_sched_free_gpus(s, -1) > 0) {
+        size_t n = build_order(st, s, 0, dike_sched_free_gpus(s, -1));
+        dike_fill_ranked(s, st->order, n, st, on_change);
+    }
 }
 
 static void themis_free(void *state)
 {
     themis_state *st = state;
-    dike_active_free(&st->act);
     free(st->tenant_rho);
     free(st->tenant_idx);
     free(st->behind);
-    free(st->job_rho);
+    free(st->active);
+    dike_jobsets_free(&st->jobs);
     free(st->order);
+    dike_rank_scratch_free(&st->scratch);
     free(st);
 }
 
