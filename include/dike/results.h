@@ -99,10 +99,25 @@ typedef struct dike_perf_record {
     double wall_seconds;    /**< engine wall time (MPI_Init/Finalize excluded) */
     double compute_seconds; /**< time in local events (coordinator events, node actions), decision step excluded */
     double decide_seconds;  /**< time in the policy's decision step (rank 0) */
-    double decide_p99_us;   /**< 99th percentile of one decision step, us (rank 0; power-of-2 bins) */
+    double decide_p99_us;   /**< 99th percentile of one decision step, us (rank 0; 1/8-octave bins, upper edge) */
     double comm_seconds;    /**< time in collectives */
     uint64_t decisions;     /**< decision steps run (rank 0) */
     uint32_t nodes_owned;   /**< nodes in this rank's block */
+    /* decision-step latency over the timed steps (every 8th; rank 0, 0 elsewhere) */
+    uint64_t decide_timed;      /**< decision steps timed */
+    double decide_mean_us;      /**< mean of the timed steps, us */
+    double decide_p50_us;       /**< median of one step, us (1/8-octave bins, upper edge) */
+    double decide_max_us;       /**< slowest timed step, us */
+    double active_mean;         /**< active jobs (submitted, not finished) at a timed step, mean */
+    uint32_t active_max;        /**< most active jobs at a timed step */
+    uint32_t decide_max_active; /**< active jobs at the slowest timed step */
+    /* where the process's time went, s */
+    double startup_seconds; /**< MPI_Init of this process (0 when the caller did not time it) */
+    double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the
+                                 trace (or generating the workload), coordinator and node state */
+    double output_seconds;  /**< the results (metrics) and writing the HDF5 file; not in the
+                                 file's /perf (written before the file is complete), only in the
+                                 caller's copy and the summary */
 } dike_perf_record;
 
 /** Root attributes. */

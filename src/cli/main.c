@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dike/campaign.h"
 #include "dike/config.h"
@@ -714,9 +715,19 @@ static void list_policies(void)
         printf("  %-14s %s\n", (*p)->name, (*p)->summary);
 }
 
+/* Wall seconds from a monotonic clock: MPI_Wtime does not exist before MPI_Init. */
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
+    double t0 = mono_seconds();
     MPI_Init(&argc, &argv);
+    dike_run_note_startup(mono_seconds() - t0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int rc = 0;
     const char *cmd = argc > 1 ? argv[1] : "";

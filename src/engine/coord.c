@@ -493,13 +493,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             s->pol->decide(s->pol_state, s);
             double dt = MPI_Wtime() - t0;
             s->decide_seconds += 8 * dt;
-            uint64_t ns = (uint64_t)(dt * 1e9);
-            int bin = 0;
-            while (ns > 1 && bin < 63) {
-                ns >>= 1;
-                bin++;
-            }
-            s->decide_hist[bin]++;
+            dike_lat_add(&s->decide_lat, dt > 0 ? (uint64_t)(dt * 1e9) : 0, s->active);
         } else {
             s->pol->decide(s->pol_state, s);
         }

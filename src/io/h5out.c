@@ -131,6 +131,15 @@ static size_t perf_fields(h5_field *f)
         F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, decide_timed, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_perf_record, decide_mean_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_perf_record, decide_p50_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_perf_record, decide_max_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_perf_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_perf_record, active_max, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, decide_max_active, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, startup_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, read_seconds, H5T_NATIVE_DOUBLE, "s"),
     };
     F_COPY(f, t);
     return sizeof t / sizeof t[0];
