@@ -120,6 +120,18 @@ typedef struct dike_perf_record {
                                  caller's copy and the summary */
 } dike_perf_record;
 
+/** One row of /decide: the timed decision steps taken while the active jobs were in one octave. */
+typedef struct dike_decide_record {
+    uint64_t active_lo;     /**< fewest active jobs (submitted, not finished) of the octave */
+    uint64_t active_hi;     /**< most active jobs of the octave (inclusive) */
+    double active_mean;     /**< mean active jobs over the octave's timed steps */
+    uint64_t timed;         /**< timed steps in the octave */
+    double mean_us;         /**< mean of one step, us */
+    double p50_us;          /**< median, us (1/8-octave bins, upper edge) */
+    double p99_us;          /**< 99th percentile, us (same bins) */
+    double max_us;          /**< slowest step, us */
+} dike_decide_record;
+
 /** Root attributes. */
 typedef struct dike_run_meta {
     char version[32];
@@ -141,6 +153,7 @@ typedef struct dike_results {
     dike_timeseries ts;
     dike_summary summary;
     dike_perf_record *perf; size_t nperf; /**< every rank's perf row (rank 0 gathers them) */
+    dike_decide_record *decide; size_t ndecide; /**< decision latency by active jobs (octaves with samples) */
 } dike_results;
 
 void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);

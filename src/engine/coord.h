@@ -105,6 +105,7 @@ struct dike_sched {
     uint64_t events, stale_events, decisions;
     double decide_seconds;   /**< wall time inside the policy's decide (estimated from the timed steps) */
     dike_latency decide_lat; /**< the timed decision steps (every 8th), with the active jobs at each */
+    dike_latency decide_by_active[DIKE_LAT_OCTAVES]; /**< the same, by octave of active jobs (/decide) */
 };
 
 int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,

@@ -1,6 +1,16 @@
 /* Decision-step latency histogram (see latency.h). */
 #include "engine/latency.h"
 
+int dike_lat_octave(uint32_t active)
+{
+    return active ? 32 - __builtin_clz(active) : 0;
+}
+
+uint64_t dike_lat_octave_lo(int k)
+{
+    return k ? UINT64_C(1) << (k - 1) : 0;
+}
+
 int dike_lat_bin(uint64_t ns)
 {
     if (ns < 2 * DIKE_LAT_SUB)

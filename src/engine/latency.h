@@ -24,6 +24,14 @@ typedef struct dike_latency {
     uint64_t hist[DIKE_LAT_BINS]; /**< samples per bin (dike_lat_bin) */
 } dike_latency;
 
+/** Octaves of the active-job count: 0, 1, 2-3, 4-7, ..., 2^31..2^32-1. */
+#define DIKE_LAT_OCTAVES 33
+
+/** Octave of @p active jobs: 0 for none, else floor(log2(active)) + 1. */
+int dike_lat_octave(uint32_t active);
+/** Smallest active count of octave @p k (its largest is dike_lat_octave_lo(k + 1) - 1). */
+uint64_t dike_lat_octave_lo(int k);
+
 /** Bin of a value in ns. */
 int dike_lat_bin(uint64_t ns);
 /** Smallest value of bin @p b, ns (its upper edge is dike_lat_lower(b + 1)). */

@@ -94,6 +94,24 @@ static void test_small_counts(void **state)
     assert_true(dike_lat_quantile(&l, 0.30) == 1);   /* the 0 ns sample: bin [0, 1) */
 }
 
+/* Octaves of active jobs: 0 | 1 | 2-3 | 4-7 | ... */
+static void test_octaves(void **state)
+{
+    (void)state;
+    assert_int_equal(dike_lat_octave(0), 0);
+    assert_int_equal(dike_lat_octave(1), 1);
+    assert_int_equal(dike_lat_octave(2), 2);
+    assert_int_equal(dike_lat_octave(3), 2);
+    assert_int_equal(dike_lat_octave(4), 3);
+    assert_int_equal(dike_lat_octave(1000), 10); /* 512..1023 */
+    assert_int_equal(dike_lat_octave(UINT32_MAX), DIKE_LAT_OCTAVES - 1);
+    assert_true(dike_lat_octave_lo(0) == 0);
+    assert_true(dike_lat_octave_lo(1) == 1);
+    assert_true(dike_lat_octave_lo(10) == 512);
+    assert_true(dike_lat_octave_lo(11) - 1 == 1023);
+    assert_true(dike_lat_octave_lo(DIKE_LAT_OCTAVES) == UINT64_C(1) << 32);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +119,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bins_cover_values),
         cmocka_unit_test(test_quantiles_by_hand),
         cmocka_unit_test(test_small_counts),
+        cmocka_unit_test(test_octaves),
     };
     MPI_Init(&argc, &argv);
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
