@@ -112,7 +112,7 @@ typedef struct dike_perf_record {
     uint32_t active_max;        /**< most active jobs at a timed step */
     uint32_t decide_max_active; /**< active jobs at the slowest timed step */
     /* where the process's time went, s */
-    double startup_seconds; /**< MPI_Init of this process (0 when the caller did not time it) */
+    double startup_seconds; /**< MPI_Init of this process (its first run only; 0 when not timed) */
     double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the
                                  trace (or generating the workload), coordinator and node state */
     double output_seconds;  /**< the results (metrics) and writing the HDF5 file; not in the
