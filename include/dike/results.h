@@ -99,11 +99,38 @@ typedef struct dike_perf_record {
     double wall_seconds;    /**< engine wall time (MPI_Init/Finalize excluded) */
     double compute_seconds; /**< time in local events (coordinator events, node actions), decision step excluded */
     double decide_seconds;  /**< time in the policy's decision step (rank 0) */
-    double decide_p99_us;   /**< 99th percentile of one decision step, us (rank 0; power-of-2 bins) */
+    double decide_p99_us;   /**< 99th percentile of one decision step, us (rank 0; 1/8-octave bins, upper edge) */
     double comm_seconds;    /**< time in collectives */
     uint64_t decisions;     /**< decision steps run (rank 0) */
     uint32_t nodes_owned;   /**< nodes in this rank's block */
+    /* decision-step latency over the timed steps (every 8th; rank 0, 0 elsewhere) */
+    uint64_t decide_timed;      /**< decision steps timed */
+    double decide_mean_us;      /**< mean of the timed steps, us */
+    double decide_p50_us;       /**< median of one step, us (1/8-octave bins, upper edge) */
+    double decide_max_us;       /**< slowest timed step, us */
+    double active_mean;         /**< active jobs (submitted, not finished) at a timed step, mean */
+    uint32_t active_max;        /**< most active jobs at a timed step */
+    uint32_t decide_max_active; /**< active jobs at the slowest timed step */
+    /* where the process's time went, s */
+    double startup_seconds; /**< MPI_Init of this process (its first run only; 0 when not timed) */
+    double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the
+                                 trace (or generating the workload), coordinator and node state */
+    double output_seconds;  /**< the results (metrics) and writing the HDF5 file; not in the
+                                 file's /perf (written before the file is complete), only in the
+                                 caller's copy and the summary */
 } dike_perf_record;
+
+/** One row of /decide: the timed decision steps taken while the active jobs were in one octave. */
+typedef struct dike_decide_record {
+    uint64_t active_lo;     /**< fewest active jobs (submitted, not finished) of the octave */
+    uint64_t active_hi;     /**< most active jobs of the octave (inclusive) */
+    double active_mean;     /**< mean active jobs over the octave's timed steps */
+    uint64_t timed;         /**< timed steps in the octave */
+    double mean_us;         /**< mean of one step, us */
+    double p50_us;          /**< median, us (1/8-octave bins, upper edge) */
+    double p99_us;          /**< 99th percentile, us (same bins) */
+    double max_us;          /**< slowest step, us */
+} dike_decide_record;
 
 /** Root attributes. */
 typedef struct dike_run_meta {
@@ -126,6 +153,7 @@ typedef struct dike_results {
     dike_timeseries ts;
     dike_summary summary;
     dike_perf_record *perf; size_t nperf; /**< every rank's perf row (rank 0 gathers them) */
+    dike_decide_record *decide; size_t ndecide; /**< decision latency by active jobs (octaves with samples) */
 } dike_results;
 
 void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);

@@ -25,6 +25,11 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
                 dike_perf_record *perf_out, dike_err *e);
 
+/** Tell the library how long this process's MPI_Init took (seconds, measured by the caller
+ *  around it), so that /perf and the summary can split the process's time: start-up, read,
+ *  engine, output. Without it the start-up is reported as 0; only the process's first run reports
+ *  it (the later runs of a campaign did not pay it). */
+void dike_run_note_startup(double seconds);
 /** Print the summary table of @p r (rank 0) to @p f. */
 void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *perf);
 

@@ -14,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* 2: config_sha256 and state_sha256 attributes (checked before use) */
-#define CKPT_FORMAT 2
+/* 2: config_sha256 and state_sha256 attributes (checked before use)
+ * 3: the decision-step latency histograms (dike_latency: all steps, then one per octave of active
+ *    jobs) follow tick, so a resumed run reports the latency of all its steps, not only of those
+ *    after the resume */
+#define CKPT_FORMAT 3
 
 /* ---- a growable byte buffer with typed put/get ---- */
 
@@ -91,6 +94,7 @@ static void save_coord(buf *b, dike_sched *s)
     PUT(b, s->finished); PUT(b, s->area); PUT(b, s->area_t); PUT(b, s->next_sample);
     PUT(b, s->preemptions); PUT(b, s->migrations); PUT(b, s->events); PUT(b, s->stale_events);
     PUT(b, s->decisions); PUT(b, s->decide_seconds); PUT(b, s->node_failures); PUT(b, s->tick);
+    PUT(b, s->decide_lat); PUT(b, s->decide_by_active);
     put(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
     put(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
     put(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
@@ -205,6 +209,7 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
     GET(b, s->finished); GET(b, s->area); GET(b, s->area_t); GET(b, s->next_sample);
     GET(b, s->preemptions); GET(b, s->migrations); GET(b, s->events); GET(b, s->stale_events);
     GET(b, s->decisions); GET(b, s->decide_seconds); GET(b, s->node_failures); GET(b, s->tick);
+    GET(b, s->decide_lat); GET(b, s->decide_by_active);
     get(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
     get(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
     get(b, s->tenant_demand, nten * sizeof *s->tenant_demand);

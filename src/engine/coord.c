@@ -493,13 +493,9 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             s->pol->decide(s->pol_state, s);
             double dt = MPI_Wtime() - t0;
             s->decide_seconds += 8 * dt;
-            uint64_t ns = (uint64_t)(dt * 1e9);
-            int bin = 0;
-            while (ns > 1 && bin < 63) {
-                ns >>= 1;
-                bin++;
-            }
-            s->decide_hist[bin]++;
+            uint64_t ns = dt > 0 ? (uint64_t)(dt * 1e9) : 0;
+            dike_lat_add(&s->decide_lat, ns, s->active);
+            dike_lat_add(&s->decide_by_active[dike_lat_octave(s->active)], ns, s->active);
         } else {
             s->pol->decide(s->pol_state, s);
         }
@@ -646,6 +642,27 @@ void dike_coord_free(dike_sched *s)
 
 /* ---- results ---- */
 
+/* /decide: one row per octave of active jobs that has timed decision steps. */
+static void decide_rows(const dike_sched *s, dike_results *r)
+{
+    r->decide = dike_xcalloc(DIKE_LAT_OCTAVES, sizeof *r->decide);
+    r->ndecide = 0;
+    for (int k = 0; k < DIKE_LAT_OCTAVES; k++) {
+        const dike_latency *l = &s->decide_by_active[k];
+        if (!l->count)
+            continue;
+        dike_decide_record *o = &r->decide[r->ndecide++];
+        o->active_lo = dike_lat_octave_lo(k);
+        o->active_hi = dike_lat_octave_lo(k + 1) - 1;
+        o->active_mean = l->active_sum / (double)l->count;
+        o->timed = l->count;
+        o->mean_us = dike_lat_mean(l) / 1e3;
+        o->p50_us = dike_lat_quantile(l, 0.50) / 1e3;
+        o->p99_us = dike_lat_quantile(l, 0.99) / 1e3;
+        o->max_us = (double)l->max_ns / 1e3;
+    }
+}
+
 void dike_coord_results(dike_sched *s, dike_results *r)
 {
     const dike_workload *w = s->w;
@@ -712,4 +729,5 @@ void dike_coord_results(dike_sched *s, dike_results *r)
     }
     r->ts = s->ts; /* ownership moves to the results */
     memset(&s->ts, 0, sizeof s->ts);
+    decide_rows(s, r);
 }

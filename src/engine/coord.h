@@ -12,6 +12,7 @@
 #include "dike/results.h"
 #include "dike/sched.h"
 #include "dike/tenants.h"
+#include "engine/latency.h"
 #include "engine/progress.h"
 
 enum { DIKE_ACT_START = 1, DIKE_ACT_STOP = 2 };
@@ -102,8 +103,9 @@ struct dike_sched {
 
     /* instrumentation */
     uint64_t events, stale_events, decisions;
-    double decide_seconds;   /**< wall time inside the policy's decide */
-    uint64_t decide_hist[64];/**< sampled decision steps by floor(log2(ns)) */
+    double decide_seconds;   /**< wall time inside the policy's decide (estimated from the timed steps) */
+    dike_latency decide_lat; /**< the timed decision steps (every 8th), with the active jobs at each */
+    dike_latency decide_by_active[DIKE_LAT_OCTAVES]; /**< the same, by octave of active jobs (/decide) */
 };
 
 int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,

@@ -80,6 +80,15 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                     const char *out_path, const char *resume, dike_results *out,
                     dike_perf_record *perf_out, dike_err *e);
 
+/* MPI_Init of this process, from the caller (0 if not told); the first run of the process reports
+ * it and clears it, as the later runs of a campaign did not pay it. */
+static double startup_seconds;
+
+void dike_run_note_startup(double seconds)
+{
+    startup_seconds = seconds;
+}
+
 int dike_run(const dike_config *cfg, MPI_Comm comm, const char *out_path, dike_results *out,
              dike_perf_record *perf_out, dike_err *e)
 {
@@ -195,11 +204,17 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                                                 sha, e)))
         goto out;
 
+    double t_engine = MPI_Wtime();
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s),
                            dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, cfg, sha};
     if ((rc = dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout, &wo, &perf, e)))
         goto out;
+    /* output: from the engine's end, so the results (metrics, percentiles) count with it */
+    double t_output = MPI_Wtime();
+    perf.startup_seconds = startup_seconds;
+    startup_seconds = 0;
+    perf.read_seconds = t_engine - t_start;
 
     if (rank == 0) {
         dike_coord_results(&s, out);
@@ -220,6 +235,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     nodes = dike_part_records(&part);
     if (out_path && *out_path)
         rc = dike_h5_write(out_path, comm, rank == 0 ? out : NULL, nodes, part.n, cl.nodes, &perf, e);
+    perf.output_seconds = MPI_Wtime() - t_output;
     if (perf_out)
         *perf_out = perf;
     if (!rc) {
@@ -244,6 +260,20 @@ out:
     return rc;
 }
 
+/* Decision-step latency, with the active jobs it was measured at. */
+static void print_decide(FILE *f, const dike_perf_record *p)
+{
+    fprintf(f, "  %-22s %14llu\n", "decisions", (unsigned long long)p->decisions);
+    fprintf(f, "  %-22s %14llu\n", "decisions timed", (unsigned long long)p->decide_timed);
+    fprintf(f, "  %-22s %14.2f\n", "decide mean (us)", p->decide_mean_us);
+    fprintf(f, "  %-22s %14.3g\n", "decide p50 (us)", p->decide_p50_us);
+    fprintf(f, "  %-22s %14.3g\n", "decide p99 (us)", p->decide_p99_us);
+    fprintf(f, "  %-22s %14.3g\n", "decide max (us)", p->decide_max_us);
+    fprintf(f, "  %-22s %14u\n", "active at slowest", p->decide_max_active);
+    fprintf(f, "  %-22s %14.1f\n", "active jobs mean", p->active_mean);
+    fprintf(f, "  %-22s %14u\n", "active jobs max", p->active_max);
+}
+
 void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *perf)
 {
     const dike_summary *m = &r->summary;
@@ -265,10 +295,15 @@ void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *
     fprintf(f, "  %-22s %14.4f\n", "GPU utilisation", m->utilization);
     fprintf(f, "  %-22s %14llu\n", "preemptions", (unsigned long long)m->preemptions);
     if (perf) {
+        /* the process's time, in order: MPI start-up, read, engine, output */
+        fprintf(f, "  %-22s %14.3f\n", "MPI start-up (s)", perf->startup_seconds);
+        fprintf(f, "  %-22s %14.3f\n", "read (s)", perf->read_seconds);
         fprintf(f, "  %-22s %14.3f\n", "engine wall (s)", perf->wall_seconds);
+        fprintf(f, "  %-22s %14.3f\n", "output (s)", perf->output_seconds);
         fprintf(f, "  %-22s %14.0f\n", "events/s",
                 perf->wall_seconds > 0 ? (double)perf->events / perf->wall_seconds : 0.0);
         fprintf(f, "  %-22s %14llu\n", "windows", (unsigned long long)perf->windows);
+        print_decide(f, perf);
     }
     if (r->nperf) {
         fprintf(f, "  per rank: %4s %8s %11s %9s %11s %9s %9s %9s %9s\n", "rank", "nodes", "events",

@@ -216,17 +216,15 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
     perf->comm_seconds = t_comm;
     perf->decide_seconds = rank == 0 ? s->decide_seconds : 0;
     if (rank == 0) {
-        /* p99 of the sampled steps: the upper edge of the bin holding the 99th percentile */
-        uint64_t total = 0, seen = 0;
-        for (int b = 0; b < 64; b++)
-            total += s->decide_hist[b];
-        for (int b = 0; b < 64 && total; b++) {
-            seen += s->decide_hist[b];
-            if (seen * 100 >= total * 99) {
-                perf->decide_p99_us = (double)(UINT64_C(2) << b) / 1e3;
-                break;
-            }
-        }
+        const dike_latency *lat = &s->decide_lat;
+        perf->decide_timed = lat->count;
+        perf->decide_mean_us = dike_lat_mean(lat) / 1e3;
+        perf->decide_p50_us = dike_lat_quantile(lat, 0.50) / 1e3;
+        perf->decide_p99_us = dike_lat_quantile(lat, 0.99) / 1e3;
+        perf->decide_max_us = (double)lat->max_ns / 1e3;
+        perf->active_mean = lat->count ? lat->active_sum / (double)lat->count : 0;
+        perf->active_max = lat->active_max;
+        perf->decide_max_active = lat->active_at_max;
     }
     perf->compute_seconds = perf->wall_seconds - t_comm - perf->decide_seconds;
     free(counts);

@@ -131,6 +131,31 @@ static size_t perf_fields(h5_field *f)
         F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, decide_timed, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_perf_record, decide_mean_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_perf_record, decide_p50_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_perf_record, decide_max_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_perf_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_perf_record, active_max, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, decide_max_active, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, startup_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, read_seconds, H5T_NATIVE_DOUBLE, "s"),
+    };
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+static size_t decide_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_decide_record, active_lo, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_decide_record, active_hi, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_decide_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_decide_record, timed, H5T_NATIVE_UINT64, "1"),
+        F_NUM(dike_decide_record, mean_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_decide_record, p50_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_decide_record, p99_us, H5T_NATIVE_DOUBLE, "us"),
+        F_NUM(dike_decide_record, max_us, H5T_NATIVE_DOUBLE, "us"),
     };
     F_COPY(f, t);
     return sizeof t / sizeof t[0];
@@ -229,6 +254,12 @@ hid_t dike__h5_perf_type(void)
 {
     h5_field f[H5_MAX_FIELDS];
     return build_compound(sizeof(dike_perf_record), f, perf_fields(f));
+}
+
+hid_t dike__h5_decide_type(void)
+{
+    h5_field f[H5_MAX_FIELDS];
+    return build_compound(sizeof(dike_decide_record), f, decide_fields(f));
 }
 
 /* The on-disk type: the memory type without its C padding, so files hold no garbage bytes and
@@ -487,6 +518,8 @@ static int check_results(const h5ctx *c, const dike_results *r)
         bad = "jobs is NULL";
     else if (r->ntenants && !r->tenants)
         bad = "tenants is NULL";
+    else if (r->ndecide && !r->decide)
+        bad = "decide is NULL";
     else if (r->ts.n && (!r->ts.time || !r->ts.busy_gpus || !r->ts.queued || !r->ts.running ||
                          (r->ts.ntenants && !r->ts.tenant_gpus)))
         bad = "a timeseries array is NULL";
@@ -904,6 +937,10 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     if (!st)
         st = write_table(c, file, "/tenants", dike__h5_tenant_type, tenant_fields, r->tenants,
                          r->ntenants, "one row per tenant, by tenant index");
+    if (!st)
+        st = write_table(c, file, "/decide", dike__h5_decide_type, decide_fields, r->decide,
+                         r->ndecide, "decision-step latency by octave of active jobs (rank 0, "
+                         "every 8th step timed)");
     if (!st)
         st = write_timeseries(c, file, &r->ts);
     if (!st)

@@ -17,6 +17,9 @@ hid_t dike__h5_node_type(void);
 /** Rows of /perf (dike_perf_record). */
 hid_t dike__h5_perf_type(void);
 
+/** Rows of /decide (dike_decide_record). */
+hid_t dike__h5_decide_type(void);
+
 /** Fixed-length, NUL-terminated C string of @p size bytes (the string columns of the tables). */
 hid_t dike__h5_str_type(size_t size);
 

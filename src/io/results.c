@@ -72,5 +72,6 @@ void dike_results_free(dike_results *r)
     dike_timeseries_free(&r->ts);
     free(r->meta.config_text);
     free(r->perf);
+    free(r->decide);
     memset(r, 0, sizeof *r);
 }

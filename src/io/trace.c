@@ -1,6 +1,7 @@
 /* Trace reading for every format: the registry, format detection from the header, and the driver
  * that turns one or several files into a workload (see io/trace.h for what a format provides). */
 #include "io/trace.h"
+#include "io/lines.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -278,6 +279,7 @@ typedef struct reader {
     dike_workload *w;
     const dike__trace_format *fmt;
     char *const *paths; /**< files being read */
+    char (*sha)[65];    /**< per file: its SHA-256, taken while it is read */
     id_set seen;
 } reader;
 
@@ -446,20 +448,20 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
     dike__trace_file f = {.fmt = rd->fmt, .cl = rd->cl, .path = path, .index = index};
     const unsigned flags = rd->fmt->flags;
     char *buf = NULL, **fields = NULL, stem[256];
-    size_t cap = 0, nfields = 0;
+    size_t nfields = 0;
     bool have_header = false;
     dike_err row_err = {0};
     int rc = 0;
     file_stem(path, stem, sizeof stem);
     if ((rc = dike__input_regular(path, "trace", e)))
         return rc;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* One pass over the file: the lines and its SHA-256 (recorded in the output) together. */
+    dike__lines in;
+    if ((rc = dike__lines_open(&in, path, true, e)))
+        return rc;
 
     long len;
-    errno = 0;
-    while ((len = dike__getline_capped(&buf, &cap, fp, DIKE__LINE_MAX)) >= 0) {
+    while ((len = dike__lines_next(&in, &buf, DIKE__LINE_MAX)) >= 0) {
         f.line++;
         char *s = buf;
         if (f.line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
@@ -519,15 +521,16 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
                           DIKE__LINE_MAX);
         goto out;
     }
-    if (ferror(fp)) {
-        rc = dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
+    if (in.err) {
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", path, strerror(in.err));
         goto out;
     }
     if (!have_header)
         rc = dike_err_set(e, DIKE_EINVAL, "%s: empty trace: no header line", path);
+    else
+        rc = dike__lines_sha256(&in, path, rd->sha[index], e);
 out:
-    fclose(fp);
-    free(buf);
+    dike__lines_close(&in);
     free(fields);
     return rc;
 }
@@ -566,18 +569,19 @@ static void sort_jobs(dike_workload *w)
     free(k);
 }
 
-/* sha256 of the files: the file's own for one, else the sha256 of their hex digests, one per line. */
-static int trace_sha256(char *const *paths, uint32_t n, char out[65], dike_err *e)
+/* sha256 of the files (each taken while it was read): the file's own for one, else the sha256 of
+ * their hex digests, one per line. */
+static int trace_sha256(char (*sha)[65], uint32_t n, char out[65], dike_err *e)
 {
-    if (n == 1)
-        return dike_sha256_file(paths[0], out, e);
-    char *text = dike_xmalloc((size_t)n * 65 + 1), hex[65];
+    if (n == 1) {
+        memcpy(out, sha[0], 65);
+        return 0;
+    }
+    char *text = dike_xmalloc((size_t)n * 65 + 1);
     int rc = 0;
     size_t len = 0;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        if (!(rc = dike_sha256_file(paths[i], hex, e)))
-            len += (size_t)sprintf(text + len, "%s\n", hex);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s\n", sha[i]);
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     if (!rc && (!EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32))
@@ -593,7 +597,8 @@ static int read_files(const dike__trace_format *fmt, char *const *paths, uint32_
                       const char *source, const dike_cluster *cl, bool skip_invalid,
                       dike_workload *w, dike_err *e)
 {
-    reader rd = {.cl = cl, .skip = skip_invalid, .w = w, .fmt = fmt, .paths = paths};
+    reader rd = {.cl = cl, .skip = skip_invalid, .w = w, .fmt = fmt, .paths = paths,
+                 .sha = dike_xcalloc(n ? n : 1, sizeof *rd.sha)};
     int rc = 0;
     if (strlen(source) >= sizeof w->source) {
         rc = dike_err_set(e, DIKE_EINVAL, "%s: path longer than %zu characters", source,
@@ -627,7 +632,7 @@ static int read_files(const dike__trace_format *fmt, char *const *paths, uint32_
     w->time_offset = w->jobs[0].submit;
     for (size_t i = 0; i < w->njobs; i++)
         w->jobs[i].submit -= w->time_offset;
-    if ((rc = trace_sha256(paths, n, w->sha256, e)))
+    if ((rc = trace_sha256(rd.sha, n, w->sha256, e)))
         goto out;
     snprintf(w->source, sizeof w->source, "%s", source);
     snprintf(w->format, sizeof w->format, "%s", fmt->name);
@@ -635,6 +640,7 @@ out:
     if (rc)
         dike_workload_free(w);
     id_free(&rd.seen);
+    free(rd.sha);
     return rc;
 }
 

@@ -84,6 +84,20 @@ static void fill_results(dike_results *r)
         t->fairness_ratio = 0.4 + 0.1 * (double)i;
     }
 
+    r->ndecide = 2;
+    r->decide = dike_xcalloc(r->ndecide, sizeof *r->decide);
+    for (size_t i = 0; i < r->ndecide; i++) {
+        dike_decide_record *d = &r->decide[i];
+        d->active_lo = UINT64_C(1) << (3 + i);
+        d->active_hi = (UINT64_C(1) << (4 + i)) - 1;
+        d->active_mean = 11.5 + 8.0 * (double)i;
+        d->timed = 40 + i;
+        d->mean_us = 0.75 + (double)i;
+        d->p50_us = 0.5 + (double)i;
+        d->p99_us = 4.5 + (double)i;
+        d->max_us = 9.25 + (double)i;
+    }
+
     dike_timeseries_init(&r->ts, 2);
     for (uint32_t k = 0; k < 4; k++) {
         uint32_t *tg = dike_timeseries_push(&r->ts, 60.0 * k, 8 * k, k + 1, 2 * k);
@@ -144,6 +158,16 @@ static void fill_perf(dike_perf_record *p)
     p->comm_seconds = 0.25;
     p->decisions = 105;
     p->nodes_owned = NNODES;
+    p->decide_timed = 13;
+    p->decide_mean_us = 2.25;
+    p->decide_p50_us = 1.5;
+    p->decide_max_us = 96.0;
+    p->active_mean = 41.5;
+    p->active_max = 77;
+    p->decide_max_active = 60;
+    p->startup_seconds = 0.125;
+    p->read_seconds = 0.0625;
+    p->output_seconds = 9.0; /* not a column: written before the file is complete */
 }
 
 /* Remove @p dir and everything below it. */
@@ -457,6 +481,22 @@ static void check_tenants(hid_t file, const dike_results *r)
     H5Dclose(ds);
 }
 
+static void check_decide(hid_t file, const dike_results *r)
+{
+    hsize_t n = r->ndecide;
+    hid_t ds = open_ds(file, "/decide", 1, &n, "p99_us=us");
+    const dike_decide_record *d = r->decide;
+    COLUMN_EQ(ds, d, n, active_lo, uint64_t, H5T_NATIVE_UINT64);
+    COLUMN_EQ(ds, d, n, active_hi, uint64_t, H5T_NATIVE_UINT64);
+    COLUMN_EQ(ds, d, n, active_mean, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, d, n, timed, uint64_t, H5T_NATIVE_UINT64);
+    COLUMN_EQ(ds, d, n, mean_us, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, d, n, p50_us, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, d, n, p99_us, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, d, n, max_us, double, H5T_NATIVE_DOUBLE);
+    H5Dclose(ds);
+}
+
 static void check_timeseries(hid_t file, const dike_timeseries *ts)
 {
     hid_t g = H5Gopen2(file, "/timeseries", H5P_DEFAULT);
@@ -552,6 +592,18 @@ static void check_nodes_perf(hid_t file, const dike_node_record *nodes, size_t n
     COLUMN_EQ(ds, perf, 1, comm_seconds, double, H5T_NATIVE_DOUBLE);
     COLUMN_EQ(ds, perf, 1, decisions, uint64_t, H5T_NATIVE_UINT64);
     COLUMN_EQ(ds, perf, 1, nodes_owned, uint32_t, H5T_NATIVE_UINT32);
+    COLUMN_EQ(ds, perf, 1, decide_timed, uint64_t, H5T_NATIVE_UINT64);
+    COLUMN_EQ(ds, perf, 1, decide_mean_us, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, perf, 1, decide_p50_us, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, perf, 1, decide_max_us, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, perf, 1, active_mean, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, perf, 1, active_max, uint32_t, H5T_NATIVE_UINT32);
+    COLUMN_EQ(ds, perf, 1, decide_max_active, uint32_t, H5T_NATIVE_UINT32);
+    COLUMN_EQ(ds, perf, 1, startup_seconds, double, H5T_NATIVE_DOUBLE);
+    COLUMN_EQ(ds, perf, 1, read_seconds, double, H5T_NATIVE_DOUBLE);
+    hid_t pt = H5Dget_type(ds);
+    assert_true(H5Tget_member_index(pt, "output_seconds") < 0); /* measured after /perf is written */
+    H5Tclose(pt);
     H5Dclose(ds);
 }
 
@@ -574,6 +626,7 @@ static void test_roundtrip(void **state)
     check_root(file, &f->r);
     check_jobs(file, &f->r);
     check_tenants(file, &f->r);
+    check_decide(file, &f->r);
     check_timeseries(file, &f->r.ts);
     check_summary(file, &f->r.summary);
     check_nodes_perf(file, f->nodes, NNODES, &f->perf);
