@@ -35,16 +35,31 @@ if [ $SMOKE = 1 ]; then
 else
   CASES=(
     "RFold Philly 111k, 2,048 GPUs|1|fifo|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+    "RFold Philly 111k, 2,048 GPUs|1|sjf|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+    "RFold Philly 111k, 2,048 GPUs|1|srtf|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
     "RFold Philly 111k, 2,048 GPUs|1|las|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+    "RFold Philly 111k, 2,048 GPUs|1|themis|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+    "RFold Philly 111k, 2,048 GPUs|1|gandiva-fair|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+    "RFold Philly 111k, 2,048 GPUs|1|drf|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
     "RFold Philly 111k, 2,048 GPUs|1|dike|600|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+    "TitanSched Philly 82k, 512 GPUs|1|fifo|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
+    "TitanSched Philly 82k, 512 GPUs|1|sjf|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
+    "TitanSched Philly 82k, 512 GPUs|1|srtf|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
+    "TitanSched Philly 82k, 512 GPUs|1|las|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
     "TitanSched Philly 82k, 512 GPUs|1|themis|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
+    "TitanSched Philly 82k, 512 GPUs|1|gandiva-fair|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
     "TitanSched Philly 82k, 512 GPUs|1|drf|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
     "TitanSched Philly 82k, 512 GPUs|1|dike|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
+    "TitanSched Philly 82k, 512 GPUs (mpirun)|m1|fifo|600|-t $SH/TitanSched/philly.csv --cluster 64x8"
     "synthetic 1M, 100,000 GPUs|1|fifo|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
     "synthetic 1M, 100,000 GPUs|2|fifo|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
-    "synthetic 1M, 100,000 GPUs|1|dike|150|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
-    "synthetic 1M, 100,000 GPUs|2|dike|150|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+    "synthetic 1M, 100,000 GPUs|1|dike|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+    "synthetic 1M, 100,000 GPUs|2|dike|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+    "synthetic 1M, 100,000 GPUs|1|las|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+    "synthetic 1M, 100,000 GPUs|1|themis|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+    "synthetic 1M, 100,000 GPUs|1|gandiva-fair|600|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
     "synthetic 10M, 1,000,000 GPUs|1|fifo|900|--set workload.jobs=10000000 --set cluster.nodes=125000 --set workload.load=0.9"
+    "synthetic 10M, 1,000,000 GPUs|1|dike|900|--set workload.jobs=10000000 --set cluster.nodes=125000 --set workload.load=0.9"
   )
 fi
 
@@ -55,7 +70,11 @@ for c in "${CASES[@]}"; do
   IFS='|' read -r name np pol limit opts <<<"$c"
   read -r -a args <<<"$opts"
   cmd=("$EMU" run -q -p "$pol" "${args[@]}" --out "$T/o.h5")
-  [ "$np" -gt 1 ] && cmd=(mpirun -np "$np" "${cmd[@]}")
+  # ranks: N (one rank runs as a singleton, without mpirun), or mN (always through mpirun -np N)
+  case $np in
+    m*) np=${np#m}; cmd=(mpirun -np "$np" "${cmd[@]}") ;;
+    *) [ "$np" -gt 1 ] && cmd=(mpirun -np "$np" "${cmd[@]}") ;;
+  esac
   rm -f "$T/o.h5"
   status=ok
   /usr/bin/time -f '%e %M' -o "$T/time" timeout "$limit" "${cmd[@]}" 2>"$T/err" >/dev/null || status=failed
@@ -81,8 +100,10 @@ try:
                    engine_s=float(r0["wall_seconds"]),
                    sim_s_per_wall_s=float(s["makespan"]) / max(float(r0["wall_seconds"]), 1e-9),
                    events_per_s=float(sum(p["events"])) / max(float(r0["wall_seconds"]), 1e-9),
-                   decide_mean_us=1e6 * float(r0["decide_seconds"]) / max(int(r0["decisions"]), 1),
-                   decide_p99_us=float(r0["decide_p99_us"]), windows=int(r0["windows"]))
+                   decide_mean_us=float(r0["decide_mean_us"]), decide_p50_us=float(r0["decide_p50_us"]),
+                   decide_p99_us=float(r0["decide_p99_us"]), decide_max_us=float(r0["decide_max_us"]),
+                   active_max=int(r0["active_max"]), startup_s=float(r0["startup_seconds"]),
+                   read_s=float(r0["read_seconds"]), windows=int(r0["windows"]))
         cfg = f.attrs["config"]
         cfg = cfg.decode() if isinstance(cfg, bytes) else cfg
         kv = dict(l.split(" = ", 1) for l in cfg.splitlines() if " = " in l)
@@ -111,13 +132,16 @@ out = sys.argv[2]
 json.dump(rows, open(out + ".json", "w"), indent=1)
 def f(v, fmt):
     return "—" if v is None else fmt % v
-lines = ["| case | ranks | policy | status | jobs | process (s) | engine (s) | sim s / wall s | events/s | decide mean (µs) | decide p99 (µs) | peak RSS (MiB) | output (MiB) |",
-         "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+lines = ["| case | ranks | policy | status | jobs | process (s) | MPI start (s) | read (s) | engine (s) | sim s / wall s | events/s | decide mean / p50 / p99 / max (µs) | active jobs (max) | peak RSS (MiB) | output (MiB) |",
+         "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
 for r in rows:
-    lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    dec = "—" if r.get("decide_mean_us") is None else "%.2f / %.3g / %.3g / %.3g" % (
+        r["decide_mean_us"], r["decide_p50_us"], r["decide_p99_us"], r["decide_max_us"])
+    lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         r["case"], r["ranks"], r["policy"], r["status"], "{:,}".format(r["jobs"]) if r.get("jobs") else "—",
-        f(r.get("process_s"), "%.2f"), f(r.get("engine_s"), "%.2f"), f(r.get("sim_s_per_wall_s"), "%.3g"),
-        f(r.get("events_per_s"), "%.3g"), f(r.get("decide_mean_us"), "%.2f"), f(r.get("decide_p99_us"), "%.3g"),
+        f(r.get("process_s"), "%.2f"), f(r.get("startup_s"), "%.2f"), f(r.get("read_s"), "%.2f"),
+        f(r.get("engine_s"), "%.2f"), f(r.get("sim_s_per_wall_s"), "%.3g"),
+        f(r.get("events_per_s"), "%.3g"), dec, "{:,}".format(r["active_max"]) if r.get("active_max") is not None else "—",
         f(r.get("peak_rss_mib"), "%.0f"), f(r.get("output_mib"), "%.1f")))
 open(out + ".md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
