@@ -416,6 +416,8 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
             if (cost < best_cost) {
                 best_cost = cost;
                 best = n;
+                if (cost <= 1)
+                    break; /* no node can stop fewer GPUs than one */
             }
         }
         if (best == UINT32_MAX)
