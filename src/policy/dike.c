@@ -47,6 +47,9 @@
 typedef struct dk_slot {
     dike_job *job;
     uint32_t gpus;
+    double bound; /**< the job's measure when the node's bounds were computed (-1 in its lease):
+                       an upper bound of its measure now, so a slot below the candidate's is
+                       skipped without estimating anything (node_bounds) */
 } dk_slot;
 
 typedef struct dk_state {
@@ -141,7 +144,7 @@ static void node_add(dk_state *st, dike_job *j)
     st->nnodes[j->idx] = j->nslices;
     for (uint32_t i = 0; i < j->nslices; i++) {
         uint32_t n = j->slices[i].node;
-        st->slot[st->node_off[n] + st->node_n[n]++] = (dk_slot){j, j->slices[i].gpus};
+        st->slot[st->node_off[n] + st->node_n[n]++] = (dk_slot){j, j->slices[i].gpus, INFINITY};
         mark_dirty(st, n);
     }
 }
@@ -232,7 +235,7 @@ static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, cons
     *gpus = 0;
     const dk_slot *sl = st->slot + st->node_off[n];
     for (uint32_t k = 0; k < st->node_n[n]; k++)
-        if (can_take(st, s, sl[k].job, q, need_s, qm)) {
+        if (qm <= sl[k].bound && can_take(st, s, sl[k].job, q, need_s, qm)) {
             uint32_t i = m++; /* insertion: a node holds a handful of jobs */
             for (; i > 0 && before(&sl[k], &st->cand[i - 1]); i--)
                 st->cand[i] = st->cand[i - 1];
@@ -250,7 +253,7 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
     const dk_slot *sl = st->slot + st->node_off[n];
     *gpus = 0;
     for (uint32_t k = 0; k < st->node_n[n]; k++) {
-        if (!can_take(st, s, sl[k].job, q, need_s, qm))
+        if (qm > sl[k].bound || !can_take(st, s, sl[k].job, q, need_s, qm))
             return 0;
         *gpus += sl[k].gpus;
     }
@@ -288,7 +291,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t f = dike_sched_node_free(s, n), cap = dike_cluster_node_gpus(cl, n), m = st->node_n[n];
-    const dk_slot *sl = st->slot + st->node_off[n];
+    dk_slot *sl = st->slot + st->node_off[n];
     dike_time now = dike_sched_now(s), next = INT64_MAX;
     double meas[64], b[64];
     uint32_t sh[64];
@@ -308,6 +311,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
         }
         if (e != INT64_MAX)
             next = e > now ? (e < next ? e : next) : now + 1;
+        sl[k].bound = meas[k];
     }
     if (build)
         dike_maxtree_put(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
