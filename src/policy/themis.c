@@ -21,15 +21,25 @@
  * with the free capacity, so no order survives from one decision to the next: each decision
  * computes the rho_hat it needs afresh. What it saves is the rest: the order is read lazily
  * (policy/rankwalk.h), and between rounds only queued jobs whose gang fits in the free GPUs are
- * ranked — the others cannot start before the next decision — and, when every tenant is among
- * the (1 - f) furthest behind (always with one tenant), the running jobs are not rated at all. */
+ * ranked — the others cannot start before the next decision — and the running jobs are not
+ * rated at all: which tenants are behind is decided at the round and kept until the next one.
+ *
+ * That is a global pass once per round where the whole-order definition made one per decision
+ * (every active job rated for its tenant's rho at every fill). It changes schedules; it was kept
+ * because no exact shortcut holds: when the cluster keeps up, nearly every running job has rho_hat
+ * = 1 exactly (started at once, at full rate), and the tenants' rho then differ only by rounding
+ * (1 + 1e-15 .. 1e-13, measured on a 100,000-job synthetic run), so the tenant the old rule put
+ * first was picked by rounding noise that only rating every job reproduces. An exact attempt (per
+ * tenant heaps of upper bounds on rho_hat, best-first) gave the same schedules but had to rate
+ * every tied job (branch h-themis-bounds-attempt; docs/policies.md). */
 
 typedef struct themis_state {
     double f;
     uint32_t ntenants;
     double *tenant_rho;   /**< per tenant, this decision; -1 if it has no job rated */
     uint32_t *tenant_idx; /**< tenants sorted by rho */
-    uint8_t *behind;      /**< per tenant: among the (1-f) furthest behind */
+    uint8_t *behind;      /**< per tenant: among the (1-f) furthest behind at the last round
+                               (every tenant active then, if all were behind) */
     uint32_t *active;     /**< per tenant: active jobs */
     uint32_t tenants_active; /**< tenants with an active job */
     dike_jobsets jobs;    /**< active jobs: running, queued by gang size */
@@ -122,39 +132,9 @@ static size_t rate_list(themis_state *st, dike_sched *s, const dike_jobset *l, s
     return m;
 }
 
-/* Rank the active jobs (all, or only the queued ones whose gang fits in @p fit GPUs) into
- * st->order; returns how many. The key is the one the whole-order sort used: behind tenants'
- * jobs first, then the rest; worst rho first inside each group (rounding of 1e15 - rho and
- * ties by job index included). */
-static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t fit)
+/* Mark the k tenants with the worst rho (rated at this round) as behind. */
+static void mark_behind(themis_state *st, uint32_t k)
 {
-    uint32_t k = tenants_behind(st);
-    int everyone_behind = k >= st->tenants_active;
-    const dike_jobsets *js = &st->jobs;
-    reserve(st, js->running.n + js->nqueued);
-    for (uint32_t t = 0; t < st->ntenants; t++) {
-        st->tenant_rho[t] = -1;
-        st->behind[t] = 0;
-    }
-    size_t m = 0;
-    /* The jobs that will be ranked come first in st->order; the others (rated only for their
-     * tenant's rho) after them. */
-    for (uint32_t b = 0; b < js->nsizes && (round || js->sizes[b] <= fit); b++)
-        m = rate_list(st, s, &js->queued[b], m);
-    if (round)
-        m = rate_list(st, s, &js->running, m);
-    if (everyone_behind) {
-        for (size_t i = 0; i < m; i++)
-            st->order[i].key = 0.0 - st->order[i].key;
-        return m;
-    }
-    size_t all = m;
-    if (!round) {
-        for (uint32_t b = 0; b < js->nsizes; b++)
-            if (js->sizes[b] > fit)
-                all = rate_list(st, s, &js->queued[b], all);
-        all = rate_list(st, s, &js->running, all);
-    }
     uint32_t nt = 0;
     for (uint32_t t = 0; t < st->ntenants; t++)
         if (st->tenant_rho[t] >= 0)
@@ -163,6 +143,37 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
     qsort(st->tenant_idx, nt, sizeof *st->tenant_idx, tenant_cmp);
     for (uint32_t i = 0; i < k && i < nt; i++)
         st->behind[st->tenant_idx[i]] = 1;
+}
+
+/* Rank the active jobs (all at a round, else only the queued ones whose gang fits in @p fit
+ * GPUs) into st->order; returns how many. Key: behind tenants' jobs first, then the rest; worst
+ * rho first inside each group (rounding of 1e15 - rho and ties by job index included). A round
+ * decides who is behind; a fill uses that, unless every tenant active now is behind. */
+static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t fit)
+{
+    uint32_t k = tenants_behind(st);
+    int everyone_behind = k >= st->tenants_active;
+    const dike_jobsets *js = &st->jobs;
+    reserve(st, js->running.n + js->nqueued);
+    for (uint32_t t = 0; t < st->ntenants; t++)
+        st->tenant_rho[t] = -1;
+    size_t m = 0;
+    for (uint32_t b = 0; b < js->nsizes && (round || js->sizes[b] <= fit); b++)
+        m = rate_list(st, s, &js->queued[b], m);
+    if (round) {
+        m = rate_list(st, s, &js->running, m);
+        memset(st->behind, 0, st->ntenants);
+        if (everyone_behind)
+            for (uint32_t t = 0; t < st->ntenants; t++)
+                st->behind[t] = st->active[t] > 0;
+        else
+            mark_behind(st, k);
+    }
+    if (everyone_behind) {
+        for (size_t i = 0; i < m; i++)
+            st->order[i].key = 0.0 - st->order[i].key;
+        return m;
+    }
     for (size_t i = 0; i < m; i++)
         st->order[i].key = (st->behind[st->order[i].job->spec->tenant] ? 0.0 : 1e15) -
                            st->order[i].key;
@@ -181,6 +192,25 @@ static void themis_decide(void *state, dike_sched *s)
         size_t n = build_order(st, s, 0, dike_sched_free_gpus(s, -1));
         dike_fill_ranked(s, st->order, n, st, on_change);
     }
+}
+
+/* The behind tenants are the one thing not recomputed from the jobs before the next round. */
+static void *themis_save(void *state, size_t *len)
+{
+    themis_state *st = state;
+    *len = st->ntenants;
+    void *b = dike_xmalloc(*len + 1);
+    memcpy(b, st->behind, *len);
+    return b;
+}
+
+static int themis_load(void *state, const void *blob, size_t len)
+{
+    themis_state *st = state;
+    if (len != st->ntenants)
+        return DIKE_EINVAL;
+    memcpy(st->behind, blob, len);
+    return 0;
 }
 
 static void themis_free(void *state)
@@ -207,4 +237,6 @@ const dike_policy dike_policy_themis = {
     .decide = themis_decide,
     .free = themis_free,
     .restore_job = themis_arrival,
+    .save = themis_save,
+    .load = themis_load,
 };
