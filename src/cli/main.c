@@ -64,15 +64,8 @@ static void usage(FILE *f)
 
 static int fail(int code, const char *msg)
 {
-    if (rank == 0) {
-        /* One line whatever the message holds: a library's text (HDF5's errno report spans two
-         * lines) or a control character from a file name or a value is shown as '?'; a newline
-         * or tab as a space. */
-        fputs("dike-emu: ", stderr);
-        for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
-            fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
-        fputc('\n', stderr);
-    }
+    if (rank == 0)
+        dike_eprint("dike-emu: ", msg);
     if (code == DIKE_ESTOPPED)
         return 4;
     return code == DIKE_EINVAL || code == DIKE_EIO ? 2 : 1;
