@@ -29,8 +29,8 @@ static void usage(FILE *f)
           "\n"
           "run options:\n"
           "  -c, --config FILE        INI configuration (every key has a default; see config-reference)\n"
-          "  -t, --trace FILE         job trace: a file, a comma-separated list or a folder of *.csv\n"
-          "                           (default: synthetic workload)\n"
+          "  -t, --trace FILE         job trace: a file, a comma-separated list or a folder of *.csv;\n"
+          "                           '-', a pipe or a FIFO is read once (default: synthetic workload)\n"
           "  -f, --trace-format F     trace format: auto (from the header, the default), dike, philly-vc,\n"
           "                           rfold, elasticflow, gen-parallel, openb\n"
           "      --skip-invalid       drop and count invalid trace rows instead of stopping\n"
@@ -223,7 +223,14 @@ static int cmd_run(int argc, char **argv)
         const char *key = NULL, *value = optarg;
         switch (c) {
         case 'c': continue;
-        case 't': key = "workload.trace"; break;
+        case 't':
+            /* An empty name is a mistake (an unset shell variable), not a request for the
+             * synthetic workload, which is what an empty workload.trace means. */
+            if (!*optarg)
+                return fail(DIKE_EINVAL, "--trace: empty file name (leave --trace out for the "
+                                         "synthetic workload; '-' reads standard input)");
+            key = "workload.trace";
+            break;
         case 'f': key = "workload.trace_format"; break;
         case 'p': key = "scheduler.policy"; break;
         case 'l': key = "scheduler.placement"; break;
