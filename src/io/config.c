@@ -537,8 +537,9 @@ static const char *cross_where(const dike_config *c, size_t offset)
     return "";
 }
 
-/* A cross-field error: "WHERE_A: MESSAGE (NAME_B: WHERE_B)", each place only if known. The
- * message starts with key a's "[section] name"; b is the key it is compared with. */
+/* A cross-field error: "FILE:LINE: MESSAGE (NAME_B set at FILE:LINE)", each place only if that
+ * key was set by a configuration file. The message starts with key a's "[section] name"; b is
+ * the key it is compared with. */
 static int cross_err(dike_err *e, const dike_config *c, size_t a, size_t b, const char *b_name,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static int cross_err(dike_err *e, const dike_config *c, size_t a, size_t b, const char *b_name,
@@ -554,8 +555,8 @@ static int cross_err(dike_err *e, const dike_config *c, size_t a, size_t b, cons
                         *wb ? " (" : "", *wb ? b_name : "", *wb ? " set at " : "", wb, *wb ? ")" : "");
 }
 
-static int assign(dike_config *c, const char *where, const char *section, const char *name,
-                  const char *value, dike_err *e)
+static int assign(dike_config *c, const char *where, bool from_file, const char *section,
+                  const char *name, const char *value, dike_err *e)
 {
     char why[512], names[512];
     const key_def *k;
@@ -572,10 +573,11 @@ static int assign(dike_config *c, const char *where, const char *section, const 
     if (set_value(c, k, value, why, sizeof why))
         return dike_err_set(e, DIKE_EINVAL, "%s: [%s] %s: %s (got '%s')", where, section, name, why,
                             value);
-    /* Keys of cross-field checks: remember where they were set, for those checks' messages. */
+    /* Keys of cross-field checks: remember the file and line that set them, for those checks'
+     * messages; a later option forgets it (the value no longer comes from the file). */
     for (size_t i = 0; i < NCROSS; i++)
         if (cross_keys[i] == k->offset)
-            snprintf(c->cross_at[i], sizeof c->cross_at[i], "%s", where);
+            snprintf(c->cross_at[i], sizeof c->cross_at[i], "%s", from_file ? where : "");
     /* The one key with checks that need the workload: remember where it was set for them. */
     if (k->offset == offsetof(dike_config, tenants_weights))
         snprintf(c->tenants_weights_at, sizeof c->tenants_weights_at, "%s", where);
@@ -665,7 +667,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     snprintf(where, sizeof where, "%s:%d", st->path, st->lineno);
     if (!*section)
         dike_err_set(&st->err, DIKE_EINVAL, "%s: %s: key outside any [section]", where, name);
-    else if (!assign(&st->cfg, where, section, name, value, &st->err))
+    else if (!assign(&st->cfg, where, true, section, name, value, &st->err))
         return 1;
     st->failed = true;
     st->err_line = st->lineno;
@@ -739,7 +741,7 @@ int dike_config_load_text(dike_config *c, const char *text, const char *origin, 
         *eq = 0;
         char where[256];
         snprintf(where, sizeof where, "%s: config line %d", origin, line);
-        rc = assign(&work, where, section, dike__trim(l), dike__trim(eq + 1), e);
+        rc = assign(&work, where, false, section, dike__trim(l), dike__trim(eq + 1), e);
     }
     free(copy);
     if (!rc)
@@ -764,7 +766,7 @@ int dike_config_set(dike_config *c, const char *assignment, const char *origin, 
     }
     *eq = '\0';
     *dot = '\0';
-    rc = assign(c, where, dike__trim(copy), dike__trim(dot + 1), dike__trim(eq + 1), e);
+    rc = assign(c, where, false, dike__trim(copy), dike__trim(dot + 1), dike__trim(eq + 1), e);
 out:
     free(copy);
     return rc;

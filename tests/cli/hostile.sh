@@ -150,10 +150,12 @@ expect_msg "escape in a value" "--policy 'x?\[31m': \[scheduler\] policy: contai
 expect_msg "escape in a trace name" "--trace 'a?b': \[workload\] trace: contains a control character" \
     "$DIKE_EMU" run -q -t "$(printf 'a\001b')" --out out.h5
 printf '[cluster]\nnodes = 4\ngpu_types = a:3\n' >cross.ini
-expect_msg "cross-field error in a file" "cross.ini:3: \[cluster\] gpu_types: node counts sum to 3, cluster.nodes is 5 (cluster.nodes set at --set 'cluster.nodes=5')" \
+expect_msg "cross-field error in a file" "cross.ini:3: \[cluster\] gpu_types: node counts sum to 3, cluster.nodes is 4 (cluster.nodes set at cross.ini:2)" \
+    "$DIKE_EMU" run -q -c cross.ini --out out.h5
+expect_msg "cross-field error, one key from --set" "cross.ini:3: \[cluster\] gpu_types: node counts sum to 3, cluster.nodes is 5\$" \
     "$DIKE_EMU" run -q -c cross.ini --set cluster.nodes=5 --out out.h5
 printf '[workload]\nfirst_job = 10\n' >cross2.ini
-expect_msg "cross-field error, second key in a file" "--set 'workload.last_job=5': \[workload\] last_job: 5 is before workload.first_job 10 (-1 = the last job) (workload.first_job set at cross2.ini:2)" \
+expect_msg "cross-field error, second key in a file" "\[workload\] last_job: 5 is before workload.first_job 10 (-1 = the last job) (workload.first_job set at cross2.ini:2)" \
     "$DIKE_EMU" run -q -c cross2.ini --set workload.last_job=5 --out out.h5
 expect_msg "round_s below the time step" "--set 'scheduler.round_s=1e-9': \[scheduler\] round_s: must be in \[1e-06, 1000000000\] (the emulator counts time in whole microseconds)" \
     "$DIKE_EMU" run -q --set scheduler.round_s=1e-9 --out out.h5
