@@ -514,9 +514,8 @@ static void list_names(const char *section, char *buf, size_t n)
     }
 }
 
-/* Apply one assignment; on error fills @p e with "WHERE: [section] key: reason (got 'value')". */
-/* The keys compared with another key by dike_config_validate (and dike_cluster_init), whose
- * messages name where each was set: a file and line, or the option. */
+/* The keys compared with another key by dike_config_validate, whose messages name the file and
+ * line that set each of them (when a file did). */
 static const size_t cross_keys[] = {
     offsetof(dike_config, cluster_nodes),           offsetof(dike_config, cluster_gpu_types),
     offsetof(dike_config, cluster_gpu_speeds),      offsetof(dike_config, cluster_nodes_file),
@@ -555,6 +554,8 @@ static int cross_err(dike_err *e, const dike_config *c, size_t a, size_t b, cons
                         *wb ? " (" : "", *wb ? b_name : "", *wb ? " set at " : "", wb, *wb ? ")" : "");
 }
 
+/* Apply one assignment; on error fills @p e with "WHERE: [section] key: reason (got 'value')".
+ * @p from_file: WHERE is a configuration file's "path:line". */
 static int assign(dike_config *c, const char *where, bool from_file, const char *section,
                   const char *name, const char *value, dike_err *e)
 {

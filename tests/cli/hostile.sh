@@ -160,6 +160,14 @@ expect_msg "cross-field error, second key in a file" "\[workload\] last_job: 5 i
 expect_msg "round_s below the time step" "--set 'scheduler.round_s=1e-9': \[scheduler\] round_s: must be in \[1e-06, 1000000000\] (the emulator counts time in whole microseconds)" \
     "$DIKE_EMU" run -q --set scheduler.round_s=1e-9 --out out.h5
 
+# A fatal internal error (dike_fatal, here injected) exits 3, as the README's exit codes say.
+rc=0
+"$DIKE_EMU" run -q --set workload.jobs=50 --set engine.inject_fatal_rank=0 --out out.h5 2>err || rc=$?
+[ "$rc" = 3 ] || { show_file stderr err; fail "fatal error: status $rc, expected 3"; }
+grep -q '^dike-emu: fatal error on rank 0 at .*injected failure' err || { show_file stderr err; fail "fatal error: no message"; }
+[ ! -e out.h5 ] || fail "fatal error: an output file was left"
+ok "fatal internal error: status 3, one message with rank and source location"
+
 # Fuzzer finds and other kept fixtures: trace-*.bin are traces, config-*.bin configs.
 shopt -s nullglob
 for f in "$FIX"/trace-* "$FIX"/config-*; do
