@@ -780,8 +780,11 @@ int main(int argc, char **argv)
             usage(stdout);
     } else {
         if (rank == 0) {
-            if (*cmd)
-                fprintf(stderr, "dike-emu: unknown command '%s'\n", cmd);
+            if (*cmd) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "unknown command '%.200s'", cmd);
+                dike_eprint("dike-emu: ", msg);
+            }
             usage(stderr);
         }
         rc = 2;

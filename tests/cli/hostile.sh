@@ -149,6 +149,9 @@ expect_msg "escape in a value" "--policy 'x?\[31m': \[scheduler\] policy: contai
     "$DIKE_EMU" run -q -p "$(printf 'x\033[31m')" --out out.h5
 expect_msg "escape in a trace name" "--trace 'a?b': \[workload\] trace: contains a control character" \
     "$DIKE_EMU" run -q -t "$(printf 'a\001b')" --out out.h5
+rc=0; "$DIKE_EMU" "$(printf 'x\033[2J')" 2>err || rc=$?
+[ "$rc" = 2 ] && grep -q "^dike-emu: unknown command 'x?\[2J'" err || { show_file stderr err; fail "escape in a command name"; }
+ok "escape in a command name: status 2, shown as '?'"
 printf '[cluster]\nnodes = 4\ngpu_types = a:3\n' >cross.ini
 expect_msg "cross-field error in a file" "cross.ini:3: \[cluster\] gpu_types: node counts sum to 3, cluster.nodes is 4 (cluster.nodes set at cross.ini:2)" \
     "$DIKE_EMU" run -q -c cross.ini --out out.h5
