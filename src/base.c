@@ -25,6 +25,17 @@ int dike_err_set(dike_err *e, int code, const char *fmt, ...)
     return code;
 }
 
+void dike_eprint(const char *prefix, const char *msg)
+{
+    /* One line whatever the message holds: a library's text (HDF5's errno report spans two lines)
+     * or a control character from a file name or a value is shown as '?'; a newline or tab as a
+     * space. */
+    fputs(prefix, stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+        fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    fputc('\n', stderr);
+}
+
 void dike__fatal(const char *file, int line, const char *fmt, ...)
 {
     int inited = 0, rank = 0;

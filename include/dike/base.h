@@ -40,6 +40,10 @@ typedef struct dike_err {
 int dike_err_set(dike_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/** Print @p prefix and @p msg to stderr as one line: newlines and tabs become spaces, other
+ *  control characters '?' (messages echo file names and values the user gave). */
+void dike_eprint(const char *prefix, const char *msg);
+
 /** Fatal, unrecoverable condition: prints rank and location once and ends the whole MPI job. */
 #define dike_fatal(...) dike__fatal(__FILE__, __LINE__, __VA_ARGS__)
 void dike__fatal(const char *file, int line, const char *fmt, ...)

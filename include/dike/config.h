@@ -92,6 +92,8 @@ typedef struct dike_config {
      * the same values are equal up to here; these record only their history. */
     char tenants_weights_at[DIKE_STR_MAX]; /**< where tenants_weights was set ("exp.ini:7", "--set '...'");
                                                 "" = the default or set by hand */
+    char cross_at[16][160]; /**< where each key of a cross-field check was set (config.c's
+                                 cross_keys, same order); "" = the default or set by hand */
 } dike_config;
 
 /** Bytes of dike_config that hold key values: equal values, equal bytes (compare with memcmp). */

@@ -29,8 +29,8 @@ static void usage(FILE *f)
           "\n"
           "run options:\n"
           "  -c, --config FILE        INI configuration (every key has a default; see config-reference)\n"
-          "  -t, --trace FILE         job trace: a file, a comma-separated list or a folder of *.csv\n"
-          "                           (default: synthetic workload)\n"
+          "  -t, --trace FILE         job trace: a file, a comma-separated list or a folder of *.csv;\n"
+          "                           '-', a pipe or a FIFO is read once (default: synthetic workload)\n"
           "  -f, --trace-format F     trace format: auto (from the header, the default), dike, philly-vc,\n"
           "                           rfold, elasticflow, gen-parallel, openb\n"
           "      --skip-invalid       drop and count invalid trace rows instead of stopping\n"
@@ -64,15 +64,8 @@ static void usage(FILE *f)
 
 static int fail(int code, const char *msg)
 {
-    if (rank == 0) {
-        /* One line whatever the message holds: a library's text (HDF5's errno report spans two
-         * lines) or a control character from a file name or a value is shown as '?'; a newline
-         * or tab as a space. */
-        fputs("dike-emu: ", stderr);
-        for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
-            fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
-        fputc('\n', stderr);
-    }
+    if (rank == 0)
+        dike_eprint("dike-emu: ", msg);
     if (code == DIKE_ESTOPPED)
         return 4;
     return code == DIKE_EINVAL || code == DIKE_EIO ? 2 : 1;
@@ -230,7 +223,14 @@ static int cmd_run(int argc, char **argv)
         const char *key = NULL, *value = optarg;
         switch (c) {
         case 'c': continue;
-        case 't': key = "workload.trace"; break;
+        case 't':
+            /* An empty name is a mistake (an unset shell variable), not a request for the
+             * synthetic workload, which is what an empty workload.trace means. */
+            if (!*optarg)
+                return fail(DIKE_EINVAL, "--trace: empty file name (leave --trace out for the "
+                                         "synthetic workload; '-' reads standard input)");
+            key = "workload.trace";
+            break;
         case 'f': key = "workload.trace_format"; break;
         case 'p': key = "scheduler.policy"; break;
         case 'l': key = "scheduler.placement"; break;
@@ -780,8 +780,11 @@ int main(int argc, char **argv)
             usage(stdout);
     } else {
         if (rank == 0) {
-            if (*cmd)
-                fprintf(stderr, "dike-emu: unknown command '%s'\n", cmd);
+            if (*cmd) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "unknown command '%.200s'", cmd);
+                dike_eprint("dike-emu: ", msg);
+            }
             usage(stderr);
         }
         rc = 2;

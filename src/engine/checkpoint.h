@@ -26,4 +26,9 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e);
 int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
                             const dike_part_layout *l, const char *trace_sha256, dike_err *e);
 
+/** Testing only (fuzz/fuzz_resume.c): when set, called on the coordinator and node blobs just
+ *  read, in place of the state checksum check — what a forger who recomputes every checksum can
+ *  feed to the range checks. NULL in the program. */
+extern void (*dike__ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
+
 #endif

@@ -192,7 +192,15 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
             double tc = MPI_Wtime();
             int rc = dike_checkpoint_write(o->ckpt_path, comm, s, p, o->cfg, o->trace_sha256, e);
             t_comm += MPI_Wtime() - tc;
-            if (rc) {
+            if (rc && !out[3]) {
+                /* A periodic checkpoint is insurance, not output: losing one costs nothing if the
+                 * run goes on, so it is a warning (rank 0, one line with errno's text) and the
+                 * old checkpoint, if any, stays in place. Every rank got the same status. */
+                if (rank == 0)
+                    dike_eprint("dike-emu: warning: periodic checkpoint not written, the run "
+                                "continues: ", e->msg);
+                memset(e, 0, sizeof *e);
+            } else if (rc) {
                 status = rc;
                 break;
             }

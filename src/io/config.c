@@ -8,6 +8,8 @@
 #include <ini.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ typedef int (*check_fn)(const char *value, char *why, size_t whylen);
 typedef struct key_range {
     double lo, hi;
     bool lo_open;
+    const char *why; /**< why the bound is what it is, or NULL (said in the message) */
 } key_range;
 
 typedef struct key_def {
@@ -45,9 +48,12 @@ typedef struct key_def {
 #define SECONDS_MAX 1e9
 
 #define FIELD(f) offsetof(dike_config, f), sizeof(((dike_config *)0)->f)
-#define ANY {-INFINITY, INFINITY, false}
-#define AT_LEAST(lo, hi) {(lo), (hi), false}
-#define ABOVE(lo, hi) {(lo), (hi), true}
+#define ANY {-INFINITY, INFINITY, false, NULL}
+#define AT_LEAST(lo, hi) {(lo), (hi), false, NULL}
+#define ABOVE(lo, hi) {(lo), (hi), true, NULL}
+/* Periods that become a number of microseconds (the emulator's time step): below half a
+ * microsecond they would round to 0, so the bound is one step. */
+#define PERIOD_S {1e-6, SECONDS_MAX, false, "the emulator counts time in whole microseconds"}
 
 static int check_gpu_types(const char *v, char *why, size_t n);
 static int check_gpu_speeds(const char *v, char *why, size_t n);
@@ -135,7 +141,7 @@ static const key_def keys[] = {
      "scheduling policy (`dike-emu list-policies`)"},
     {"scheduler", "placement", KEY_STRING, FIELD(scheduler_placement), "pack", ANY, check_placement,
      "placement strategy: `pack`, `spread`, `random`, `topo`"},
-    {"scheduler", "round_s", KEY_DOUBLE, FIELD(scheduler_round_s), "300", ABOVE(0, SECONDS_MAX), NULL,
+    {"scheduler", "round_s", KEY_DOUBLE, FIELD(scheduler_round_s), "300", PERIOD_S, NULL,
      "round length of time-sharing policies, s"},
     {"scheduler", "preemption_cost_s", KEY_DOUBLE, FIELD(scheduler_preemption_cost_s), "30",
      AT_LEAST(0, SECONDS_MAX), NULL,
@@ -195,7 +201,7 @@ static const key_def keys[] = {
      "checkpoint file (default: the output path + `.ckpt.h5`)"},
 
     {"output", "timeseries_interval_s", KEY_DOUBLE, FIELD(output_timeseries_interval_s), "300",
-     ABOVE(0, SECONDS_MAX), NULL, "sampling interval of /timeseries, s"},
+     PERIOD_S, NULL, "sampling interval of /timeseries, s"},
     {"output", "progress_interval_s", KEY_DOUBLE, FIELD(output_progress_interval_s), "10",
      AT_LEAST(0, SECONDS_MAX), NULL,
      "progress on stderr: a live line on a terminal, else one line every this many wall seconds; 0 = off"},
@@ -336,6 +342,10 @@ static void range_reason(const key_range *r, char *why, size_t n)
         snprintf(why, n, "must be %s %.15g", r->lo_open ? ">" : ">=", r->lo);
     else
         snprintf(why, n, "must be in %c%.15g, %.15g]", r->lo_open ? '(' : '[', r->lo, r->hi);
+    if (r->why) {
+        size_t len = strlen(why);
+        snprintf(why + len, n - len, " (%s)", r->why);
+    }
 }
 
 static bool in_range(const key_range *r, double v)
@@ -504,9 +514,50 @@ static void list_names(const char *section, char *buf, size_t n)
     }
 }
 
-/* Apply one assignment; on error fills @p e with "WHERE: [section] key: reason (got 'value')". */
-static int assign(dike_config *c, const char *where, const char *section, const char *name,
-                  const char *value, dike_err *e)
+/* The keys compared with another key by dike_config_validate, whose messages name the file and
+ * line that set each of them (when a file did). */
+static const size_t cross_keys[] = {
+    offsetof(dike_config, cluster_nodes),           offsetof(dike_config, cluster_gpu_types),
+    offsetof(dike_config, cluster_gpu_speeds),      offsetof(dike_config, cluster_nodes_file),
+    offsetof(dike_config, workload_start_s),        offsetof(dike_config, workload_end_s),
+    offsetof(dike_config, workload_first_job),      offsetof(dike_config, workload_last_job),
+    offsetof(dike_config, workload_trace_load),     offsetof(dike_config, workload_time_scale),
+    offsetof(dike_config, workload_duration_median_s), offsetof(dike_config, workload_duration_max_s),
+};
+#define NCROSS (sizeof cross_keys / sizeof cross_keys[0])
+_Static_assert(NCROSS <= sizeof((dike_config *)0)->cross_at / sizeof((dike_config *)0)->cross_at[0],
+               "dike_config.cross_at is too small for cross_keys");
+
+static const char *cross_where(const dike_config *c, size_t offset)
+{
+    for (size_t i = 0; i < NCROSS; i++)
+        if (cross_keys[i] == offset)
+            return c->cross_at[i];
+    return "";
+}
+
+/* A cross-field error: "FILE:LINE: MESSAGE (NAME_B set at FILE:LINE)", each place only if that
+ * key was set by a configuration file. The message starts with key a's "[section] name"; b is
+ * the key it is compared with. */
+static int cross_err(dike_err *e, const dike_config *c, size_t a, size_t b, const char *b_name,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int cross_err(dike_err *e, const dike_config *c, size_t a, size_t b, const char *b_name,
+                     const char *fmt, ...)
+{
+    char msg[DIKE_STR_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *wa = cross_where(c, a), *wb = cross_where(c, b);
+    return dike_err_set(e, DIKE_EINVAL, "%s%s%.800s%s%s%s%s%s", wa, *wa ? ": " : "", msg,
+                        *wb ? " (" : "", *wb ? b_name : "", *wb ? " set at " : "", wb, *wb ? ")" : "");
+}
+
+/* Apply one assignment; on error fills @p e with "WHERE: [section] key: reason (got 'value')".
+ * @p from_file: WHERE is a configuration file's "path:line". */
+static int assign(dike_config *c, const char *where, bool from_file, const char *section,
+                  const char *name, const char *value, dike_err *e)
 {
     char why[512], names[512];
     const key_def *k;
@@ -523,6 +574,11 @@ static int assign(dike_config *c, const char *where, const char *section, const 
     if (set_value(c, k, value, why, sizeof why))
         return dike_err_set(e, DIKE_EINVAL, "%s: [%s] %s: %s (got '%s')", where, section, name, why,
                             value);
+    /* Keys of cross-field checks: remember the file and line that set them, for those checks'
+     * messages; a later option forgets it (the value no longer comes from the file). */
+    for (size_t i = 0; i < NCROSS; i++)
+        if (cross_keys[i] == k->offset)
+            snprintf(c->cross_at[i], sizeof c->cross_at[i], "%s", from_file ? where : "");
     /* The one key with checks that need the workload: remember where it was set for them. */
     if (k->offset == offsetof(dike_config, tenants_weights))
         snprintf(c->tenants_weights_at, sizeof c->tenants_weights_at, "%s", where);
@@ -575,6 +631,16 @@ static char *read_line(char *str, int num, void *stream)
                      st->lineno);
         return NULL;
     }
+    /* A carriage return that does not end the line: the file has old Mac line ends (CR only),
+     * which getline does not split, so inih would see one line and drop all but its section. */
+    const char *cr = strchr(st->line, '\r');
+    if (cr && cr[1] != '\n' && cr[1] != '\0') {
+        st->failed = true;
+        st->err_line = st->lineno;
+        dike_err_set(&st->err, DIKE_EINVAL, "%s:%d: a carriage return inside the line (CR-only line "
+                     "ends?): lines must end with \\n or \\r\\n", st->path, st->lineno);
+        return NULL;
+    }
     /* inih treats an indented line as the continuation of the previous value; indentation is only
      * layout here, so it is removed before inih sees the line. */
     const char *s = st->line;
@@ -602,7 +668,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     snprintf(where, sizeof where, "%s:%d", st->path, st->lineno);
     if (!*section)
         dike_err_set(&st->err, DIKE_EINVAL, "%s: %s: key outside any [section]", where, name);
-    else if (!assign(&st->cfg, where, section, name, value, &st->err))
+    else if (!assign(&st->cfg, where, true, section, name, value, &st->err))
         return 1;
     st->failed = true;
     st->err_line = st->lineno;
@@ -676,7 +742,7 @@ int dike_config_load_text(dike_config *c, const char *text, const char *origin, 
         *eq = 0;
         char where[256];
         snprintf(where, sizeof where, "%s: config line %d", origin, line);
-        rc = assign(&work, where, section, dike__trim(l), dike__trim(eq + 1), e);
+        rc = assign(&work, where, false, section, dike__trim(l), dike__trim(eq + 1), e);
     }
     free(copy);
     if (!rc)
@@ -689,8 +755,11 @@ int dike_config_set(dike_config *c, const char *assignment, const char *origin, 
     char where[1200];
     char *copy = dike_xstrdup(assignment);
     int rc;
-    snprintf(where, sizeof where, "%s '%s'", origin ? origin : "--set", assignment);
     char *eq = strchr(copy, '=');
+    /* An option other than --set (--trace X) is named with its own value, as it was typed. */
+    bool option = origin && origin[0] == '-' && strcmp(origin, "--set") != 0 && eq;
+    snprintf(where, sizeof where, "%s '%s'", origin ? origin : "--set",
+             option ? assignment + (eq - copy) + 1 : assignment);
     char *dot = eq ? memchr(copy, '.', (size_t)(eq - copy)) : NULL;
     if (!eq || !dot) {
         rc = dike_err_set(e, DIKE_EINVAL, "%s: expected section.key=value", where);
@@ -698,7 +767,7 @@ int dike_config_set(dike_config *c, const char *assignment, const char *origin, 
     }
     *eq = '\0';
     *dot = '\0';
-    rc = assign(c, where, dike__trim(copy), dike__trim(dot + 1), dike__trim(eq + 1), e);
+    rc = assign(c, where, false, dike__trim(copy), dike__trim(dot + 1), dike__trim(eq + 1), e);
 out:
     free(copy);
     return rc;
@@ -741,18 +810,19 @@ int dike_config_validate(const dike_config *c, dike_err *e)
     dike__parse_gpu_types(c->cluster_gpu_types, types, &ntypes, why, sizeof why);
     dike__parse_gpu_speeds(c->cluster_gpu_speeds, speeds, &nspeeds, why, sizeof why);
     if (ntypes && c->cluster_nodes_file[0])
-        return dike_err_set(e, DIKE_EINVAL,
-                            "[cluster] gpu_types: must be empty when cluster.nodes_file is set (the "
-                            "node list gives the types) (got '%s')", c->cluster_gpu_types);
+        return cross_err(e, c, offsetof(dike_config, cluster_gpu_types),
+                         offsetof(dike_config, cluster_nodes_file), "cluster.nodes_file",
+                         "[cluster] gpu_types: must be empty when cluster.nodes_file is set (the "
+                         "node list gives the types) (got '%s')", c->cluster_gpu_types);
     if (ntypes) {
         uint64_t sum = 0;
         for (size_t i = 0; i < ntypes; i++)
             sum += types[i].nodes;
         if (sum != (uint64_t)c->cluster_nodes)
-            return dike_err_set(e, DIKE_EINVAL,
-                                "[cluster] gpu_types: node counts sum to %" PRIu64
-                                ", cluster.nodes is %" PRId64,
-                                sum, c->cluster_nodes);
+            return cross_err(e, c, offsetof(dike_config, cluster_gpu_types),
+                             offsetof(dike_config, cluster_nodes), "cluster.nodes",
+                             "[cluster] gpu_types: node counts sum to %" PRIu64
+                             ", cluster.nodes is %" PRId64, sum, c->cluster_nodes);
     }
     /* With a node list the types are known only once it is read: dike_cluster_init checks them. */
     for (size_t i = 0; i < nspeeds && !c->cluster_nodes_file[0]; i++) {
@@ -760,28 +830,32 @@ int dike_config_validate(const dike_config *c, dike_err *e)
         for (size_t j = 0; j < ntypes && !found; j++)
             found = strcmp(types[j].name, speeds[i].name) == 0;
         if (!found)
-            return dike_err_set(e, DIKE_EINVAL,
-                                "[cluster] gpu_speeds: type '%s' is not a type of cluster.gpu_types "
-                                "(got '%s')",
-                                speeds[i].name, c->cluster_gpu_types);
+            return cross_err(e, c, offsetof(dike_config, cluster_gpu_speeds),
+                             offsetof(dike_config, cluster_gpu_types), "cluster.gpu_types",
+                             "[cluster] gpu_speeds: type '%s' is not a type of cluster.gpu_types "
+                             "(got '%s')", speeds[i].name, c->cluster_gpu_types);
     }
     if (c->workload_end_s > 0 && c->workload_end_s <= c->workload_start_s)
-        return dike_err_set(e, DIKE_EINVAL,
-                            "[workload] end_s: %.17g is not after workload.start_s %.17g (0 = no end)",
-                            c->workload_end_s, c->workload_start_s);
+        return cross_err(e, c, offsetof(dike_config, workload_end_s),
+                         offsetof(dike_config, workload_start_s), "workload.start_s",
+                         "[workload] end_s: %.17g is not after workload.start_s %.17g (0 = no end)",
+                         c->workload_end_s, c->workload_start_s);
     if (c->workload_last_job >= 0 && c->workload_last_job < c->workload_first_job)
-        return dike_err_set(e, DIKE_EINVAL,
-                            "[workload] last_job: %" PRId64 " is before workload.first_job %" PRId64
-                            " (-1 = the last job)", c->workload_last_job, c->workload_first_job);
+        return cross_err(e, c, offsetof(dike_config, workload_last_job),
+                         offsetof(dike_config, workload_first_job), "workload.first_job",
+                         "[workload] last_job: %" PRId64 " is before workload.first_job %" PRId64
+                         " (-1 = the last job)", c->workload_last_job, c->workload_first_job);
     if (c->workload_trace_load > 0 && c->workload_time_scale != 1)
-        return dike_err_set(e, DIKE_EINVAL,
-                            "[workload] trace_load: set either trace_load or time_scale, not both "
-                            "(got trace_load %.17g, time_scale %.17g)",
-                            c->workload_trace_load, c->workload_time_scale);
+        return cross_err(e, c, offsetof(dike_config, workload_trace_load),
+                         offsetof(dike_config, workload_time_scale), "workload.time_scale",
+                         "[workload] trace_load: set either trace_load or time_scale, not both "
+                         "(got trace_load %.17g, time_scale %.17g)",
+                         c->workload_trace_load, c->workload_time_scale);
     if (c->workload_duration_median_s > c->workload_duration_max_s)
-        return dike_err_set(e, DIKE_EINVAL,
-                            "[workload] duration_median_s: %.17g is above workload.duration_max_s %.17g",
-                            c->workload_duration_median_s, c->workload_duration_max_s);
+        return cross_err(e, c, offsetof(dike_config, workload_duration_median_s),
+                         offsetof(dike_config, workload_duration_max_s), "workload.duration_max_s",
+                         "[workload] duration_median_s: %.17g is above workload.duration_max_s %.17g",
+                         c->workload_duration_median_s, c->workload_duration_max_s);
     return 0;
 }
 

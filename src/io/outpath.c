@@ -64,8 +64,10 @@ int dike_tmp_sweep(const char *path)
             continue;
         if (unlink(full) == 0) {
             removed++;
-            fprintf(stderr, "dike-emu: removed %s, the temporary file of a run that ended without "
-                            "finishing (pid %ld on this host no longer exists)\n", full, pid);
+            char msg[PATH_MAX + 160];
+            snprintf(msg, sizeof msg, "removed %s, the temporary file of a run that ended without "
+                     "finishing (pid %ld on this host no longer exists)", full, pid);
+            dike_eprint("dike-emu: ", msg); /* the name may hold control characters */
         }
     }
     if (d)

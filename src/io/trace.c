@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memfd_create */
 /* Trace reading for every format: the registry, format detection from the header, and the driver
  * that turns one or several files into a workload (see io/trace.h for what a format provides). */
 #include "io/trace.h"
@@ -11,8 +12,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/parse.h"
 
@@ -278,7 +283,8 @@ typedef struct reader {
     bool skip;
     dike_workload *w;
     const dike__trace_format *fmt;
-    char *const *paths; /**< files being read */
+    char *const *paths; /**< files being read, as named in messages */
+    char *const *opens; /**< per file: the name to open (a spooled stream's copy), or NULL */
     char (*sha)[65];    /**< per file: its SHA-256, taken while it is read */
     id_set seen;
 } reader;
@@ -452,12 +458,13 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
     bool have_header = false;
     dike_err row_err = {0};
     int rc = 0;
+    const char *open_as = rd->opens && rd->opens[index] ? rd->opens[index] : path;
     file_stem(path, stem, sizeof stem);
-    if ((rc = dike__input_regular(path, "trace", e)))
+    if ((rc = dike__input_regular(open_as, "trace", e)))
         return rc;
     /* One pass over the file: the lines and its SHA-256 (recorded in the output) together. */
     dike__lines in;
-    if ((rc = dike__lines_open(&in, path, true, e)))
+    if ((rc = dike__lines_open(&in, open_as, true, e)))
         return rc;
 
     long len;
@@ -593,11 +600,11 @@ static int trace_sha256(char (*sha)[65], uint32_t n, char out[65], dike_err *e)
 }
 
 /* Read @p n files of format @p fmt into @p w (freshly initialised; emptied on error). */
-static int read_files(const dike__trace_format *fmt, char *const *paths, uint32_t n,
-                      const char *source, const dike_cluster *cl, bool skip_invalid,
+static int read_files(const dike__trace_format *fmt, char *const *paths, char *const *opens,
+                      uint32_t n, const char *source, const dike_cluster *cl, bool skip_invalid,
                       dike_workload *w, dike_err *e)
 {
-    reader rd = {.cl = cl, .skip = skip_invalid, .w = w, .fmt = fmt, .paths = paths,
+    reader rd = {.cl = cl, .skip = skip_invalid, .w = w, .fmt = fmt, .paths = paths, .opens = opens,
                  .sha = dike_xcalloc(n ? n : 1, sizeof *rd.sha)};
     int rc = 0;
     if (strlen(source) >= sizeof w->source) {
@@ -648,7 +655,7 @@ int dike_trace_read_dike(const char *path, const dike_cluster *cl, bool skip_inv
                          dike_workload *w, dike_err *e)
 {
     char *paths[1] = {(char *)path};
-    return read_files(&dike__trace_fmt_dike, paths, 1, path, cl, skip_invalid, w, e);
+    return read_files(&dike__trace_fmt_dike, paths, NULL, 1, path, cl, skip_invalid, w, e);
 }
 
 /* ---- detection ---- */
@@ -702,7 +709,8 @@ static const dike__trace_format *match_header(const char *line, bool hash)
     return found ? found : ties ? NULL : best;
 }
 
-static int detect_file(const char *path, const dike__trace_format **out, dike_err *e)
+static int detect_file(const char *path, const char *open_as, const dike__trace_format **out,
+                       dike_err *e)
 {
     char *buf = NULL;
     size_t cap = 0;
@@ -710,9 +718,9 @@ static int detect_file(const char *path, const dike__trace_format **out, dike_er
     int rc = 0;
     bool first = true;
     *out = NULL;
-    if ((rc = dike__input_regular(path, "trace", e)))
+    if ((rc = dike__input_regular(open_as, "trace", e)))
         return rc;
-    FILE *fp = fopen(path, "r");
+    FILE *fp = fopen(open_as, "r");
     if (!fp)
         return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
     errno = 0;
@@ -763,7 +771,7 @@ out:
 int dike_trace_detect(const char *path, char *name, size_t n, dike_err *e)
 {
     const dike__trace_format *fmt;
-    int rc = detect_file(path, &fmt, e);
+    int rc = detect_file(path, path, &fmt, e);
     if (!rc)
         snprintf(name, n, "%s", fmt->name);
     return rc;
@@ -772,7 +780,9 @@ int dike_trace_detect(const char *path, char *name, size_t n, dike_err *e)
 /* ---- the files of a trace setting ---- */
 
 typedef struct path_list {
-    char **p;
+    char **p;    /**< names, as given (messages) */
+    char **open; /**< per file: the name to open instead (a spooled stream), or NULL */
+    int *fd;     /**< per file: the spool's descriptor, or -1 */
     uint32_t n, cap;
 } path_list;
 
@@ -783,9 +793,27 @@ static int add_path(path_list *l, const char *path, dike_err *e)
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
         l->p = dike_xrealloc(l->p, l->cap * sizeof *l->p);
+        l->open = dike_xrealloc(l->open, l->cap * sizeof *l->open);
+        l->fd = dike_xrealloc(l->fd, l->cap * sizeof *l->fd);
     }
+    l->open[l->n] = NULL;
+    l->fd[l->n] = -1;
     l->p[l->n++] = dike_xstrdup(path);
     return 0;
+}
+
+static void free_paths(path_list *l)
+{
+    for (uint32_t i = 0; i < l->n; i++) {
+        free(l->p[i]);
+        free(l->open[i]);
+        if (l->fd[i] >= 0)
+            close(l->fd[i]);
+    }
+    free(l->p);
+    free(l->open);
+    free(l->fd);
+    memset(l, 0, sizeof *l);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -793,7 +821,10 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A folder stands for its *.csv files, in name order. */
+/* A folder stands for its *.csv files, in name order. Every *.csv entry must be a regular file
+ * (or a symlink to one): a dangling symlink, a symlink loop, a subfolder or a special file with
+ * that name is refused, naming it, rather than skipped — a trace missing part of its jobs would
+ * otherwise run without a word. Other names are not looked at. */
 static int add_folder(path_list *l, const char *dir, dike_err *e)
 {
     DIR *d = opendir(dir);
@@ -810,15 +841,116 @@ static int add_folder(path_list *l, const char *dir, dike_err *e)
         char *p = dike_xmalloc(plen);
         snprintf(p, plen, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
         struct stat st;
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+        if (stat(p, &st) != 0)
+            rc = dike_err_set(e, DIKE_EIO, "%s: a *.csv entry of the trace folder that cannot be "
+                              "read: %s%s", p, strerror(errno),
+                              errno == ENOENT ? " (a dangling symlink?)" : "");
+        else if (S_ISDIR(st.st_mode))
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: a folder named *.csv inside the trace folder "
+                              "(folders are not read recursively: rename or move it)", p);
+        else if (!S_ISREG(st.st_mode))
+            rc = dike__input_regular(p, "trace", e);
+        else
             rc = add_path(l, p, e);
         free(p);
     }
     closedir(d);
     if (!rc && l->n == first)
         rc = dike_err_set(e, DIKE_EINVAL, "%s: a folder without *.csv files", dir);
-    if (!rc)
+    if (!rc) {
+        /* the entries added here are plain files: sort their names (open and fd are NULL, -1) */
         qsort(l->p + first, l->n - first, sizeof *l->p, cmp_str);
+    }
+    return rc;
+}
+
+/* ---- a trace read from a stream (`-`, a pipe or a FIFO), read once ---- */
+
+/* A stream can be read only once, and a trace is read more than once (format detection, then
+ * the rows and checksum): it is copied whole into an anonymous in-memory file first, which is
+ * then opened by name like any file. */
+#define STREAM_MAX ((size_t)1 << 30)
+
+/* Seconds to wait for a stream's first byte: a FIFO nobody writes to would block forever. The
+ * environment variable is for tests and slow producers. */
+static double stream_wait_s(void)
+{
+    const char *v = getenv("DIKE_STREAM_WAIT_S");
+    char *end;
+    double s = v ? strtod(v, &end) : 0;
+    return v && end != v && !*end && s > 0 && s < 1e6 ? s : 60;
+}
+
+static int spool_copy(const char *name, int in, int out, dike_err *e)
+{
+    char buf[1 << 16];
+    size_t total = 0;
+    for (;;) {
+        ssize_t got = read(in, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == EAGAIN) { /* a FIFO still open without O_NONBLOCK cleared */
+            struct pollfd pf = {.fd = in, .events = POLLIN};
+            poll(&pf, 1, -1);
+            continue;
+        }
+        if (got < 0)
+            return dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", name, strerror(errno));
+        if (got == 0)
+            return 0;
+        if ((total += (size_t)got) > STREAM_MAX)
+            return dike_err_set(e, DIKE_EINVAL, "%s: a trace stream longer than %zu MiB (give a "
+                                "file)", name, STREAM_MAX >> 20);
+        for (ssize_t done = 0; done < got;) {
+            ssize_t put = write(out, buf + done, (size_t)(got - done));
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put < 0)
+                return dike_err_set(e, DIKE_EIO, "%s: cannot keep a copy of the stream in memory: %s",
+                                    name, strerror(errno));
+            done += put;
+        }
+    }
+}
+
+/* Copy stream @p name (standard input for "-") into l's last entry's spool. */
+static int spool_stream(path_list *l, const char *name, dike_err *e)
+{
+    bool is_stdin = strcmp(name, "-") == 0;
+    int in = is_stdin ? 0 : open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (in < 0)
+        return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", name, strerror(errno));
+    const char *shown = is_stdin ? "- (standard input)" : name;
+    int rc = 0;
+    struct pollfd pf = {.fd = in, .events = POLLIN};
+    double wait = stream_wait_s();
+    int ready;
+    do
+        ready = poll(&pf, 1, (int)(wait * 1000));
+    while (ready < 0 && errno == EINTR);
+    if (ready == 0)
+        rc = dike_err_set(e, DIKE_EIO, "%s: no data within %g s (a FIFO nobody writes to?)", shown, wait);
+    else if (ready < 0)
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot wait for data: %s", shown, strerror(errno));
+    if (!rc && !is_stdin) /* a writer is there: blocking reads from now on */
+        fcntl(in, F_SETFL, fcntl(in, F_GETFL) & ~O_NONBLOCK);
+    int out = -1;
+    if (!rc && (out = memfd_create("dike-emu-trace", MFD_CLOEXEC)) < 0)
+        rc = dike_err_set(e, DIKE_EIO, "%s: cannot keep a copy of the stream in memory: %s", shown,
+                          strerror(errno));
+    if (!rc)
+        rc = spool_copy(shown, in, out, e);
+    if (!is_stdin)
+        close(in);
+    if (!rc && (rc = add_path(l, is_stdin ? "-" : name, e)) == 0) {
+        char open_as[64];
+        snprintf(open_as, sizeof open_as, "/proc/self/fd/%d", out);
+        l->open[l->n - 1] = dike_xstrdup(open_as);
+        l->fd[l->n - 1] = out;
+        out = -1;
+    }
+    if (out >= 0)
+        close(out);
     return rc;
 }
 
@@ -826,6 +958,7 @@ static int expand(const char *spec, path_list *l, dike_err *e)
 {
     char *copy = dike_xstrdup(spec), *s = copy;
     int rc = 0;
+    bool used_stdin = false;
     for (;;) {
         char *comma = strchr(s, ',');
         if (comma)
@@ -834,9 +967,18 @@ static int expand(const char *spec, path_list *l, dike_err *e)
         struct stat st;
         if (!*p)
             rc = dike_err_set(e, DIKE_EINVAL, "[workload] trace: empty file name in '%s'", spec);
+        else if (strcmp(p, "-") == 0 && used_stdin)
+            rc = dike_err_set(e, DIKE_EINVAL, "[workload] trace: '-' (standard input) given twice");
+        else if (strcmp(p, "-") == 0 && fstat(0, &st) == 0 && isatty(0))
+            rc = dike_err_set(e, DIKE_EINVAL, "[workload] trace: '-' reads standard input, which is a "
+                              "terminal: pipe or redirect a trace into it");
+        else if (strcmp(p, "-") == 0)
+            used_stdin = true, rc = spool_stream(l, p, e);
         else if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
             rc = add_folder(l, p, e);
-        else if (!(rc = dike__input_regular(p, "trace", e))) /* before any open: a FIFO would block */
+        else if (stat(p, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+            rc = spool_stream(l, p, e); /* /dev/stdin on a pipe, <(...), a FIFO: read once */
+        else if (!(rc = dike__input_regular(p, "trace", e))) /* before any open: /dev/zero */
             rc = add_path(l, p, e); /* a missing file is reported when it is opened */
         if (rc || !comma)
             break;
@@ -864,7 +1006,7 @@ int dike_trace_read(const char *spec, const char *format, const dike_cluster *cl
         goto out;
     for (uint32_t i = 0; detect && i < l.n; i++) {
         const dike__trace_format *f;
-        if ((rc = detect_file(l.p[i], &f, e)))
+        if ((rc = detect_file(l.p[i], l.open[i] ? l.open[i] : l.p[i], &f, e)))
             goto out;
         if (fmt && f != fmt) {
             rc = dike_err_set(e, DIKE_EINVAL, "%s: format %s, but %s is %s: the files of one trace "
@@ -873,10 +1015,8 @@ int dike_trace_read(const char *spec, const char *format, const dike_cluster *cl
         }
         fmt = f;
     }
-    rc = read_files(fmt, l.p, l.n, spec, cl, skip_invalid, w, e);
+    rc = read_files(fmt, l.p, l.open, l.n, spec, cl, skip_invalid, w, e);
 out:
-    for (uint32_t i = 0; i < l.n; i++)
-        free(l.p[i]);
-    free(l.p);
+    free_paths(&l);
     return rc;
 }

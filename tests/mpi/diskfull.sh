@@ -65,6 +65,27 @@ for np in 1 2; do
     [ ! -e "$T/o.h5" ] || fail "an output was written although the checkpoint failed"
 done
 
+# A periodic checkpoint that does not fit is a warning (one line each, errno's text) and the run
+# goes on to a complete output equal to the run without checkpoints (issue 17, item 5).
+emu_mpi 1 run "${ARGS[@]}" --out "$T/ref.h5" || fail "reference run"
+for np in 1 2; do
+    fill 0
+    rm -f "$T/o.h5"
+    rc=0
+    emu_mpi "$np" run "${ARGS[@]}" --checkpoint-every 20000 --checkpoint "$D/c.ckpt" --out "$T/o.h5" \
+        >out.log 2>err.log || rc=$?
+    show_file stderr err.log
+    [ "$rc" = 0 ] || fail "periodic checkpoint, disk full ($np ranks): status $rc, expected 0"
+    n=$(grep -c '^dike-emu: warning: periodic checkpoint not written, the run continues: .*No space left on device' err.log || true)
+    [ "$n" -ge 1 ] || fail "periodic checkpoint, disk full ($np ranks): no warning with errno's text"
+    [ "$n" = "$(grep -c '^dike-emu:' err.log)" ] || fail "periodic checkpoint ($np ranks): other messages"
+    for d in /jobs /tenants /timeseries /summary /nodes; do
+        h5diff -q "$T/ref.h5" "$T/o.h5" "$d" "$d" || fail "periodic checkpoint ($np ranks): $d differs"
+    done
+    [ "$(ls -A "$D")" = ballast ] || { ls -la "$D"; fail "periodic checkpoint ($np ranks): files left"; }
+    ok "periodic checkpoint, disk full ($np ranks): status 0, $n warnings, output equals the run without"
+done
+
 # With room, the same runs work (the disk, not the writer, was the problem).
 rm -f "$D/ballast"
 emu_mpi 2 run "${ARGS[@]}" --out "$D/o.h5" || fail "run with room on the disk"

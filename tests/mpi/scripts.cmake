@@ -38,3 +38,6 @@ dike_mpi_script(mpi_diskfull diskfull.sh "mpi" 180 MPI SKIP77)
 dike_mpi_script(mpi_ckpt_corrupt ckpt_corrupt.sh "mpi;checkpoint" 300 MPI)
 #   mpi_ckpt_periodic for every policy, periodic checkpoints leave every output dataset unchanged
 dike_mpi_script(mpi_ckpt_periodic ckpt_periodic.sh "mpi;checkpoint" 300)
+#   mpi_kill9        kill -9 of rank 0 while it writes a checkpoint leaves only its temporary file;
+#                    the next run to the same path removes it (77 = the write was not caught)
+dike_mpi_script(mpi_kill9 kill9.sh "mpi;checkpoint" 180 MPI SKIP77)

@@ -155,7 +155,7 @@ static void test_number_and_range_errors(void **state)
         {"cluster.nodes=1.5", "not an integer"},
         {"cluster.locality_rack=0", "must be in (0, 1]"},
         {"cluster.locality_rack=1.01", "must be in (0, 1]"},
-        {"scheduler.round_s=-1", "must be in (0, 1000000000]"},
+        {"scheduler.round_s=-1", "must be in [1e-06, 1000000000] (the emulator counts time in whole microseconds)"},
         {"scheduler.backfill=maybe", "not a boolean"},
         {"cluster.gpu_types=v100", "entry 1 'v100' is not type:nodes"},
         {"cluster.gpu_types=v100:2,v100:2", "type 'v100' listed twice"},
