@@ -155,7 +155,8 @@ static int ranked_cmp(const void *x, const void *y)
 
 void dike_ranked_sort(dike_ranked *r, size_t n)
 {
-    qsort(r, n, sizeof *r, ranked_cmp);
+    if (n > 1) /* r may be NULL when there is nothing to sort */
+        qsort(r, n, sizeof *r, ranked_cmp);
 }
 
 size_t dike_reallocate(dike_sched *s, dike_ranked *order, size_t n, dike_can_preempt_fn can_preempt,
@@ -270,6 +271,8 @@ void dike_rank_scratch_free(dike_rank_scratch *sc)
 size_t dike_reallocate_ranked(dike_sched *s, dike_ranked *r, size_t n, dike_rank_scratch *sc,
                               void *ctx, void (*on_change)(void *ctx, dike_job *j, int started))
 {
+    if (n == 0)
+        return 0; /* no active job: nothing runs, nothing to start (and r may be NULL) */
     uint64_t used;
     size_t p = dike_rank_prefix(r, n, dike_sched_gpus_up(s), &used);
     uint64_t budget = dike_sched_gpus_up(s) - used;
