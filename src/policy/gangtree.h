@@ -3,24 +3,23 @@
  *
  * Used by the round-based policies whose queued jobs keep their key between decisions: a fill
  * then visits only the jobs it can start, in index order, instead of walking (and sorting) the
- * whole queue. A min-tree over job indices: leaf i holds job i's gang size, or
- * DIKE_GANGTREE_NONE when job i is not in the set; an inner node holds the smallest below it. */
+ * whole queue. It is the project's max segment tree (policy/maxtree.h) over job indices holding
+ * minus each member's gang size (-inf for non-members): "the next index whose value is >= -k" is
+ * the next member whose gang fits in k GPUs. */
 #ifndef DIKE_POLICY_GANGTREE_H
 #define DIKE_POLICY_GANGTREE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define DIKE_GANGTREE_NONE UINT32_MAX
+#include "policy/maxtree.h"
 
 typedef struct dike_gangtree {
-    size_t n;      /**< indices 0 .. n-1 */
-    size_t leaves; /**< power of two >= n */
-    uint32_t *min; /**< 2 x leaves: min[1] is the root, leaf i at leaves + i */
-    size_t count;  /**< members */
+    dike_maxtree t; /**< leaf i: -(gang size of member i), -inf if i is not a member */
+    size_t count;   /**< members */
 } dike_gangtree;
 
-/** An empty set over indices 0 .. @p n - 1 (2 x next-power-of-two(n) x 4 bytes). */
+/** An empty set over indices 0 .. @p n - 1 (2 x next-power-of-two(n) x 8 bytes). */
 void dike_gangtree_init(dike_gangtree *t, size_t n);
 void dike_gangtree_free(dike_gangtree *t);
 /** Put index @p i in the set with gang size @p gpus (>= 1), or change its size. */

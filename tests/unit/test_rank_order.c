@@ -18,7 +18,7 @@ static void test_gangtree_first_fit(void **st)
     /* Members over 0..9: 1 -> 4 GPUs, 3 -> 2, 4 -> 8, 7 -> 1, 9 -> 2. */
     dike_gangtree t;
     dike_gangtree_init(&t, 10);
-    assert_int_equal(t.leaves, 16);
+    assert_int_equal(t.t.p, 16); /* leaves */
     assert_int_equal(dike_gangtree_first_fit(&t, 0, 100), SIZE_MAX); /* empty */
     dike_gangtree_add(&t, 1, 4);
     dike_gangtree_add(&t, 3, 2);
