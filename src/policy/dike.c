@@ -78,6 +78,8 @@ typedef struct dk_state {
     int bounds_built;     /**< every node's bounds computed at least once */
     uint64_t bound_up;    /**< GPUs up when they were all computed (failures, repairs) */
     uint64_t bound_epoch; /**< dike_sched_est_epoch then (`none`: estimates change) */
+    double *scr_meas, *scr_b; /**< node_bounds scratch, G + 1 each */
+    uint32_t *scr_sh;
     uint8_t *dirty;       /**< per node: its jobs changed since its bounds were computed */
     uint32_t *dirty_list;
     uint32_t ndirty;
@@ -293,10 +295,8 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     uint32_t f = dike_sched_node_free(s, n), cap = dike_cluster_node_gpus(cl, n), m = st->node_n[n];
     dk_slot *sl = st->slot + st->node_off[n];
     dike_time now = dike_sched_now(s), next = INT64_MAX;
-    double meas[64], b[64];
-    uint32_t sh[64];
-    if (m > 64)
-        dike_fatal("dike: %u jobs on node %u", m, n); /* at most one per GPU */
+    double *meas = st->scr_meas, *b = st->scr_b; /* a node holds at most one job per GPU: G each */
+    uint32_t *sh = st->scr_sh;
     for (uint32_t k = 0; k < m; k++) {
         const dike_job *v = sl[k].job;
         dike_time e = INT64_MAX;
@@ -527,6 +527,9 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     for (uint32_t g = 0; g <= st->G; g++)
         dike_maxtree_init(&st->bound[g], cl->nodes ? cl->nodes : 1);
     dike_maxtree_init(&st->expiry, cl->nodes ? cl->nodes : 1);
+    st->scr_meas = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_meas);
+    st->scr_b = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_b);
+    st->scr_sh = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_sh);
     st->dirty = dike_xcalloc(cl->nodes ? cl->nodes : 1, 1);
     st->dirty_list = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->dirty_list);
     *state = st;
@@ -573,6 +576,9 @@ static void dk_free(void *state)
         dike_maxtree_free(&st->bound[g]);
     free(st->bound);
     dike_maxtree_free(&st->expiry);
+    free(st->scr_meas);
+    free(st->scr_b);
+    free(st->scr_sh);
     free(st->dirty);
     free(st->dirty_list);
     free(st);

@@ -3,7 +3,7 @@
 #
 #   cli_ok.sh CASE DIKE_EMU PROJECT_VERSION
 #
-# Cases: version, help, list_policies, output_schema, tenant_weights_file.
+# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes.
 set -eu
 case_="$1"
 DIKE_EMU="$2"
@@ -277,6 +277,22 @@ PY
     cd "$T"
     h5_same "$T/w.h5" "$T/w3.h5" /tenants || fail "--set file:quota.csv from its folder: /tenants differs"
     ok "--set tenants.weights=file:PATH is relative to the current folder"
+    ;;
+
+wide_nodes)
+    # Nodes wider than 64 GPUs with one-GPU jobs on them: Dike's preemption search must handle
+    # every job on a node (it once stopped with a fatal error above 64 jobs per node). 3,000 jobs
+    # at load 1.5 on 8 nodes of 128 GPUs keep the queue blocked, so the search runs.
+    run_ok wide run -p dike --set cluster.gpus_per_node=128 --set cluster.nodes=8 \
+        --set workload.jobs=3000 --set workload.load=1.5 --out "$T/wide.h5" -q
+    /usr/bin/python3 - "$T/wide.h5" <<'PY' || fail "not every job finished, or nothing was preempted"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    a = f["summary"].attrs
+    assert a["finished"] == a["jobs"] == 3000, (a["finished"], a["jobs"])
+    assert a["preemptions"] > 0, a["preemptions"]
+PY
+    ok "dike on 128-GPU nodes: every job finished, preemptions happened"
     ;;
 
 *)
