@@ -1,6 +1,7 @@
 /* A max segment tree over n values (internal): point updates in O(log n), and "the next index
  * from i whose value is at least x" in O(log n) per index found. Dike uses it to visit only the
- * nodes where a blocked job could possibly be made room for. */
+ * nodes where a blocked job could possibly be made room for; las's queued sets (gangtree.h) use
+ * it, with values negated, to find the next queued job whose gang fits. */
 #ifndef DIKE_POLICY_MAXTREE_H
 #define DIKE_POLICY_MAXTREE_H
 
