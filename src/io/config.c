@@ -1,6 +1,7 @@
 /* Run configuration. One table of keys (below) drives everything: defaults, INI parsing, --set,
  * range checks, the resolved INI text and the Markdown reference. Adding a key is one table row and
  * one struct member; no code elsewhere names a key. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "dike/config.h"
 #include "dike/sched.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -877,6 +879,14 @@ static void absolute_item(const char *item, const char *cwd, char *out, size_t n
     int w = rel ? snprintf(out + *len, n - *len, "%s%s/%s", *len ? "," : "", cwd, item)
                 : snprintf(out + *len, n - *len, "%s%s", *len ? "," : "", item);
     *fits = *fits && w >= 0 && (size_t)w < n - *len;
+    /* "../x" from a config file in another folder: canonical when the file exists (symlinks
+     * resolved, like the open that read it), so stored paths do not pile up "/../" segments. */
+    char *joined = out + *len + (*len ? 1 : 0), real[PATH_MAX];
+    if (*fits && rel && (strstr(joined, "/../") || strstr(joined, "/./")) && realpath(joined, real) &&
+        strlen(real) < n - *len - (*len ? 1 : 0)) {
+        snprintf(joined, n - *len - (*len ? 1 : 0), "%s", real);
+        w = (int)(strlen(real) + (*len ? 1 : 0));
+    }
     if (*fits)
         *len += (size_t)w;
 }
