@@ -259,7 +259,7 @@ static void print_plan(const dike_config *cfg, const dike_cluster *cl, const dik
         printf("  %-11s %s (%s, sha256 %.16s...)\n", "trace", w->source, w->format, w->sha256);
     else
         printf("  %-11s synthetic (load %g)\n", "workload", cfg->workload_load);
-    printf("  %-11s %zu jobs, %u tenants, submits over %.0f s, offered load %.4f\n", "jobs", w->njobs,
+    printf("  %-11s %zu jobs, %u tenants, submits over %.0f s, offered load %.4f over that span\n", "jobs", w->njobs,
            w->ntenants, st.span_s, st.offered_load);
     printf("  %-11s %s\n", "output", cfg->run_out);
     if (cfg->run_checkpoint_every_s > 0)
