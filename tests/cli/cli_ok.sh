@@ -8,7 +8,8 @@ set -eu
 case_="$1"
 DIKE_EMU="$2"
 want_version="$3"
-. "$(dirname "$0")/../lib/testlib.sh"
+here=$(cd "$(dirname "$0")" && pwd)  # this folder, also after the cd below
+. "$here/../lib/testlib.sh"
 dike_tmp_init "cli_$case_"
 cd "$T"
 
@@ -81,7 +82,7 @@ h5_objects()
 # (tests/cli/schema_doc.py), so the doc and this test cannot drift apart.
 expected_objects()
 {
-    /usr/bin/python3 "$(dirname "$0")/schema_doc.py" --list "$(dirname "$0")/../../docs/output-schema.md"
+    /usr/bin/python3 "$here/schema_doc.py" --list "$here/../../docs/output-schema.md"
 }
 
 case "$case_" in

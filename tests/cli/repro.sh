@@ -359,7 +359,7 @@ schema_doc)
     # Node failures, so that restarts and lost_work hold values; a 2-rank campaign is not needed:
     # the layout does not depend on ranks.
     run_ok run run -q -p dike --set workload.jobs=300 --set faults.mtbf_s=200000 --out "$T/f.h5"
-    $PY "$(dirname "$0")/schema_doc.py" --check "$SRC/docs/output-schema.md" "$T/f.h5" || fail "docs/output-schema.md and the file differ"
+    $PY "$SRC/tests/cli/schema_doc.py" --check "$SRC/docs/output-schema.md" "$T/f.h5" || fail "docs/output-schema.md and the file differ"
     ok "docs/output-schema.md = the file's layout (both ways), units of every column and attribute"
     $PY -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r")["summary"].attrs; assert a["restarts"] > 0 and a["lost_work"] > 0 and a["goodput"] < 1, dict(a)' "$T/f.h5" \
         || fail "no failure effects in the run"
