@@ -17,6 +17,7 @@
  * lowest failing rank is broadcast: every rank returns the same code and text. */
 #include "dike/results.h"
 #include "dike/outpath.h"
+#include "dike/provenance.h"
 #include "io/h5types.h"
 
 #include <errno.h>
@@ -764,6 +765,37 @@ static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const 
     return st;
 }
 
+/* One `units_<column>` attribute per column of @p f (per attribute for /summary and the root),
+ * beside the packed `units` string older readers parse: a reader asks for the unit of a column by
+ * name instead of splitting text. */
+#define UNITS_PREFIX "units_"
+typedef size_t (*fields_fn)(h5_field *f);
+
+static int column_units(const h5ctx *c, hid_t obj, const char *objpath, const h5_field *f, size_t n)
+{
+    int st = 0;
+    char name[128];
+    for (size_t i = 0; !st && i < n; i++) {
+        snprintf(name, sizeof name, UNITS_PREFIX "%s", f[i].name);
+        st = attr_str(c, obj, objpath, name, f[i].unit, SIZE_MAX);
+    }
+    return st;
+}
+
+static int column_units_path(const h5ctx *c, hid_t file, const char *objpath, fields_fn fields)
+{
+    h5_field f[H5_MAX_FIELDS];
+    size_t n = fields(f);
+    int st = 0;
+    hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
+    if (o < 0)
+        st = h5fail(c, "opening %s", objpath);
+    else
+        st = column_units(c, o, objpath, f, n);
+    h5close(c, &st, o, H5Oclose, "object", objpath);
+    return st;
+}
+
 /* A chunked dataset with unlimited maximum dimensions: zero-row tables are valid datasets. */
 static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t mtype, hid_t ftype,
                          int rank, const hsize_t *dims, const void *buf, const char *units,
@@ -810,8 +842,6 @@ out:
     return st;
 }
 
-typedef size_t (*fields_fn)(h5_field *f);
-
 static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*type_fn)(void),
                        fields_fn fields, const void *rows, size_t n, const char *desc)
 {
@@ -824,6 +854,8 @@ static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*
         st = h5fail(c, "building the row type of %s", objpath);
     else
         st = write_dataset(c, file, objpath, mem, disk, 1, &dims, rows, units, desc);
+    if (!st)
+        st = column_units_path(c, file, objpath, fields);
     h5close(c, &st, disk, H5Tclose, "row type of", objpath);
     h5close(c, &st, mem, H5Tclose, "row type of", objpath);
     free(units);
@@ -856,6 +888,32 @@ static int write_root_attrs(const h5ctx *c, hid_t file, const dike_run_meta *m)
     if (!st)
         st = annotate(c, file, "/", "wall_seconds=s",
                       "dike-emu run output; layout in docs/output-schema.md");
+    if (!st)
+        st = attr_str(c, file, "/", UNITS_PREFIX "wall_seconds", "s", SIZE_MAX);
+    /* Provenance: when, where, by what build and libraries, from which command or campaign point. */
+    dike_provenance p;
+    dike_provenance_get(&p);
+    if (!st)
+        st = attr_str(c, file, "/", "created_utc", p.created_utc, sizeof p.created_utc);
+    if (!st)
+        st = attr_str(c, file, "/", "host", p.host, sizeof p.host);
+    if (!st)
+        st = attr_str(c, file, "/", "command_line", p.command_line, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "build", p.build, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "compiler", p.compiler, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "hdf5_version", p.hdf5_version, sizeof p.hdf5_version);
+    if (!st)
+        st = attr_str(c, file, "/", "mpi_version", p.mpi_version, sizeof p.mpi_version);
+    if (!st)
+        st = attr_str(c, file, "/", "campaign", p.campaign, SIZE_MAX);
+    if (!st)
+        st = attr_write(c, file, "/", "campaign_point", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                        &p.campaign_point);
+    if (!st)
+        st = attr_str(c, file, "/", "campaign_axes", p.campaign_axes, SIZE_MAX);
     return st;
 }
 
@@ -907,6 +965,8 @@ static int write_summary(const h5ctx *c, hid_t file, const dike_summary *s)
                         (const char *)s + f[i].offset);
     if (!st)
         st = annotate(c, g, "/summary", units, "whole-run metrics, one scalar attribute each");
+    if (!st)
+        st = column_units(c, g, "/summary", f, n);
 out:
     h5close(c, &st, g, H5Gclose, "group", "/summary");
     free(units);
@@ -930,7 +990,11 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     if (!st)
         st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank");
     if (!st)
+        st = column_units_path(c, file, "/nodes", node_fields);
+    if (!st)
         st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers");
+    if (!st)
+        st = column_units_path(c, file, "/perf", perf_fields);
     if (!st)
         st = write_table(c, file, "/jobs", dike__h5_job_type, job_fields, r->jobs, r->njobs,
                          "one row per job of the workload");
