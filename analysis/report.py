@@ -595,7 +595,8 @@ def compare(group, dike=None, baselines=None, label=None, units=None, one_tenant
             losses.append("%s (best Dike, %s: %s vs %s's %s)" % (METRIC_NAMES[key], lab(bd), show(key, bd.value(key)),
                                                                 lab(bb), show(key, bv)))
         else:
-            ties.append("%s (%s, like %s's %s)" % (METRIC_NAMES[key], show(key, bd.value(key)), lab(bb), show(key, bv)))
+            ties.append("%s (best Dike %s vs %s's %s)" % (METRIC_NAMES[key], show(key, bd.value(key)), lab(bb),
+                                                          show(key, bv)))
         if default is not None:
             c0 = verdicts[dike.index(default)]
             (dwin if c0 > 0 else dlose if c0 < 0 else []).append(METRIC_NAMES[key])
@@ -1221,8 +1222,9 @@ def build(args):
         hk, hw = g.headline
         sl = g.slice_points(hk, hw) if g.sliced else list(g.points)
         ref = find_row(sl, args.reference, v.label) if args.reference else None
-        if ref is None:
-            ref = next((p for p in sl if p.is_default_knob), None)
+        if ref is None:   # Dike at its default knob, else its first row, else the first row
+            ref = next((p for p in sl if p.is_default_knob), None) or next(
+                (p for p in sl if p.policy == "dike"), sl[0] if sl else None)
         prs = paired_rows(sl, ref, md_keys) if ref is not None else []
         if prs:
             shown = [k for k in md_keys if any(d[k] is not None and d[k].half for _, d in prs)] or md_keys
