@@ -29,8 +29,10 @@ def read(path):
         if "summary" not in f or "window" not in f["summary"]:
             return None
         attrs = {k: dikeio._s(v) for k, v in f["summary"]["window"].attrs.items() if k not in _SKIP}
+        whole = set(f["summary"].attrs)
     if not all(a in attrs for a in dikeio.SUMMARY_ATTRS):
         return None
-    metrics = {k: v for k, v in attrs.items() if k in dikeio.SUMMARY_ATTRS}
-    about = {k: v for k, v in attrs.items() if k not in dikeio.SUMMARY_ATTRS}
+    # the metrics are the attributes /summary has too; the rest describe the window
+    metrics = {k: v for k, v in attrs.items() if k in whole}
+    about = {k: v for k, v in attrs.items() if k not in whole}
     return Window(metrics, about)

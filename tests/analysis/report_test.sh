@@ -18,10 +18,10 @@ DIKE_MPIEXEC=("${@:4}")
 PY="${DIKE_PYTHON:-/usr/bin/python3}"
 HERE="$SRC_DIR/tests/analysis"
 
-if ! "$PY" -c 'import h5py, numpy, matplotlib' 2>/dev/null; then
-    fail "$PY cannot import h5py, numpy and matplotlib: apt-get install python3-h5py python3-numpy python3-matplotlib (scripts/deps.sh)"
+if ! "$PY" -c 'import h5py, numpy, matplotlib, scipy, tabulate' 2>/dev/null; then
+    fail "$PY cannot import h5py, numpy, matplotlib, scipy and tabulate: apt-get install python3-h5py python3-numpy python3-matplotlib python3-scipy python3-tabulate (scripts/deps.sh)"
 fi
-ok "$PY has h5py, numpy and matplotlib"
+ok "$PY has h5py, numpy, matplotlib, scipy and tabulate"
 dike_tmp_init analysis_report
 cd "$T"
 export MPLBACKEND=Agg
@@ -179,6 +179,36 @@ for name in sorted(os.listdir(sys.argv[1])):
 print("column figures: 3.0-3.6 in wide")
 PYEOF
 ok "--units min, --columns (a 4-column LaTeX tabular), --reference fifo, column-wide figures"
+# --- /summary/window (metrics.window): a copy of two runs with a window whose avg_jct is 1000 s
+# and 3000 s; --window on reads it (the table shows 1,000 and 3,000), --window off does not, and
+# --window on with a run lacking it stops with one line.
+mkdir -p win
+cp "$DIKE_W0" win/a.h5
+cp "$SJF" win/b.h5
+"$PY" - win/a.h5 win/b.h5 <<'PYEOF'
+import sys, h5py
+for path, jct in zip(sys.argv[1:], (1000.0, 3000.0)):
+    with h5py.File(path, "r+") as f:
+        w = f["summary"].create_group("window")
+        for k, v in f["summary"].attrs.items():
+            if k not in ("units", "description"):
+                w.attrs[k] = v
+        w.attrs["avg_jct"] = jct
+        w.attrs["first_job"] = 10
+        w.attrs["last_job"] = 100
+PYEOF
+report win.log win -o win-on --window on --no-figures --units s
+[ "$rc" -eq 0 ] && grep -q '| *1,000 |' win-on/report.md && grep -q '| *3,000 |' win-on/report.md &&
+    grep -q 'steady-state window.*first_job=10, last_job=100' win-on/report.md ||
+    { show_file log win.log; fail "--window on: the window's avg JCT (1,000 s, 3,000 s) and bounds not in the report"; }
+report win-off.log win -o win-off --window off --no-figures --units s
+grep -q '| *1,000 |' win-off/report.md && fail "--window off still used the window"
+cp "$SJF" win/c.h5
+report win-bad.log win -o win-bad --window on --no-figures
+[ "$rc" -eq 1 ] && [ "$(wc -l <win-bad.log)" -eq 1 ] && grep -q 'c.h5 has no /summary/window' win-bad.log ||
+    { show_file log win-bad.log; fail "--window on with a run without a window: exit $rc, expected 1 and one line"; }
+ok "--window: the window's metrics used when asked, not with off, one clear error for a run without one"
+
 if command -v pdflatex >/dev/null; then
     # Not in CI (texlive is about 50 MB of packages): where pdflatex is installed, every table compiles.
     for t in report/tables/synthetic-*.tex paper/tables/synthetic-*.tex; do
