@@ -220,7 +220,8 @@ echo "make_gallery: report"
 # Into a temporary page and folder first: the current page is replaced only if the new one keeps
 # every section (or --allow-drop).
 "$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$tmp/page/results.md" --figures "$tmp/page/results" \
-    --formats png --no-tables --dpi 150 --figsize column --headline-weights "$HEADLINE" --figure-kinds frontier \
+    --formats png --no-tables --dpi 150 --figsize column --units h,p50_jct=min,avg_queue_delay=min \
+    --headline-weights "$HEADLINE" --figure-kinds frontier \
     --full-figures '^philly-vc-week' --title "$title" --preamble "$tmp/preamble.md"
 if [ -f "$OUT_MD" ]; then
     dropped=$(grep '^## ' "$OUT_MD" | sort -u | comm -23 - <(grep '^## ' "$tmp/page/results.md" | sort -u) || true)

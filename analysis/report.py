@@ -28,8 +28,12 @@ Written under REPORT_DIR (default: report/):
     figures/SLUG-tenant_entitlement.*  per tenant: received vs entitled share, one marker per policy
     figures/SLUG-frontier.*         avg JCT vs max rho and vs unfair fraction: Dike over its knob,
                                     baselines as labelled points
-    figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count) bars
-    figures/scaling.*               engine wall time and events/s vs MPI ranks
+    figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count): markers on a log axis
+    figures/scaling.*               engine wall time and events/s vs MPI ranks (only with several)
+    tables/paired.csv               with seeds: each row minus the reference row, per metric
+
+For papers (analysis/README.md): one unit per metric for the whole report (--units), --columns,
+LaTeX table* tables, ties at the printed precision, --figsize column|page, --policies, --window.
 
 SLUG is "TRACE-LOAD-G-gpus" in lower case with runs of other characters than [a-z0-9.] replaced
 by "-", e.g. "philly-vc-week-as-recorded-512-gpus" or "synthetic-load-0.9-64-gpus" (TRACE without
@@ -49,9 +53,9 @@ among one policy's rows follow as key=value. fifo, las, gandiva-fair and drf use
 their rows stand for every knowledge mode; all but gandiva-fair and drf ignore tenant weights:
 their rows stand for every weighting. Runs of one row that differ in run.seed are seeds: tables show
 their mean with a 95% confidence interval, mean +- t * s / sqrt(n), s the sample standard
-deviation, t Student's 0.975 quantile with n - 1 degrees of freedom from the table T975 below
-(df 1..30; beyond, the normal quantile 1.96, at most 4% narrower than t). Runs of one row and one
-seed on different rank counts give the same results (SPEC section 3): the first is used for the
+deviation, t Student's 0.975 quantile with n - 1 degrees of freedom (scipy, stats.py); with
+seeds, each group also gets paired differences from a reference row (--reference). Runs of one row
+and one seed on different rank counts give the same results (SPEC section 3): the first is used for the
 metrics, all of them for the scaling figure. CDFs pool the jobs of every seed; the time-series
 and tenant-share figures show the lowest seed.
 
@@ -67,8 +71,8 @@ above the best baseline's, its unfair fraction minus the best baseline's, preemp
 Figures. When a group holds several settings, the figures show one, the headline: oracle
 knowledge and the weighting of --headline-weights (default demand); the other settings are in the
 tables and checks, and so is the "Dike against the best baseline" comparison (generated sentences:
-where Dike wins and where it loses). At most MAX_FIGURE_LINES rows are drawn per axis: beyond,
-Dike shows its extreme knob values and the default (the frontier joins every knob value).
+where Dike wins and where it loses). The per-row figures draw the baselines and Dike at its
+default knob (--policies picks others), at most MAX_FIGURE_LINES; the frontier joins every knob value.
 --figure-kinds picks the per-group figures, --full-figures REGEX gives matching groups all of them.
 
 Options --report, --figures and --tables place the three outputs anywhere (the gallery writes
@@ -97,7 +101,7 @@ import stats  # noqa: E402
 import tables  # noqa: E402
 import window  # noqa: E402
 from stats import mean_ci  # noqa: E402,F401  (tests and older callers use report.mean_ci)
-from tables import METRICS, METRIC_NAMES, fnum, md_escape, tex_escape, Units  # noqa: E402,F401
+from tables import METRICS, METRIC_NAMES, fnum, md_escape, Units  # noqa: E402,F401
 
 # Metrics computed from /summary rather than read from it: key -> function of the summary.
 DERIVED = {
