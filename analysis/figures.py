@@ -387,7 +387,9 @@ def fig_frontier(v, pal, fw):
             for i, p in enumerate(plist):
                 x, y = draw(ax, p, xkey, "o", 4, 4, xs_seen)
                 if i in (0, len(plist) - 1):   # the ends of the knob line; the legend lists the rest
-                    ax.annotate("w=%s" % fmt_w(p.weight), (x, y), textcoords="offset points", xytext=(3, 3),
+                    # the two ends on opposite sides of their markers, so that they do not overlap
+                    ax.annotate("w=%s" % fmt_w(p.weight), (x, y), textcoords="offset points",
+                                xytext=(3, -9) if i == 0 else (-3, 4), ha="left" if i == 0 else "right",
                                 fontsize=7, color="#67000d")
         for p in v.baselines:
             draw(ax, p, xkey, pal.marker(p), 5, 3, xs_seen, label=v.label(p))

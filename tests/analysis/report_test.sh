@@ -178,7 +178,9 @@ for name in sorted(os.listdir(sys.argv[1])):
             sys.exit("%s: %.2f in wide at 100 dpi" % (name, w))
 print("column figures: 3.0-3.6 in wide")
 PYEOF
-ok "--units min, --columns (a 4-column LaTeX tabular), --reference fifo, column-wide figures"
+[ ! -e paper/figures/scaling.png ] && grep -q 'so there is no scaling figure' paper/report.md ||
+    fail "runs/ all ran on one rank, yet a scaling figure (or no sentence saying why there is none)"
+ok "--units min, --columns (a 4-column LaTeX tabular), --reference fifo, column-wide figures, no scaling figure for one rank count"
 # --- /summary/window (metrics.window): a copy of two runs with a window whose avg_jct is 1000 s
 # and 3000 s; --window on reads it (the table shows 1,000 and 3,000), --window off does not, and
 # --window on with a run lacking it stops with one line.
@@ -210,9 +212,10 @@ report win-bad.log win -o win-bad --window on --no-figures
 ok "--window: the window's metrics used when asked, not with off, one clear error for a run without one"
 
 if command -v pdflatex >/dev/null; then
-    # Not in CI (texlive is about 50 MB of packages): where pdflatex is installed, every table compiles.
+    # Not in CI (texlive is about 50 MB of packages): where pdflatex is installed, every table compiles
+    # and fits a two-column page's \textwidth (505 pt, ACM/IEEE-like).
     for t in report/tables/synthetic-*.tex paper/tables/synthetic-*.tex; do
-        printf '\\documentclass[twocolumn]{article}\\usepackage{booktabs}\\begin{document}\\input{%s}\\end{document}\n' \
+        printf '\\documentclass[twocolumn]{article}\\setlength{\\textwidth}{505pt}\\usepackage{booktabs}\\begin{document}\\input{%s}\\end{document}\n' \
             "$(readlink -f "$t")" >doc.tex
         pdflatex -interaction=nonstopmode -halt-on-error doc.tex >latex.log 2>&1 || { show_file log latex.log; fail "pdflatex: $t"; }
         ! grep -q 'Overfull \\hbox' latex.log || { show_file log latex.log; fail "pdflatex: $t is wider than \\textwidth"; }

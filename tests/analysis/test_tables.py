@@ -206,7 +206,26 @@ def case_latex():
     check(w13 > tables.TEXTWIDTH_TWO_COLUMN_PT, "all 13 metrics would not fit (%.0f pt): why --columns exists" % w13)
 
 
-for case in (case_units, case_ties, case_paired, case_latex):
+def case_font_floor():
+    # a 6 pt text is refused at save time (every figure's text is 7 pt or more at print size)
+    import tempfile
+    import figures
+    figures.setup_matplotlib()
+    with tempfile.TemporaryDirectory() as d:
+        fw = figures.FigureWriter(d, ["png"], 50, figures.Preset("column"))
+        fig, ax = figures.plt.subplots(figsize=fw.preset.size(0.5))
+        ax.text(0.5, 0.5, "tiny", fontsize=6)
+        try:
+            fw.save(fig, "tiny")
+            check(False, "a 6 pt text refused")
+        except figures.FigureTooSmallText as e:
+            check("'tiny' at 6.0 pt" in str(e), "a 6 pt text refused: %s" % e)
+        fig, ax = figures.plt.subplots(figsize=fw.preset.size(0.5))
+        ax.plot([0, 1], [0, 1])
+        check(len(fw.save(fig, "fine")) == 1, "default fonts (7-8 pt) pass")
+
+
+for case in (case_units, case_ties, case_paired, case_latex, case_font_floor):
     try:
         case()
     except Exception as e:  # a crash is a failure of that case, reported like one
