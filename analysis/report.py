@@ -1021,16 +1021,11 @@ def paired_table(rows, ref, keys, units, label):
             if x is None:
                 cells.append("–")
                 continue
-            t = "%s ± %s" % (signed(units.scaled(k, x.mean)), tables.sig2(units.scaled(k, x.half)))
+            t = tables.plus_minus(units.scaled(k, x.mean), units.scaled(k, x.half))
             cells.append("**%s**" % t if x.significant else t)
         body.append(cells)
     return tables.tabulate(body, [md_escape(h) for h in head], tablefmt="pipe", disable_numparse=True,
                            colalign=["left"] + ["right"] * (len(head) - 1))
-
-
-def signed(v):
-    t = fnum(v)
-    return t if t.startswith("-") or t in ("0", "–") else "+" + t
 
 
 def paired_csv(entries):
@@ -1271,8 +1266,14 @@ def build(args):
                 paths = figures.fig_cdf(v, pal, fw, "rho")
             elif kind == "frontier":
                 paths = figures.fig_frontier(v, pal, fw)
+                if any(p.n > 1 for p in v.points + v.dike):
+                    note = ("Small dots: each seed; large markers: the mean over seeds, with the 95% confidence "
+                            "interval of the mean as thin bars (cut at the axes; with 2 seeds t = 12.7 makes them "
+                            "wide: the paired differences above are the sharper comparison).")
             elif kind == "jct_by_size":
                 paths = figures.fig_jct_by_size(v, pal, fw)
+                if any(p.n > 1 for p in v.points):
+                    note = "Mean over seeds of each seed's mean JCT per size; bars: 95% confidence intervals."
             elif kind == "timeseries":
                 paths = figures.fig_timeseries(v, pal, fw)
             elif kind == "tenant_share":

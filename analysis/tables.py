@@ -164,6 +164,23 @@ def sig2(x):
     return "{:,.{p}f}".format(r, p=max(d, 0))
 
 
+def plus_minus(mean, half):
+    """A signed difference and its half-width: the half-width with 2 significant digits, the mean
+    to the same decimal place (no digits beyond what the interval resolves): "+0.035 ± 0.45"."""
+    if not (math.isfinite(mean) and half is not None and math.isfinite(half)):
+        return "–"
+    if half == 0:
+        t = fnum(mean)
+    else:
+        d = max(1 - int(math.floor(math.log10(abs(half)))), 0)
+        t = "{:,.{p}f}".format(mean, p=d)
+        if float(t.replace(",", "")) == 0:
+            t = "0"
+    if not t.startswith("-") and t != "0":
+        t = "+" + t
+    return "%s ± %s" % (t, sig2(half))
+
+
 def count_text(v):
     if not math.isfinite(v):
         return "–"

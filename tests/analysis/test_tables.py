@@ -150,7 +150,12 @@ def case_paired():
     table = report.paired_table(report.paired_rows(g.points, next(p for p in g.points if p.policy == "dike"),
                                                    ["avg_jct"]), next(p for p in g.points if p.policy == "dike"),
                                 ["avg_jct"], u, lambda p: p.label)
-    check("+1.667 ±" in table and "**" not in table, "paired table: themis − dike = +1.667 ± ..., not bold:\n" + table)
+    # themis - dike: +10, -10, +5: mean 1.667, s = 10.41, half = 4.3027 * 10.41 / sqrt(3) = 25.86 -> "26",
+    # the mean to the same (units) place: "+2"
+    check("+2 ± 26" in table and "**" not in table, "paired table: themis − dike = +2 ± 26, not bold:\n" + table)
+    check(tables.plus_minus(0.0000006295, 0.0000080) == "+0.0000006 ± 0.0000080" and
+          tables.plus_minus(-0.0292, 0.37) == "-0.03 ± 0.37" and tables.plus_minus(0.001, 0.37) == "0 ± 0.37"
+          and tables.plus_minus(12.0, 4.968) == "+12.0 ± 5.0", "a difference printed to its interval's precision")
 
 
 def case_latex():
