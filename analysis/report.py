@@ -1135,8 +1135,8 @@ def build(args):
             "workloads, so each group also gives the paired difference from a reference row." if any_ci else
             "Each row is one run (one seed), so there are no confidence intervals.")
            + " Units, the same in every table and sentence of this report: %s%s. Bold: the best value of a "
-           "column at the printed precision (lowest; highest for Jain and utilisation); values that print the "
-           "same are a tie, and a column where every row ties has no bold." % (
+           "column at the printed precision (lowest; highest for Jain and utilisation), where one row has it "
+           "alone; values that print the same are a tie, and a tied best is not bold." % (
                units.describe(), " (`--units`)" if args.units else " (chosen from the median average JCT; "
                "`--units` sets them)"), ""]
     if wins:

@@ -3,8 +3,9 @@
 One unit per metric for a whole report (Units): the tables, the generated sentences, the checks'
 lines and the figures all print a metric in the same unit. A cell is printed at a fixed
 precision (fnum: 4 significant digits, thousands grouped); two values that print the same are a
-tie. Bold marks the best printed value of a column; a column where every row ties has no bold,
-and neither has a column the caller names as not comparable (Jain's index of a one-tenant trace).
+tie. Bold marks the best printed value of a column when one row has it alone: a tied best (and so
+a column where every row ties) has no bold, and neither has a column the caller names as not
+comparable (Jain's index of a one-tenant trace).
 Columns whose cells all print the same are left out and named in a note instead.
 """
 import math
@@ -213,15 +214,16 @@ def compare_printed(key, a, b, units):
 
 
 def best_rows(points, key, units):
-    """The rows whose printed value is the column's best; empty when every row prints the same
-    (nothing stands out) or fewer than two rows have a value."""
+    """{the row} whose printed value is the column's best, alone; empty when two or more rows
+    share the best printed value (a tie is no win), and so when every row prints the same, or
+    fewer than two rows have a value."""
     have = [p for p in points if math.isfinite(p.value(key))]
     if len(have) < 2:
         return set()
     hi = METRIC[key][4] == "high"
     best = (max if hi else min)(have, key=lambda p: p.value(key))
     top = set(p for p in have if shown(p, key, units) == shown(best, key, units))
-    return set() if len(top) == len(have) else top
+    return top if len(top) == 1 else set()
 
 
 def constant_columns(points, keys, units):
@@ -262,8 +264,8 @@ class Layout:
                                 else cell(p, k, self.units)) for k, p in self.constant.items()]
             out.append("The same in every row (column left out): %s." % "; ".join(items))
         bolded = [k for k in self.keys if self.bold[k]]
-        txt = ("Bold: the best value of a column at the printed precision (equal printed values are a tie, "
-               "all bold; no bold where every row ties)")
+        txt = ("Bold: the best value of a column at the printed precision, where one row has it alone (values "
+               "that print the same are a tie, and a tied best is not bold)")
         if self.not_bold:
             txt += "; %s not compared (one tenant)" % ", ".join(self.units.header(k, tex) for k in self.not_bold)
         out.append(txt + "." if bolded or self.not_bold else "No column has a single best value at the printed precision.")

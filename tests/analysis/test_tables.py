@@ -82,16 +82,24 @@ def bold_cells(text):
 
 def case_ties():
     u = report.Units.choose([], "s")
-    # max rho 2.6172 and 2.6168 both print 2.617: a tie, both bold (the best), the third (3.0) not
+    # max rho 2.6172 and 2.6168 both print 2.617: a tie for the best, so no bold (a tie is no win);
+    # avg JCT: fifo's 90 s is the best alone: bold
     g = group([FakeRun("dike", "0.5", max_rho=2.6172, jain=1.0), FakeRun("themis", max_rho=2.6168, jain=1.0),
-               FakeRun("fifo", max_rho=3.0, jain=1.0)])
+               FakeRun("fifo", max_rho=3.0, jain=1.0, avg_jct=90.0)])
     best = tables.best_rows(g.points, "max_rho", u)
-    check(sorted(p.policy for p in best) == ["dike", "themis"], "2.6172 and 2.6168 tie at 2.617: both best")
+    check(best == set(), "2.6172 and 2.6168 tie at 2.617 for the best: no bold")
+    check([p.policy for p in tables.best_rows(g.points, "avg_jct", u)] == ["fifo"], "a best alone is bold")
+    g1 = group([FakeRun("dike", "0.5", max_rho=2.6), FakeRun("themis", max_rho=2.617),
+                FakeRun("fifo", max_rho=2.6168)])
+    check([p.policy for p in tables.best_rows(g1.points, "max_rho", u)] == ["dike"],
+          "a tie below the best does not matter: 2.600 is bold")
     # every row ties on p50 (50 s in BASE_SUMMARY): no bold; and the column is constant: left out
     text, notes = tables.md_table(g.points, ["p50_jct", "max_rho"], u, lambda p: p.label)
     check("p50 JCT" not in text.splitlines()[0] and any("p50 JCT (s) 50.00" in n for n in notes),
           "a column where every row prints the same is left out and named in a note: %s" % notes)
-    check(bold_cells(text) == ["2.617", "2.617"], "only the tied best max ρ cells are bold: %s" % bold_cells(text))
+    check(bold_cells(text) == [], "no bold: the best max ρ is tied: %s" % bold_cells(text))
+    text, _ = tables.md_table(g.points, ["avg_jct", "max_rho"], u, lambda p: p.label)
+    check(bold_cells(text) == ["90.00"], "only fifo's 90.00 s is bold: %s" % bold_cells(text))
     allsame = group([FakeRun("dike", "0.5", max_rho=2.0), FakeRun("fifo", max_rho=2.00004)])
     check(tables.best_rows(allsame.points, "max_rho", u) == set(), "every row ties (2.000): no bold")
     # "Dike beats the best baseline": a printed tie is not a win
