@@ -3,7 +3,8 @@
 # of the multi-tenant traces (experiments/trace-comparison.ini) and fresh runs of the default
 # experiment (experiments/default.ini: one week of the Philly trace):
 #
-#   bash analysis/make_gallery.sh [--run-campaign] [--week-only] [DIKE_EMU]   # default: build/dike-emu
+#   bash analysis/make_gallery.sh [--run-campaign] [--week-only] [--results DIR] [--allow-drop] [DIKE_EMU]
+#                                                          # default DIKE_EMU: build/dike-emu
 #
 # The grid's 720 points take about 14 minutes on 2 cores (the header of the grid file has
 # the measurement), so by default the script expects them done, in $TRACES (default
@@ -22,18 +23,29 @@
 # that docs/results/ stays under 3 MB (about 1.3 MB). The text of docs/results.md comes out the same on every run
 # (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
 # python3-h5py, python3-numpy, python3-matplotlib, and mpiexec for the 2-rank run ($MPIEXEC).
-# GRID=other.ini and TRACES=folder point the script at another grid (e.g. a smaller test grid).
+# GRID=other.ini and TRACES=folder (or --results FOLDER) point the script at another grid (e.g. a
+# smaller test grid, or another checkout's results/trace-comparison).
+#
+# It never drops part of the page silently: the new page is written to a temporary file first,
+# and if a section (a `## ` heading) of the current docs/results.md is missing from it (its runs
+# are not there, or --week-only), the script stops with exit 2, names the sections and changes
+# nothing; --allow-drop writes the page anyway. Figures are drawn one column wide
+# (report.py --figsize column) at 150 dpi.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 cd "$SRC"   # the stored trace path (and so docs/results.md) is relative to the repository
 RUN_CAMPAIGN=0
 WEEK_ONLY=0
+ALLOW_DROP=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --run-campaign) RUN_CAMPAIGN=1; shift ;;
         --week-only) WEEK_ONLY=1; shift ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        -*) echo "make_gallery: unknown option $1 (--run-campaign, --week-only)" >&2; exit 2 ;;
+        --allow-drop) ALLOW_DROP=1; shift ;;
+        --results) [ $# -ge 2 ] || { echo "make_gallery: --results needs a folder" >&2; exit 2; }
+                   TRACES="$2"; shift 2 ;;
+        -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "make_gallery: unknown option $1 (--run-campaign, --week-only, --results DIR, --allow-drop)" >&2; exit 2 ;;
         *) break ;;
     esac
 done
@@ -51,8 +63,8 @@ OUT_FIG=docs/results
 
 die() { echo "make_gallery: $*" >&2; exit 2; }
 [ -x "$EMU" ] || die "no dike-emu at $EMU: build it (cmake -S . -B build && cmake --build build -j2) or pass its path"
-"$PY" -c 'import h5py, numpy, matplotlib' 2>/dev/null ||
-    die "$PY lacks h5py/numpy/matplotlib: apt-get install python3-h5py python3-numpy python3-matplotlib"
+"$PY" -c 'import h5py, numpy, matplotlib, scipy, tabulate' 2>/dev/null ||
+    die "$PY lacks h5py/numpy/matplotlib/scipy/tabulate: apt-get install python3-h5py python3-numpy python3-matplotlib python3-scipy python3-tabulate"
 if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -205,11 +217,30 @@ comma() { echo "$*" | sed 's/ /, /g'; }
 title="Results: the multi-tenant trace grid and the default Philly week"
 [ ${#extra[@]} -gt 0 ] || title="Results: the default Philly week"
 echo "make_gallery: report"
+# Into a temporary page and folder first: the current page is replaced only if the new one keeps
+# every section (or --allow-drop).
+"$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$tmp/page/results.md" --figures "$tmp/page/results" \
+    --formats png --no-tables --dpi 150 --figsize column --units h,p50_jct=min,avg_queue_delay=min \
+    --headline-weights "$HEADLINE" --figure-kinds frontier \
+    --full-figures '^philly-vc-week' --title "$title" --preamble "$tmp/preamble.md"
+if [ -f "$OUT_MD" ]; then
+    dropped=$(grep '^## ' "$OUT_MD" | sort -u | comm -23 - <(grep '^## ' "$tmp/page/results.md" | sort -u) || true)
+    if [ -n "$dropped" ]; then
+        n=$(echo "$dropped" | wc -l)
+        if [ "$ALLOW_DROP" = 0 ]; then
+            echo "make_gallery: the new page would drop $n section(s) of $OUT_MD (their runs are not here):" >&2
+            echo "$dropped" | sed 's/^## /  /' >&2
+            echo "make_gallery: nothing changed; run those runs (--run-campaign, --results DIR) or pass --allow-drop" >&2
+            exit 2
+        fi
+        echo "make_gallery: --allow-drop: dropping $n section(s) of $OUT_MD:" >&2
+        echo "$dropped" | sed 's/^## /  /' >&2
+    fi
+fi
 mkdir -p "$OUT_FIG"
 rm -f "$OUT_FIG"/*.png
-"$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$OUT_MD" --figures "$OUT_FIG" --formats png --no-tables \
-    --dpi 90 --headline-weights "$HEADLINE" --figure-kinds frontier --full-figures '^philly-vc-week' \
-    --title "$title" --preamble "$tmp/preamble.md"
+cp "$tmp/page/results"/*.png "$OUT_FIG"/
+cp "$tmp/page/results.md" "$OUT_MD"
 
 total=0
 for f in "$OUT_FIG"/*.png; do

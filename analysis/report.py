@@ -28,8 +28,12 @@ Written under REPORT_DIR (default: report/):
     figures/SLUG-tenant_entitlement.*  per tenant: received vs entitled share, one marker per policy
     figures/SLUG-frontier.*         avg JCT vs max rho and vs unfair fraction: Dike over its knob,
                                     baselines as labelled points
-    figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count) bars
-    figures/scaling.*               engine wall time and events/s vs MPI ranks
+    figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count): markers on a log axis
+    figures/scaling.*               engine wall time and events/s vs MPI ranks (only with several)
+    tables/paired.csv               with seeds: each row minus the reference row, per metric
+
+For papers (analysis/README.md): one unit per metric for the whole report (--units), --columns,
+LaTeX table* tables, ties at the printed precision, --figsize column|page, --policies, --window.
 
 SLUG is "TRACE-LOAD-G-gpus" in lower case with runs of other characters than [a-z0-9.] replaced
 by "-", e.g. "philly-vc-week-as-recorded-512-gpus" or "synthetic-load-0.9-64-gpus" (TRACE without
@@ -49,9 +53,9 @@ among one policy's rows follow as key=value. fifo, las, gandiva-fair and drf use
 their rows stand for every knowledge mode; all but gandiva-fair and drf ignore tenant weights:
 their rows stand for every weighting. Runs of one row that differ in run.seed are seeds: tables show
 their mean with a 95% confidence interval, mean +- t * s / sqrt(n), s the sample standard
-deviation, t Student's 0.975 quantile with n - 1 degrees of freedom from the table T975 below
-(df 1..30; beyond, the normal quantile 1.96, at most 4% narrower than t). Runs of one row and one
-seed on different rank counts give the same results (SPEC section 3): the first is used for the
+deviation, t Student's 0.975 quantile with n - 1 degrees of freedom (scipy, stats.py); with
+seeds, each group also gets paired differences from a reference row (--reference). Runs of one row
+and one seed on different rank counts give the same results (SPEC section 3): the first is used for the
 metrics, all of them for the scaling figure. CDFs pool the jobs of every seed; the time-series
 and tenant-share figures show the lowest seed.
 
@@ -67,8 +71,8 @@ above the best baseline's, its unfair fraction minus the best baseline's, preemp
 Figures. When a group holds several settings, the figures show one, the headline: oracle
 knowledge and the weighting of --headline-weights (default demand); the other settings are in the
 tables and checks, and so is the "Dike against the best baseline" comparison (generated sentences:
-where Dike wins and where it loses). At most MAX_FIGURE_LINES rows are drawn per axis: beyond,
-Dike shows its extreme knob values and the default (the frontier joins every knob value).
+where Dike wins and where it loses). The per-row figures draw the baselines and Dike at its
+default knob (--policies picks others), at most MAX_FIGURE_LINES; the frontier joins every knob value.
 --figure-kinds picks the per-group figures, --full-figures REGEX gives matching groups all of them.
 
 Options --report, --figures and --tables place the three outputs anywhere (the gallery writes
@@ -85,57 +89,20 @@ import sys
 
 try:
     import numpy as np
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib import cm
-    import matplotlib.ticker
+    import matplotlib  # noqa: F401  (figures.py draws; a missing package is named here first)
 except ImportError as e:
     sys.exit("report: %s; use Debian's /usr/bin/python3 with python3-numpy and python3-matplotlib "
-             "(apt-get install python3-h5py python3-numpy python3-matplotlib)" % e)
+             "(apt-get install python3-h5py python3-numpy python3-matplotlib python3-scipy python3-tabulate)" % e)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dikeio  # noqa: E402
+import figures  # noqa: E402
+import stats  # noqa: E402
+import tables  # noqa: E402
+import window  # noqa: E402
+from stats import mean_ci  # noqa: E402,F401  (tests and older callers use report.mean_ci)
+from tables import METRICS, METRIC_NAMES, fnum, md_escape, Units  # noqa: E402,F401
 
-# Student's t, 0.975 quantile, by degrees of freedom (two-sided 95% interval).
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
-        17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064,
-        25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042}
-
-
-def t975(df):
-    return T975.get(df, 1.96)
-
-
-def mean_ci(values):
-    """(mean, 95% CI half-width or None, n) of a list of numbers."""
-    n = len(values)
-    if n == 0:
-        return (float("nan"), None, 0)
-    if n == 1:
-        return (values[0], None, 1)
-    m = math.fsum(values) / n
-    s = math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - 1))
-    return (m, t975(n - 1) * s / math.sqrt(n), n)
-
-
-# (key in /summary, Markdown header, LaTeX header, kind, better)
-METRICS = [
-    ("avg_jct", "avg JCT", "avg JCT", "time", "low"),
-    ("p50_jct", "p50 JCT", "p50 JCT", "time", "low"),
-    ("p99_jct", "p99 JCT", "p99 JCT", "time", "low"),
-    ("makespan", "makespan", "makespan", "time", "low"),
-    ("avg_queue_delay", "avg queueing", "avg queueing", "time", "low"),
-    ("mean_rho", "mean ρ", r"mean $\rho$", "ratio", "low"),
-    ("p99_rho", "p99 ρ", r"p99 $\rho$", "ratio", "low"),
-    ("max_rho", "max ρ", r"max $\rho$", "ratio", "low"),
-    ("unfair_fraction", "unfair", "unfair", "ratio", "low"),
-    ("jain", "Jain", "Jain", "ratio", "high"),
-    ("utilization", "util", "util.", "ratio", "high"),
-    ("preemptions", "preempt", "preempt.", "count", "low"),
-    ("preemptions_per_job", "preempt/job", "preempt./job", "ratio", "low"),
-]
 # Metrics computed from /summary rather than read from it: key -> function of the summary.
 DERIVED = {
     "preemptions_per_job": lambda s: s["preemptions"] / s["jobs"] if s["jobs"] else float("nan"),
@@ -143,32 +110,14 @@ DERIVED = {
 # Left out of the generated "Dike against the best baseline" comparison (it repeats preemptions:
 # every row of a group has the same jobs).
 NOT_COMPARED = ("preemptions_per_job",)
-METRIC_NAMES = {
-    "avg_jct": "average JCT", "p50_jct": "median JCT", "p99_jct": "p99 JCT", "makespan": "makespan",
-    "avg_queue_delay": "average queueing delay", "mean_rho": "mean ρ", "p99_rho": "p99 ρ",
-    "max_rho": "max ρ", "unfair_fraction": "unfair fraction (ρ > 1)", "jain": "Jain's index",
-    "utilization": "GPU utilisation", "preemptions": "preemptions",
-    "preemptions_per_job": "preemptions per job",
-}
 
-POLICY_ORDER = ["fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike"]
-BASE_COLORS = {"fifo": "#1f77b4", "sjf": "#17becf", "srtf": "#2ca02c", "las": "#9467bd",
-               "themis": "#8c564b", "gandiva-fair": "#e377c2", "drf": "#7f7f7f"}
-EXTRA_COLORS = ["#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#000000"]
-MARKERS = {"fifo": "o", "sjf": "s", "srtf": "^", "las": "v", "themis": "D", "gandiva-fair": "P",
-           "drf": "X"}
-EXTRA_MARKERS = ["<", ">", "p", "h", "*", "8", "d"]
-LINESTYLES = ["-", "--", ":", "-."]
 
 # Config keys that do not change results: [run] (seed, the replicate axis; output file;
 # checkpointing) except a label, [output] (sampling and progress knobs) and [engine] (the
 # parallel decomposition: SPEC section 3 makes results bit-identical for any rank count).
 IGNORED_SECTIONS = ("engine", "output", "run")
+POLICY_ORDER = ["fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike"]
 KEPT_KEYS = ("run.label",)
-
-PDF_META = {"CreationDate": None, "Producer": None, "Creator": None}
-PNG_META = {"Software": None}
-
 
 # ---------------------------------------------------------------------------------------------
 # Grouping
@@ -184,6 +133,10 @@ KNOWLEDGE_KEYS = ("scheduler.duration_knowledge", "scheduler.duration_error_sigm
 WEIGHT_KEY = "tenants.weights"
 DEFAULT_KNOB = 0.5            # dike.fairness_weight's default (dike-emu config-reference)
 MAX_FIGURE_LINES = 10         # lines (rows) per axis in the per-row figures
+FIGURE_TITLES = {"jct_cdf": "JCT CDF", "rho_cdf": "ρ CDF and tail", "frontier": "Fairness-efficiency frontier",
+                 "jct_by_size": "Mean JCT by job size", "timeseries": "Busy GPUs and queued jobs",
+                 "tenant_share": "Share of the cluster by tenant over time",
+                 "tenant_entitlement": "Received vs entitled share per tenant"}
 FIGURE_KINDS = ("jct_cdf", "rho_cdf", "frontier", "jct_by_size", "timeseries", "tenant_share",
                 "tenant_entitlement")
 
@@ -342,6 +295,10 @@ class Point:
         """Dike at its default knob: fairness_weight 0.5, or not recorded."""
         return self.policy == "dike" and (self.weight != self.weight or self.weight == DEFAULT_KNOB)
 
+    def by_seed(self, key):
+        """{seed: the metric of that seed's run} (for paired differences)."""
+        return {r.seed: metric_value(r.summary, key) for r in self.seed_runs}
+
     def value(self, key):
         """The metric at full precision (the mean over seeds; one seed: the /summary value)."""
         return self.stats[key][0]
@@ -448,32 +405,42 @@ class Group:
         """Does the group hold more than one (knowledge, weighting) setting?"""
         return len(self.modes) > 1 or len(self.weightings) > 1
 
-    def figure_view(self):
-        """What the per-row figures draw: the headline slice's rows; when there are more than
-        MAX_FIGURE_LINES, Dike at its extreme knob values and the default only (the frontier
-        still joins every knob value), then the first rows in table order."""
+    def figure_view(self, policies=None, units=None):
+        """What the per-row figures draw: of the headline slice's rows, the baselines and Dike at
+        its default knob (w = 0.5), or the rows @p policies names (a policy name: all its rows;
+        a row name as the figures print it, e.g. "dike w=1"); beyond MAX_FIGURE_LINES rows, the
+        first in table order. The frontier's Dike line keeps every knob value of the slice."""
         k, w = self.headline
         pts = self.slice_points(k, w) if self.sliced else list(self.points)
         dike_all = [p for p in pts if p.policy == "dike"]
-        left = []
-        if len(pts) > MAX_FIGURE_LINES:
-            ws = sorted(set(p.weight for p in dike_all if p.weight == p.weight))
-            keep = set(ws[:1] + ws[-1:] + [DEFAULT_KNOB])
-            thin = [p for p in pts if p.policy != "dike" or p.weight != p.weight or p.weight in keep]
-            left = [p for p in pts if p not in thin]
-            pts = thin
-        if len(pts) > MAX_FIGURE_LINES:
-            left += pts[MAX_FIGURE_LINES:]
-            pts = pts[:MAX_FIGURE_LINES]
+        view_label = (lambda p: p.base_label + (", " + p.variant if p.variant else "")) if self.sliced \
+            else (lambda p: p.label)
+        unmatched = []
+        if policies:
+            names = [n.strip() for n in policies if n.strip()]
+            chosen = [p for p in pts if any(n in (p.policy, p.label, p.base_label, view_label(p)) for n in names)]
+            unmatched = [n for n in names
+                         if not any(n in (p.policy, p.label, p.base_label, view_label(p)) for p in pts)]
+        else:
+            defaults = [p for p in dike_all if p.is_default_knob]
+            chosen = [p for p in pts if p.policy != "dike"] + (defaults or dike_all)
+            chosen.sort(key=pts.index)
+        left = [p for p in pts if p not in chosen]
+        if len(chosen) > MAX_FIGURE_LINES:
+            left += chosen[MAX_FIGURE_LINES:]
+            chosen = chosen[:MAX_FIGURE_LINES]
         by_pol = {}
         for p in self.points:
             p.style_index = 0
-        for p in pts:
+        for p in chosen:
             if p.policy != "dike":
                 p.style_index = by_pol.get(p.policy, 0)
                 by_pol[p.policy] = p.style_index + 1
         suffix = " (%s, %s)" % (k, weighting_tag(w)) if self.sliced else ""
-        return FigureView(self, pts, [p for p in pts if p.policy != "dike"], dike_all, suffix, left)
+        v = FigureView(self, chosen, [p for p in chosen if p.policy != "dike"], dike_all, suffix, left,
+                       units or Units.choose(self.points))
+        v.unmatched = unmatched
+        return v
 
     @property
     def title(self):
@@ -500,8 +467,11 @@ class Group:
 class FigureView:
     """The part of a group the per-row figures draw (Group.figure_view)."""
 
-    def __init__(self, group, points, baselines, dike, suffix, left_out):
+    def __init__(self, group, points, baselines, dike, suffix, left_out, units):
         self.group = group
+        self.units = units
+        self.unmatched = []
+        self.default_dike = next((p for p in points if p.is_default_knob), None)
         self.points = points
         self.baselines = baselines
         self.dike = dike                   # the frontier's knob line(s): every knob value of the slice
@@ -518,165 +488,6 @@ class FigureView:
         if not self.one_setting:
             return point.label
         return point.base_label + (", " + point.variant if point.variant else "")
-
-
-# ---------------------------------------------------------------------------------------------
-# Colours: fixed per baseline policy; Dike on a yellow-orange-red ramp by its knob, the same
-# colour for the same w in every figure; other policies get the next free colour in name order.
-
-class Palette:
-    def __init__(self, policies):
-        self.extra = {}
-        self.extra_marker = {}
-        for i, p in enumerate(sorted(x for x in set(policies) if x not in BASE_COLORS and x != "dike")):
-            self.extra[p] = EXTRA_COLORS[i % len(EXTRA_COLORS)]
-            self.extra_marker[p] = EXTRA_MARKERS[i % len(EXTRA_MARKERS)]
-        self.ramp = matplotlib.colormaps["YlOrRd"] if hasattr(matplotlib, "colormaps") else cm.get_cmap("YlOrRd")
-
-    def color(self, point):
-        if point.policy == "dike":
-            w = point.weight if point.weight == point.weight else 0.5
-            return self.ramp(0.4 + 0.6 * min(max(w, 0.0), 1.0))
-        return BASE_COLORS.get(point.policy) or self.extra[point.policy]
-
-    def marker(self, point):
-        if point.policy == "dike":
-            return "o"
-        return MARKERS.get(point.policy) or self.extra_marker[point.policy]
-
-    def linestyle(self, point):
-        return LINESTYLES[getattr(point, "style_index", 0) % len(LINESTYLES)]
-
-    def linewidth(self, point):
-        return 2.0 if point.policy == "dike" else 1.3
-
-
-# ---------------------------------------------------------------------------------------------
-# Number formatting
-
-def fnum(v):
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "–"
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a >= 1000:
-        return "{:,.0f}".format(v)
-    if a >= 100:
-        return "%.1f" % v
-    if a >= 10:
-        return "%.2f" % v
-    if a >= 1:
-        return "%.3f" % v
-    return "%.4f" % v
-
-
-def sig2(x):
-    """x with 2 significant digits, no exponent."""
-    if x is None or not math.isfinite(x):
-        return "–"
-    if x == 0:
-        return "0"
-    d = 1 - int(math.floor(math.log10(abs(x))))
-    r = round(x, d)
-    return "{:,.{p}f}".format(r, p=max(d, 0))
-
-
-def time_unit(points, key):
-    vals = [p.stats[key][0] for p in points if math.isfinite(p.stats[key][0])]
-    if vals and max(vals) >= 36000:
-        return ("h", 3600.0)
-    return ("s", 1.0)
-
-
-def cell(point, metric, unit_div, tex=False):
-    key, _, _, kind, _ = metric
-    m, ci, n = point.stats[key]
-    if kind == "time":
-        m = m / unit_div
-        ci = ci / unit_div if ci is not None else None
-    if kind == "count" and m == int(m):
-        text = "{:,}".format(int(m))
-    elif kind == "count":
-        text = "{:,.1f}".format(m)
-    else:
-        text = fnum(m)
-    if ci is not None:
-        text += (r" $\pm$ " if tex else " ± ") + sig2(ci)
-    return text
-
-
-def best_values(points):
-    best = {}
-    for key, _, _, _, better in METRICS:
-        vals = [p.stats[key][0] for p in points if math.isfinite(p.stats[key][0])]
-        if vals:
-            best[key] = max(vals) if better == "high" else min(vals)
-    return best
-
-
-def headers(points, tex=False):
-    out = []
-    for m in METRICS:
-        key, md, tx, kind, _ = m
-        h = tx if tex else md
-        if kind == "time":
-            h += " (%s)" % time_unit(points, key)[0]
-        out.append(h)
-    return out
-
-
-def md_table(group):
-    pts = group.points
-    units = {m[0]: time_unit(pts, m[0])[1] for m in METRICS if m[3] == "time"}
-    best = best_values(pts)
-    lines = ["| policy | seeds | " + " | ".join(headers(pts)) + " |",
-             "|---|---:|" + "---:|" * len(METRICS)]
-    for p in pts:
-        cells = []
-        for m in METRICS:
-            t = cell(p, m, units.get(m[0], 1.0))
-            if m[0] in best and p.stats[m[0]][0] == best[m[0]]:
-                t = "**%s**" % t
-            cells.append(t)
-        lines.append("| %s | %d | %s |" % (p.label, p.n, " | ".join(cells)))
-    return "\n".join(lines)
-
-
-def tex_escape(s):
-    return re.sub(r"([_&%#$])", r"\\\1", s)
-
-
-def tex_table(group):
-    pts = group.points
-    units = {m[0]: time_unit(pts, m[0])[1] for m in METRICS if m[3] == "time"}
-    best = best_values(pts)
-    hs = headers(pts, tex=True)
-    out = ["% dike-emu summary table: " + tex_escape(group.title) + " (generated by analysis/report.py)",
-           "% needs \\usepackage{booktabs}",
-           "\\begin{table}[t]",
-           "\\centering",
-           "\\small",
-           "\\setlength{\\tabcolsep}{3pt}",
-           "\\begin{tabular}{l r " + " ".join("r" for _ in METRICS) + "}",
-           "\\toprule",
-           "policy & seeds & " + " & ".join(hs) + " \\\\",
-           "\\midrule"]
-    for p in pts:
-        cells = []
-        for m in METRICS:
-            t = cell(p, m, units.get(m[0], 1.0), tex=True).replace(",", "{,}")
-            if m[0] in best and p.stats[m[0]][0] == best[m[0]]:
-                t = "\\textbf{%s}" % t
-            cells.append(t)
-        out.append("%s & %d & %s \\\\" % (tex_escape(p.label), p.n, " & ".join(cells)))
-    cap = "%s: %s jobs on %d GPUs. Bold: best in the column." % (
-        tex_escape(group.title), "{:,}".format(group.jobs).replace(",", "{,}"), group.gpus)
-    if any(p.n > 1 for p in pts):
-        cap += r" Mean over seeds $\pm$ half-width of the 95\% confidence interval (Student $t$)."
-    out += ["\\bottomrule", "\\end{tabular}", "\\caption{%s}" % cap, "\\label{tab:%s}" % group.slug,
-            "\\end{table}", ""]
-    return "\n".join(out)
 
 
 def csv_value(v):
@@ -721,75 +532,77 @@ def group_csv(group):
 # ---------------------------------------------------------------------------------------------
 # Dike against the baselines (generated text: where Dike wins and where it loses)
 
-def compare(group, dike=None, baselines=None, label=None):
+def paired_of(row, ref, key):
+    """The paired difference row - ref of a metric over their common seeds (None below two)."""
+    return stats.paired(row.by_seed(key), ref.by_seed(key))
+
+
+def verdict(key, a, b, units):
+    """(+1 a better than b, -1 worse, 0 a tie; the Paired difference or None). A tie: the two
+    print the same at the table's precision, or, with two seeds or more in common, the paired
+    95% interval of the difference contains zero."""
+    c = tables.compare_printed(key, a.value(key), b.value(key), units)
+    pr = paired_of(a, b, key)
+    if c != 0 and pr is not None and not pr.significant:
+        c = 0
+    return c, pr
+
+
+def compare(group, dike=None, baselines=None, label=None, units=None, one_tenant=False):
     """(Markdown table, list of sentences) comparing Dike's rows with the best baseline per metric
-    (by default every row of the group; the report passes the headline slice's rows)."""
+    (by default every row of the group; the report passes the headline slice's rows). A win needs
+    a value that prints better (and, with seeds, a paired interval that excludes zero): equal at
+    the printed precision is a tie, and ties are not wins."""
     lab = label or (lambda p: p.label)
     dike = group.dike if dike is None else dike
     baselines = group.baselines if baselines is None else baselines
     if not dike or not baselines:
         return None, []
-    units = {m[0]: time_unit(group.points, m[0]) for m in METRICS if m[3] == "time"}
-
-    def show(key, v):
-        if key in units:
-            u, div = units[key]
-            return "%s %s" % (fnum(v / div), u)
-        if key == "preemptions":
-            return "{:,.0f}".format(v) if v == int(v) else "{:,.1f}".format(v)
-        return fnum(v)
-
-    def better(key, a, b):
-        """+1 if a is better than b, -1 if worse, 0 if equal (relative 1e-9)."""
-        hi = dict((m[0], m[4]) for m in METRICS)[key] == "high"
-        if abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300):
-            return 0
-        return (1 if a > b else -1) if hi else (1 if a < b else -1)
-
-    def overlap(p, q, key):
-        (m1, c1, _), (m2, c2, _) = p.stats[key], q.stats[key]
-        if c1 is None and c2 is None:
-            return False
-        return abs(m1 - m2) <= (c1 or 0) + (c2 or 0)
-
+    units = units or Units.choose(group.points)
+    show = units.show
     head = "| metric | better | best baseline | " + " | ".join(lab(p) for p in dike) + " |"
     lines = [head, "|---|---|---|" + "---:|" * len(dike)]
     wins, losses, ties = [], [], []
     default = next((p for p in dike if p.is_default_knob and not p.variant), None)
     dwin, dlose = [], []
+    seeded = False
     for key, _, _, _, hl in METRICS:
-        if key in NOT_COMPARED:
+        if key in NOT_COMPARED or (key == "jain" and one_tenant):
             continue
-        base = [p for p in baselines if math.isfinite(p.stats[key][0])]
+        base = [p for p in baselines if math.isfinite(p.value(key))]
         if not base:
             continue
         sign = 1 if hl == "high" else -1
-        bb = max(base, key=lambda p: (sign * p.stats[key][0], -group.points.index(p)))
-        bv = bb.stats[key][0]
-        ties_b = [lab(p) for p in base if p.stats[key][0] == bv]
+        bb = max(base, key=lambda p: (sign * p.value(key), -group.points.index(p)))
+        bv = bb.value(key)
+        ties_b = [lab(p) for p in base if tables.compare_printed(key, p.value(key), bv, units) == 0]
         cells = []
+        verdicts = []
         for d in dike:
-            v = d.stats[key][0]
+            c, pr = verdict(key, d, bb, units)
+            verdicts.append(c)
+            seeded = seeded or pr is not None
+            v = d.value(key)
             rel = "" if bv == 0 else " (%+.1f%%)" % (100.0 * (v - bv) / abs(bv))
-            mark = {1: " ✓", -1: "", 0: " ="}[better(key, v, bv)]
+            mark = {1: " ✓", -1: "", 0: " ="}[c]
+            if pr is not None:
+                mark += " [%s, %s]" % (tables.fnum(units.scaled(key, pr.lo)), tables.fnum(units.scaled(key, pr.hi)))
             cells.append(show(key, v) + rel + mark)
         lines.append("| %s | %s | %s: %s | %s |" % (METRIC_NAMES[key], "higher" if hl == "high" else "lower",
                                                     " = ".join(ties_b), show(key, bv), " | ".join(cells)))
-        bd = max(dike, key=lambda p: (sign * p.stats[key][0], -group.points.index(p)))
-        dv = bd.stats[key][0]
-        c = better(key, dv, bv)
-        ov = " (within the 95% CIs)" if c != 0 and overlap(bd, bb, key) else ""
-        winners = [lab(d) for d in dike if better(key, d.stats[key][0], bv) > 0]
-        if c > 0:
-            wins.append("%s (%s: %s vs %s's %s)%s" % (METRIC_NAMES[key], ", ".join(winners), show(key, dv),
-                                                     lab(bb), show(key, bv), ov))
-        elif c < 0:
-            losses.append("%s (best Dike, %s: %s vs %s's %s)%s" % (METRIC_NAMES[key], lab(bd), show(key, dv),
-                                                                  lab(bb), show(key, bv), ov))
+        bd = max(dike, key=lambda p: (sign * p.value(key), -group.points.index(p)))
+        winners = [lab(d) for d, c in zip(dike, verdicts) if c > 0]
+        if winners:
+            wins.append("%s (%s: %s vs %s's %s)" % (METRIC_NAMES[key], ", ".join(winners), show(key, bd.value(key)),
+                                                   lab(bb), show(key, bv)))
+        elif all(c < 0 for c in verdicts):
+            losses.append("%s (best Dike, %s: %s vs %s's %s)" % (METRIC_NAMES[key], lab(bd), show(key, bd.value(key)),
+                                                                lab(bb), show(key, bv)))
         else:
-            ties.append("%s (%s, like %s)" % (METRIC_NAMES[key], show(key, dv), lab(bb)))
+            ties.append("%s (best Dike %s vs %s's %s)" % (METRIC_NAMES[key], show(key, bd.value(key)), lab(bb),
+                                                          show(key, bv)))
         if default is not None:
-            c0 = better(key, default.stats[key][0], bv)
+            c0 = verdicts[dike.index(default)]
             (dwin if c0 > 0 else dlose if c0 < 0 else []).append(METRIC_NAMES[key])
     text = []
     text.append("Dike beats the best baseline on %d of %d metrics at some knob value%s" %
@@ -800,10 +613,16 @@ def compare(group, dike=None, baselines=None, label=None):
     else:
         text.append("There is no metric on which every Dike knob value loses to the best baseline.")
     if ties:
-        text.append("Ties: %s." % "; ".join(ties))
+        text.append("Ties (no Dike knob value better, at least one not worse): %s." % "; ".join(ties))
     if default is not None:
         text.append("At the default knob (w = 0.5) Dike is better than the best baseline on %s, and worse on %s."
                     % (", ".join(dwin) if dwin else "no metric", ", ".join(dlose) if dlose else "no metric"))
+    text.append("Tolerance: values that print the same (4 significant digits, in the table's units) are a tie, "
+                "and ties are not wins%s." % (
+                    "; with seeds, a difference whose paired 95% interval over the common seeds (shown in "
+                    "brackets, Dike minus the baseline) contains zero is a tie too" if seeded else ""))
+    if one_tenant:
+        text.append("Jain's index is not compared: the trace has one tenant.")
     text.append("The best baseline is chosen per metric, and so is Dike's knob value: no single policy "
                 "or knob value is the one compared on every line.")
     return "\n".join(lines), text
@@ -867,12 +686,18 @@ def monotonicity_checks(group):
     return [MonotonicityCheck(ws[0.0], ws[1.0]) for ws in by.values() if 0.0 in ws and 1.0 in ws]
 
 
+def jct_unit(group, units=None):
+    """(unit name, divisor) of the average JCT: the report's units, or chosen from this group."""
+    units = units or Units.choose(group.points)
+    return units.name("avg_jct"), units.div("avg_jct")
+
+
 def setting_text(knowledge, weighting, variant=""):
     return "%s, %s%s" % (knowledge, weighting_tag(weighting), ", " + variant if variant else "")
 
 
-def dominance_lines(group, checks):
-    u, div = time_unit(group.points, "avg_jct")
+def dominance_lines(group, checks, units=None):
+    u, div = jct_unit(group, units)
     out = []
     for c in checks:
         where = setting_text(c.knowledge, c.weighting, c.dike.variant)
@@ -889,8 +714,8 @@ def dominance_lines(group, checks):
     return out
 
 
-def monotonicity_lines(group, checks):
-    u, div = time_unit(group.points, "avg_jct")
+def monotonicity_lines(group, checks, units=None):
+    u, div = jct_unit(group, units)
     out = []
     for c in checks:
         a, b = c.w0, c.w1
@@ -935,8 +760,8 @@ def target_rows(group):
     return out
 
 
-def target_lines(group):
-    u, div = time_unit(group.points, "avg_jct")
+def target_lines(group, units=None):
+    u, div = jct_unit(group, units)
     out = []
     for d, bj, bu, pct, du, ppj in target_rows(group):
         out.append("Target (full TitanSched Philly, load 1, 512 GPUs, %s): Dike w=%s avg JCT %s %s, "
@@ -1015,250 +840,6 @@ def monotonicity_csv(groups, mono):
     return csv_text(header, rows)
 
 # ---------------------------------------------------------------------------------------------
-# Figures
-
-def setup_matplotlib():
-    plt.rcParams.update({
-        "figure.dpi": 100, "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
-        "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8, "axes.grid": True,
-        "grid.alpha": 0.3, "grid.linewidth": 0.6, "lines.linewidth": 1.4, "savefig.bbox": "tight",
-        "pdf.fonttype": 42, "svg.hashsalt": "dike-emu", "path.simplify": True,
-    })
-
-
-class FigureWriter:
-    def __init__(self, folder, formats, dpi):
-        self.folder = folder
-        self.formats = formats
-        self.dpi = dpi
-        self.written = []
-
-    def save(self, fig, name, layout=True):
-        # Subplot spacing here (unless the figure did its own); bbox_inches="tight" (rcParams) then
-        # takes in what lies outside the axes (legends on the right, suptitles).
-        for ax in fig.axes:
-            for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
-                if scale == "log":
-                    plain_log_labels(axis)
-        if layout:
-            fig.tight_layout(pad=0.4)
-        os.makedirs(self.folder, exist_ok=True)
-        paths = []
-        for fmt in self.formats:
-            p = os.path.join(self.folder, "%s.%s" % (name, fmt))
-            meta = PDF_META if fmt == "pdf" else PNG_META if fmt == "png" else None
-            fig.savefig(p, format=fmt, dpi=self.dpi, metadata=meta)
-            paths.append(p)
-        plt.close(fig)
-        self.written += paths
-        return paths
-
-
-def subsample_cdf(x):
-    """Sorted values and their empirical CDF, thinned to at most ~2,000 points for plotting."""
-    x = np.sort(x)
-    n = len(x)
-    y = np.arange(1, n + 1) / n
-    if n > 2000:
-        idx = np.unique(np.concatenate([np.linspace(0, n - 1, 2000).astype(int), [n - 1]]))
-        x, y = x[idx], y[idx]
-    return x, y
-
-
-def finished(run):
-    j = run.jobs
-    return j[j["finish_time"] >= 0]
-
-
-def legend_right(ax, handles=None, labels=None, title=None):
-    """Legend outside the axes, on the right, one entry per line."""
-    if handles is None:
-        handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8,
-                  title=title, title_fontsize=8, borderaxespad=0.0)
-
-
-def fig_cdf(group, pal, fw, what):
-    """JCT CDF (one panel), or rho CDF and its tail 1 - CDF on log-log axes (two panels)."""
-    seeds = "" if group.seed_counts == [1] else " (jobs of all seeds pooled)"
-    if what == "jct":
-        fig, ax = plt.subplots(figsize=(8.0, 4.0))
-        axes = [ax]
-    else:
-        fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.9))
-    nmax = 1
-    for p in group.points:
-        vals = np.concatenate([finished(r)[what] for r in p.seed_runs])
-        vals = vals[np.isfinite(vals) & (vals > 0)]
-        if not len(vals):
-            continue
-        nmax = max(nmax, len(vals))
-        x, y = subsample_cdf(vals)
-        kw = dict(color=pal.color(p), ls=pal.linestyle(p), lw=pal.linewidth(p), label=group.label(p))
-        axes[0].step(x, y, where="post", **kw)
-        if what != "jct":
-            # fraction of jobs with rho > x: the unfair tail that the CDF squeezes against y = 1
-            sx = np.sort(vals)
-            tail = 1.0 - np.arange(1, len(sx) + 1) / len(sx)
-            keep = tail > 0
-            sx, tail = sx[keep], tail[keep]
-            if len(sx) > 2000:
-                idx = np.unique(np.linspace(0, len(sx) - 1, 2000).astype(int))
-                sx, tail = sx[idx], tail[idx]
-            axes[1].step(sx, tail, where="post", **kw)
-    for ax in axes:
-        ax.set_xscale("log")
-    axes[0].set_ylim(0, 1.0)
-    axes[0].set_ylabel("fraction of finished jobs")
-    if what == "jct":
-        axes[0].set_xlabel("job completion time (s, log scale)")
-        axes[0].set_title("JCT CDF — %s%s" % (group.title, seeds))
-        legend_right(axes[0])
-        return fw.save(fig, "%s-jct_cdf" % group.slug)
-    for ax in axes:
-        ax.axvline(1.0, color="black", lw=1.0, ls="--", zorder=0)
-    axes[0].text(1.0, 0.03, " ρ = 1", fontsize=8, ha="left", va="bottom")
-    axes[1].text(1.0, 1.5 / nmax, " ρ = 1", fontsize=8, ha="left", va="bottom")
-    axes[0].set_xlabel("ρ = JCT / T_ideal (log scale; ρ ≤ 1 is fair)")
-    axes[0].set_title("CDF", fontsize=9)
-    axes[1].set_yscale("log")
-    axes[1].set_ylim(1.0 / nmax, 1.0)
-    axes[1].set_xlabel("ρ (log scale)")
-    axes[1].set_ylabel("fraction of jobs with ρ > x (log)")
-    axes[1].set_title("tail: 1 − CDF", fontsize=9)
-    fig.suptitle("Finish-time fairness ρ — %s%s" % (group.title, seeds), fontsize=10)
-    legend_right(axes[1])
-    return fw.save(fig, "%s-rho_cdf" % group.slug)
-
-
-def binned(t, ys, nbins=400):
-    """Time series averaged over at most nbins equal bins of samples."""
-    n = len(t)
-    if n <= nbins:
-        return t, ys
-    edges = np.linspace(0, n, nbins + 1).astype(int)
-    edges = np.unique(edges)
-    starts = edges[:-1]
-    counts = np.diff(edges)
-    tb = np.add.reduceat(t, starts) / counts
-    out = []
-    for y in ys:
-        y = np.asarray(y, dtype=float)
-        if y.ndim == 1:
-            out.append(np.add.reduceat(y, starts) / counts)
-        else:
-            out.append(np.add.reduceat(y, starts, axis=0) / counts[:, None])
-    return tb, out
-
-
-def duration_text(s):
-    if s >= 2 * 3600:
-        return "%.3g h" % (s / 3600)
-    if s >= 120:
-        return "%.3g min" % (s / 60)
-    return "%.3g s" % s
-
-
-def time_axis(tmax):
-    if tmax > 3 * 86400:
-        return ("days", 86400.0)
-    if tmax > 3 * 3600:
-        return ("hours", 3600.0)
-    return ("s", 1.0)
-
-
-def fig_timeseries(group, pal, fw):
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8.5, 5.0), sharex=True)
-    tmax = max((float(p.first.timeseries["time"][-1]) for p in group.points if len(p.first.timeseries["time"])),
-               default=1.0)
-    unit, div = time_axis(tmax)
-    for p in group.points:
-        ts = p.first.timeseries
-        if not len(ts["time"]):
-            continue
-        t, (busy, queued) = binned(ts["time"].astype(float), [ts["busy_gpus"], ts["queued"]])
-        kw = dict(color=pal.color(p), ls=pal.linestyle(p), lw=pal.linewidth(p) * 0.8, label=group.label(p))
-        a1.plot(t / div, busy, **kw)
-        a2.plot(t / div, queued, **kw)
-    if group.gpus:
-        a1.axhline(group.gpus, color="black", lw=0.8, ls=":", zorder=0)
-        a1.text(0, group.gpus, "cluster: %d GPUs" % group.gpus, fontsize=7, va="bottom")
-        a1.set_ylim(0, group.gpus * 1.08)
-    a1.set_ylabel("busy GPUs")
-    a2.set_ylabel("jobs queued")
-    a2.set_xlabel("simulated time (%s)" % unit)
-    a2.set_ylim(bottom=0)
-    t0 = group.points[0].first.timeseries["time"]
-    n = len(t0)
-    step = float(t0[1] - t0[0]) if n > 1 else 0.0
-    binw = step * max(1, n // 400) if n > 400 else step
-    a1.set_title("Busy GPUs and queued jobs — %s" % group.title)
-    fig.text(0.01, 0.005, "seed %d; each line is the mean over bins of %s" %
-             (group.points[0].first.seed, duration_text(binw)), fontsize=7, color="#555555")
-    legend_right(a1)
-    fig.align_ylabels([a1, a2])
-    return fw.save(fig, "%s-timeseries" % group.slug)
-
-
-def fig_tenant_share(group, fw):
-    pts = group.points
-    # Tenants by name over the group; the biggest 11 by GPU-seconds in the first run get their own
-    # colour, the rest are summed as "other".
-    first = pts[0].first
-    names = first.tenant_names()
-    order = np.argsort(-first.tenants["gpu_seconds"], kind="stable") if "gpu_seconds" in first.tenants.dtype.names \
-        else np.arange(len(names))
-    top = [names[i] for i in order[:11]] if len(names) > 12 else [names[i] for i in order]
-    has_other = len(names) > len(top)
-    colours = [plt.get_cmap("tab20")(i % 20) for i in range(len(top))] + ["#cccccc"]
-    ncols = min(3, len(pts))
-    nrows = int(math.ceil(len(pts) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.9 * ncols + 1.6, 1.7 * nrows + 0.7), sharex=True,
-                             sharey=True, squeeze=False)
-    tmax = max((float(p.first.timeseries["time"][-1]) for p in pts if len(p.first.timeseries["time"])), default=1.0)
-    unit, div = time_axis(tmax)
-    G = group.gpus or 1
-    for ax, p in zip(axes.flat, pts):
-        r = p.first
-        ts = r.timeseries
-        tg = np.asarray(ts["tenant_gpus"], dtype=float)
-        if tg.ndim != 2 or not len(ts["time"]):
-            ax.set_visible(False)
-            continue
-        rn = r.tenant_names()
-        cols = np.zeros((tg.shape[0], len(top) + 1))
-        for j, nm in enumerate(rn[:tg.shape[1]]):
-            k = top.index(nm) if nm in top else len(top)
-            cols[:, k] += tg[:, j]
-        t, (cols,) = binned(ts["time"].astype(float), [cols], nbins=200)
-        share = cols / G
-        series = [share[:, k] for k in range(len(top) + (1 if has_other else 0))]
-        ax.stackplot(t / div, *series, colors=colours[:len(series)], lw=0, rasterized=True)
-        ax.set_title(group.label(p), fontsize=8, pad=2)
-        ax.set_ylim(0, 1.02)
-        ax.grid(True, alpha=0.3)
-    for ax in axes.flat[len(pts):]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("share of GPUs")
-    for ax in axes[-1, :]:
-        ax.set_xlabel("time (%s)" % unit)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[i]) for i in range(len(top))]
-    labels = list(top)
-    if has_other:
-        handles.append(plt.Rectangle((0, 0), 1, 1, color=colours[-1]))
-        labels.append("other %d tenants" % (len(names) - len(top)))
-    fig.suptitle("Share of the cluster's %d GPUs by tenant — %s (seed %d)" % (G, group.title, first.seed),
-                 fontsize=10)
-    height = 1.7 * nrows + 0.7
-    fig.tight_layout(pad=0.4, h_pad=0.5, w_pad=0.4, rect=(0, 0, 1, 1 - 0.3 / height))
-    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), ncol=1, frameon=False,
-               fontsize=7, title="tenant", title_fontsize=8)
-    return fw.save(fig, "%s-tenant_share" % group.slug, layout=False)
-
-
-# ---------------------------------------------------------------------------------------------
 # Per tenant: weight, GPUs held against entitlement, received against entitled share
 
 TENANT_SHARE_COLUMNS = ("weight", "weight_share", "avg_gpus", "entitlement", "gpu_share", "entitled_share")
@@ -1294,34 +875,39 @@ def tenant_sums(run, members):
     return out
 
 
-def tenant_table(group):
-    """Markdown: one row per tenant (the 12 largest by weight), then per configuration its received
-    share of GPU-seconds and its entitled share (lowest seed). When all configurations share the
-    weights, they are two columns of their own; else each cell adds the weight share."""
-    pts = [p for p in group.points if has_tenant_shares(p.first)]
-    if not pts:
-        return ""
-    rows = tenant_rows(group)
+def tenant_table(group, points=None, label=None, limit=10):
+    """(Markdown, note): one row per tenant (the @p limit largest by weight, the rest summed), its
+    weight share, and per row of @p points (the figures' rows by default) the tenant's received
+    share of GPU-seconds divided by its entitled share (lowest seed): 1.00 = what weighted max-min
+    fairness entitled it to. Narrow on purpose: every number of every tenant is in the CSV."""
+    points = group.points if points is None else points
+    lab = label or (lambda p: p.label)
+    pts = [p for p in points if has_tenant_shares(p.first)]
+    if not pts or len(pts[0].first.tenant_names()) < 2:
+        return "", ""
+    rows = tenant_rows(group, limit)
     first = pts[0].first
     shared = all(p.first.tenant_names() == first.tenant_names() and
                  np.array_equal(p.first.tenants["weight"], first.tenants["weight"]) for p in pts)
-    what = "received / entitled" + ("" if shared else " (weight share)")
-    head = ["tenant"] + (["weight", "weight share"] if shared else []) + \
-        ["%s: %s" % (md_escape(p.label), what) for p in pts]
-    lines = ["| " + " | ".join(head) + " |", "|---|" + ("---:|---:|" if shared else "") + "---:|" * len(pts)]
-    for label, members in rows:
-        cells = [md_escape(label)]
+    head = ["tenant"] + (["weight share"] if shared else []) + [lab(p) for p in pts]
+    body = []
+    for name, members in rows:
+        cells = [md_escape(name)]
         if shared:
-            base = tenant_sums(first, members)
-            cells += [fnum(base["weight"]) if len(members) == 1 else "–", "%.1f%%" % (100 * base["weight_share"])]
+            cells.append("%.1f%%" % (100 * tenant_sums(first, members)["weight_share"]))
         for p in pts:
-            s = tenant_sums(p.first, members)
-            cell = "%.1f%% / %.1f%%" % (100 * s["gpu_share"], 100 * s["entitled_share"])
-            if not shared:
-                cell += " (%.1f%%)" % (100 * s["weight_share"])
-            cells.append(cell)
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            t = tenant_sums(p.first, members)
+            cells.append("%.2f" % (t["gpu_share"] / t["entitled_share"]) if t["entitled_share"] > 0 else "–")
+        body.append(cells)
+    text = tables.tabulate(body, [md_escape(h) for h in head], tablefmt="pipe", disable_numparse=True,
+                           colalign=["left"] + ["right"] * (len(head) - 1))
+    note = ("Each cell: the tenant's received share of all allocated GPU-seconds divided by its entitled share "
+            "(weighted max-min water-filling of the GPUs over the active tenants' demand): 1.00 = received "
+            "its entitlement, below 1 = less. %s; lowest seed; the %d largest tenants by weight, the rest "
+            "summed." % ("Weight share = the tenant's share of the resolved `[tenants] weights`" if shared else
+                         "The rows' tenant weights differ (e.g. equal vs demand): see the CSV for each row's",
+                         min(limit, len(rows))))
+    return text, note
 
 
 def tenant_csv(group):
@@ -1337,262 +923,6 @@ def tenant_csv(group):
             rows.append([p.label, r.seed, int(t["tenant"][i]), name, int(t["jobs"][i]), float(t["gpu_seconds"][i])]
                         + [float(t[c][i]) for c in TENANT_SHARE_COLUMNS])
     return csv_text(header, rows)
-
-
-def fig_tenant_entitlement(group, pal, fw):
-    """Received share of GPU-seconds against entitled share, one marker per (configuration, tenant):
-    on the diagonal a tenant got what weighted max-min fairness entitled it to."""
-    pts = [p for p in group.points if has_tenant_shares(p.first)]
-    if not pts:
-        return None
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    lo = 1.0
-    for p in pts:
-        t = p.first.tenants
-        x = np.asarray(t["entitled_share"], dtype=float)
-        y = np.asarray(t["gpu_share"], dtype=float)
-        keep = (x > 0) & (y > 0)
-        if keep.any():
-            lo = min(lo, float(x[keep].min()), float(y[keep].min()))
-        ax.scatter(x[keep], y[keep], s=22, marker=pal.marker(p), facecolors="none" if p.policy != "dike" else pal.color(p),
-                   edgecolors=pal.color(p), linewidths=1.0, alpha=0.85, label=p.label)
-    log = lo < 0.02
-    lim_lo = 10 ** math.floor(math.log10(lo)) if log else 0.0
-    ax.plot([lim_lo or 1e-9, 1], [lim_lo or 1e-9, 1], color="#888888", lw=0.8, ls="--", zorder=0, label="received = entitled")
-    if log:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-    ax.set_xlim(lim_lo, 1)
-    ax.set_ylim(lim_lo, 1)
-    ax.set_xlabel("entitled share (weighted max-min water-filling over demand)")
-    ax.set_ylabel("received share of GPU-seconds")
-    ax.set_title("Per tenant: received vs entitled share — %s (seed %d)" % (group.title, pts[0].first.seed), fontsize=9)
-    legend_right(ax, title="policy (one marker per tenant)")
-    return fw.save(fig, "%s-tenant_entitlement" % group.slug)
-
-
-def fig_frontier(group, pal, fw):
-    """Average JCT against max rho and against the unfair fraction: Dike's points joined in knob
-    order, baselines as labelled markers. With several seeds: each seed a small dot, the mean a
-    marker with its 95% CI as thin bars (cut at the axes, which are set by the seeds' values)."""
-    fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.0), sharey=True)
-    u, div = time_unit(group.points, "avg_jct")
-    ys_all = []
-
-    def draw(ax, p, xkey, marker, ms, z, label=None):
-        x, y = p.stats[xkey][0], p.stats["avg_jct"][0] / div
-        xe, ye = p.stats[xkey][1], p.stats["avg_jct"][1]
-        if p.n > 1:
-            sx = [r.summary[xkey] for r in p.seed_runs]
-            sy = [r.summary["avg_jct"] / div for r in p.seed_runs]
-            ax.plot(sx, sy, ".", ms=3, color=pal.color(p), alpha=0.6, zorder=z - 1)
-            ax.errorbar([x], [y], xerr=None if xe is None else [xe], yerr=None if ye is None else [ye / div],
-                        fmt="none", ecolor=pal.color(p), alpha=0.5, elinewidth=0.7, capsize=2, zorder=z - 1)
-            xs_seen.extend(sx)
-            ys_all.extend(sy)
-        ax.plot([x], [y], marker, ms=ms, color=pal.color(p), mec="black", mew=0.5, zorder=z, ls="none",
-                label=label)
-        xs_seen.append(x)
-        ys_all.append(y)
-        return x, y
-
-    for ax, xkey, xlabel in ((axes[0], "max_rho", "max ρ (lower is fairer)"),
-                             (axes[1], "unfair_fraction", "unfair fraction: jobs with ρ > 1")):
-        xs_seen = []
-        variants = {}
-        for p in group.dike:
-            variants.setdefault(p.variant, []).append(p)
-        for vi, (var, plist) in enumerate(sorted(variants.items())):
-            plist = sorted(plist, key=lambda p: p.weight)
-            ax.plot([p.stats[xkey][0] for p in plist], [p.stats["avg_jct"][0] / div for p in plist],
-                    color="#b2182b", lw=1.2, ls=LINESTYLES[vi % 4], zorder=1,
-                    label="dike, w = " + ", ".join(fmt_w(p.weight) for p in plist) + (" (%s)" % var if var else ""))
-            for p in plist:
-                x, y = draw(ax, p, xkey, "o", 6, 4)
-                ax.annotate("w=%s" % fmt_w(p.weight), (x, y), textcoords="offset points", xytext=(-6, 3),
-                            ha="right", fontsize=7, color="#67000d")
-        for p in group.baselines:
-            x, y = draw(ax, p, xkey, pal.marker(p), 7, 3, label=group.label(p))
-            ax.annotate(group.label(p), (x, y), textcoords="offset points", xytext=(5, -9), fontsize=7,
-                        color=pal.color(p))
-        ax.set_xlabel(xlabel)
-        set_limits(ax, "x", xs_seen, log_ok=True)
-        if ax.get_xscale() == "log":
-            ax.set_xlabel(xlabel + ", log scale")
-    set_limits(axes[0], "y", ys_all, log_ok=False)
-    axes[0].set_ylabel("average JCT (%s)" % u)
-    ci = any(p.n > 1 for p in group.points)
-    fig.suptitle("Fairness-efficiency frontier — %s%s" % (group.title, " (dots: seeds; bars: 95% CI of the mean, "
-                                                           "cut at the axes)" if ci else ""), fontsize=10)
-    legend_right(axes[1])
-    return fw.save(fig, "%s-frontier" % group.slug)
-
-
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def log_label(v):
-    if v <= 0:
-        return ""
-    if 0.001 <= v < 1e5:
-        return "%g" % v
-    e = math.log10(v)
-    if abs(e - round(e)) < 1e-9:
-        return "10" + str(int(round(e))).translate(SUPERSCRIPT)
-    return "%.0e" % v
-
-
-def plain_log_labels(axis):
-    """Plain text labels on a log axis (0.1, 1, 10, ..., 10⁶; 2 and 5 between when the axis spans
-    less than three decades): readable, and no mathtext to lay out, which is most of the time
-    matplotlib spends on a log axis."""
-    lo, hi = axis.get_view_interval()
-    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: log_label(v)))
-    if hi / max(lo, 1e-300) < 1000:
-        axis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
-            lambda v, _: log_label(v) if v > 0 and round(v / 10 ** math.floor(math.log10(v) + 1e-9)) in (2, 5)
-            else ""))
-    else:
-        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-
-
-def set_limits(ax, which, vals, log_ok):
-    """Axis limits from the plotted means with a margin (confidence bars may run off the axes:
-    with two seeds, t = 12.7 makes them far wider than the spread of the points); a log scale
-    when the values are positive and span more than a factor of 10."""
-    vals = [v for v in vals if math.isfinite(v)]
-    if not vals:
-        return
-    lo, hi = min(vals), max(vals)
-    setter = ax.set_xlim if which == "x" else ax.set_ylim
-    if log_ok and lo > 0 and hi / lo > 10:
-        (ax.set_xscale if which == "x" else ax.set_yscale)("log")
-        f = (hi / lo) ** 0.12
-        setter(lo / f, hi * f)
-        return
-    pad = (hi - lo) * 0.12 or abs(hi) * 0.05 or 1.0
-    setter(lo - pad, hi + pad)
-
-
-SIZE_BUCKETS = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65, 128), (129, 256),
-                (257, 512), (513, 1 << 30)]
-
-
-def bucket_label(lo, hi):
-    if lo == hi:
-        return "%d" % lo
-    if hi >= 1 << 30:
-        return "≥%d" % lo
-    return "%d–%d" % (lo, hi)
-
-
-def fig_jct_by_size(group, pal, fw):
-    present = []
-    for lo, hi in SIZE_BUCKETS:
-        if any(((r.jobs["num_gpus"] >= lo) & (r.jobs["num_gpus"] <= hi)).any()
-               for p in group.points for r in p.seed_runs):
-            present.append((lo, hi))
-    u, div = time_unit(group.points, "avg_jct")
-    fig, ax = plt.subplots(figsize=(min(14.0, max(8.0, 1.0 + 0.08 * len(present) * len(group.points))), 4.0))
-    npts = len(group.points)
-    width = 0.84 / npts
-    xs = np.arange(len(present))
-    counts = []
-    for lo, hi in present:
-        c = [int(((p.first.jobs["num_gpus"] >= lo) & (p.first.jobs["num_gpus"] <= hi)).sum())
-             for p in group.points[:1]]
-        counts.append(c[0])
-    for i, p in enumerate(group.points):
-        means, errs = [], []
-        for lo, hi in present:
-            per_seed = []
-            for r in p.seed_runs:
-                f = finished(r)
-                sel = f[(f["num_gpus"] >= lo) & (f["num_gpus"] <= hi)]["jct"]
-                if len(sel):
-                    per_seed.append(float(sel.mean()))
-            m, ci, _ = mean_ci(per_seed)
-            means.append(m / div)
-            errs.append(0.0 if ci is None else ci / div)
-        yerr = None if not any(errs) else [errs, errs]
-        ax.bar(xs - 0.42 + width * (i + 0.5), means, width, color=pal.color(p), edgecolor="black", lw=0.3,
-               hatch=None if pal.linestyle(p) == "-" else "//", label=group.label(p), yerr=yerr,
-               error_kw=dict(elinewidth=0.6, capsize=1.5, ecolor="#333333"))
-    ax.set_yscale("log")
-    ax.set_xticks(xs)
-    ax.set_xticklabels(["%s\n%d jobs" % (bucket_label(lo, hi), c) for (lo, hi), c in zip(present, counts)])
-    ax.set_xlabel("job size (GPUs)" + (", jobs of seed %d" % group.points[0].first.seed
-                                       if group.seed_counts != [1] else ""))
-    ax.set_ylabel("mean JCT of finished jobs (%s, log scale)" % u)
-    ci = any(p.n > 1 for p in group.points)
-    ax.set_title("JCT by job size — %s%s" % (group.title, "; bars: 95% CI over seeds" if ci else ""))
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.grid(False, axis="x")
-    legend_right(ax)
-    return fw.save(fig, "%s-jct_by_size" % group.slug)
-
-
-def scaling_series(groups):
-    """[(label, [(ranks, runs)])] for every (group, point, seed) with several rank counts, else
-    one series per group with each run as it is."""
-    multi = []
-    for g in groups:
-        for p in g.points:
-            by_seed = {}
-            for r in p.all_runs:
-                by_seed.setdefault(r.seed, {}).setdefault(r.ranks, []).append(r)
-            for s, by_r in sorted(by_seed.items()):
-                if len(by_r) > 1:
-                    lab = "%s: %s" % (g.title, p.label) + (", seed %d" % s if p.n > 1 else "")
-                    multi.append((lab, sorted(by_r.items())))
-    return multi
-
-
-def fig_scaling(groups, fw):
-    multi = scaling_series(groups)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.0, 3.8))
-    allranks = set()
-    if multi:
-        colours = plt.get_cmap("tab10")
-        for i, (lab, series) in enumerate(multi[:10]):
-            rs = [r for r, _ in series]
-            wall = [float(np.mean([x.engine_wall for x in runs])) for _, runs in series]
-            eps = [float(np.mean([x.events / x.engine_wall if x.engine_wall > 0 else np.nan for x in runs]))
-                   for _, runs in series]
-            allranks.update(rs)
-            a1.plot(rs, wall, "o-", color=colours(i % 10), label=lab)
-            a1.plot(rs, [wall[0] * rs[0] / r for r in rs], ":", color=colours(i % 10), lw=0.9)
-            a2.plot(rs, eps, "o-", color=colours(i % 10), label=lab)
-        note = "dotted: ideal (wall time ∝ 1/ranks)"
-        if len(multi) > 10:
-            note += "; %d more series in the table" % (len(multi) - 10)
-    else:
-        for g in groups:
-            for p in g.points:
-                for r in p.all_runs:
-                    allranks.add(r.ranks)
-                    a1.plot([r.ranks], [r.engine_wall], "o", color="#1f77b4", alpha=0.6)
-                    a2.plot([r.ranks], [r.events / r.engine_wall if r.engine_wall > 0 else np.nan], "o",
-                            color="#1f77b4", alpha=0.6)
-        note = "no configuration was run with several rank counts: each dot is one run"
-    for ax in (a1, a2):
-        ys = [y for line in ax.get_lines() for y in line.get_ydata() if np.isfinite(y)]
-        if ys:
-            ax.set_ylim(0, max(ys) * 1.12 or 1.0)
-        ax.set_xlabel("MPI ranks")
-        rs = sorted(allranks)
-        if rs:
-            if rs[-1] / max(rs[0], 1) > 8:
-                ax.set_xscale("log", base=2)
-            ax.set_xticks(rs)
-            ax.set_xticklabels([str(r) for r in rs])
-    a1.set_ylabel("engine wall time (s, slowest rank)")
-    a2.set_ylabel("events per second (all ranks)")
-    a2.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
-    fig.suptitle("Scaling (from /perf) — %s" % note, fontsize=9)
-    if multi:
-        a1.legend(loc="lower left", fontsize=7, framealpha=0.8)
-    return fw.save(fig, "scaling")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1660,8 +990,76 @@ def common_config(runs):
     return "\n".join(lines), diffs
 
 
-def md_escape(s):
-    return s.replace("|", "\\|")
+def find_row(points, name, label):
+    """The row of @p points called @p name (its row name, its name in the figures, or e.g. "dike
+    w=0.5"); None if none or several."""
+    hits = [p for p in points if name in (p.label, p.base_label, label(p))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def paired_rows(points, ref, keys):
+    """[(row, {key: Paired})] of every other row with at least two seeds in common with @p ref."""
+    out = []
+    for p in points:
+        if p is ref:
+            continue
+        d = {k: paired_of(p, ref, k) for k in keys}
+        if any(v is not None for v in d.values()):
+            out.append((p, d))
+    return out
+
+
+def paired_table(rows, ref, keys, units, label):
+    """Markdown: per row, its difference from the reference row per metric, mean over the common
+    seeds ± the 95% half-width (Student t); bold where the interval excludes zero."""
+    head = ["row − %s" % label(ref), "seeds"] + [units.header(k) for k in keys]
+    body = []
+    for p, d in rows:
+        cells = [md_escape(label(p)), str(max((x.n for x in d.values() if x is not None), default=0))]
+        for k in keys:
+            x = d[k]
+            if x is None:
+                cells.append("–")
+                continue
+            t = tables.plus_minus(units.scaled(k, x.mean), units.scaled(k, x.half))
+            cells.append("**%s**" % t if x.significant else t)
+        body.append(cells)
+    return tables.tabulate(body, [md_escape(h) for h in head], tablefmt="pipe", disable_numparse=True,
+                           colalign=["left"] + ["right"] * (len(head) - 1))
+
+
+def paired_csv(entries):
+    header = ["trace", "load", "gpus", "row", "reference", "metric", "seeds", "mean_difference", "ci95",
+              "low", "high", "excludes_zero"]
+    rows = []
+    for g, ref, prs in entries:
+        for p, d in prs:
+            for k, x in d.items():
+                if x is not None:
+                    rows.append([g.trace, g.load, g.gpus, p.label, ref.label, k, x.n, x.mean, x.half, x.lo, x.hi,
+                                 int(x.significant)])
+    return csv_text(header, rows)
+
+
+def apply_window(runs, mode):
+    """Use /summary/window in place of /summary (mode "on": every run must have it; "auto": when
+    every run has it; "off": never). Returns {path: Window} of the runs switched, empty if none."""
+    if mode == "off":
+        return {}
+    wins = {r.path: window.read(r.path) for r in runs}
+    missing = [r.path for r in runs if wins[r.path] is None]
+    if missing:
+        if mode == "on":
+            raise dikeio.NotDikeOutput("--window on: %s has no /summary/window (run it with metrics.window set)%s"
+                                       % (missing[0], " (and %d more)" % (len(missing) - 1) if len(missing) > 1 else ""))
+        if len(missing) < len(runs):
+            print("report: warning: %d of %d runs have a /summary/window, %s does not: whole-run metrics for all"
+                  % (len(runs) - len(missing), len(runs), missing[0]), file=sys.stderr)
+        return {}
+    for r in runs:
+        r.summary_whole = r.summary
+        r.summary = dict(r.summary, **wins[r.path].metrics)
+    return wins
 
 
 def build(args):
@@ -1677,25 +1075,32 @@ def build(args):
     root = os.path.commonpath(roots) if roots else os.getcwd()
     display = {r.path: rel(os.path.abspath(r.path), root) for r in runs}
 
+    wins = apply_window(runs, args.window)
     groups_d = {}
     for r in runs:
         groups_d.setdefault(group_key(r), []).append(r)
     groups = [Group(k, groups_d[k], args.headline_weights) for k in sorted(groups_d)]
+    try:
+        units = Units.choose([p for g in groups for p in g.points], args.units)
+    except tables.UnitsError as e:
+        raise dikeio.NotDikeOutput(str(e))
+    md_keys = args.columns or [m[0] for m in METRICS]
+    tex_keys = args.columns or list(tables.PAPER_COLUMNS)
     dom = {g.key: dominance_checks(g) for g in groups}
     mono = {g.key: monotonicity_checks(g) for g in groups}
     for g in groups:
         for p in g.points:
             for w in p.warnings:
                 print("report: warning: %s" % w, file=sys.stderr)
-    pal = Palette([r.policy for r in runs])
-    setup_matplotlib()
+    pal = figures.Palette([r.policy for r in runs])
+    figures.setup_matplotlib()
 
     report_path = args.report or os.path.join(args.out, "report.md")
     fig_dir = args.figures or os.path.join(args.out, "figures")
     table_dir = None if args.no_tables else (args.tables or os.path.join(args.out, "tables"))
     rdir = os.path.dirname(os.path.abspath(report_path))
     os.makedirs(rdir, exist_ok=True)
-    fw = FigureWriter(fig_dir, args.formats, args.dpi)
+    fw = figures.FigureWriter(fig_dir, args.formats, args.dpi, figures.Preset(args.figsize))
     written = []
 
     def write(path, text):
@@ -1707,9 +1112,9 @@ def build(args):
     def img(paths, caption):
         png = next((p for p in paths if p.endswith(".png")), paths[0])
         others = [p for p in paths if p is not png]
-        line = "![%s](%s)" % (caption, rel(png, rdir))
+        line = "![%s](%s)  \n*%s*" % (caption, rel(png, rdir), caption)
         if others:
-            line += "  \n" + " · ".join("[%s](%s)" % (os.path.splitext(p)[1][1:].upper(), rel(p, rdir)) for p in others)
+            line += " " + " · ".join("[%s](%s)" % (os.path.splitext(p)[1][1:].upper(), rel(p, rdir)) for p in others)
         return line
 
     any_ci = any(p.n > 1 for g in groups for p in g.points)
@@ -1726,9 +1131,20 @@ def build(args):
            "fraction of jobs with ρ > 1); Jain's index over tenants; utilisation = allocated GPU-s / "
            "(GPUs × makespan); preemptions over all jobs.",
            ("Rows with several seeds show the mean ± the half-width of its 95% confidence interval "
-            "(Student t with n − 1 degrees of freedom)." if any_ci else
+            "(Student t with n − 1 degrees of freedom); the policies of a group replay the same seeded "
+            "workloads, so each group also gives the paired difference from a reference row." if any_ci else
             "Each row is one run (one seed), so there are no confidence intervals.")
-           + " Bold: best in the column (lowest; highest for Jain and utilisation).", ""]
+           + " Units, the same in every table and sentence of this report: %s%s. Bold: the best value of a "
+           "column at the printed precision (lowest; highest for Jain and utilisation), where one row has it "
+           "alone; values that print the same are a tie, and a tied best is not bold." % (
+               units.describe(), " (`--units`)" if args.units else " (chosen from the median average JCT; "
+               "`--units` sets them)"), ""]
+    if wins:
+        abouts = sorted(set(w.text() for w in wins.values()))
+        md += ["**Steady-state window.** Every metric of the tables, sentences and checks is computed over "
+               "each run's steady-state window (`/summary/window`, dike-emu's `metrics.window`), not over the "
+               "whole run: %s. The figures (CDFs, time series, tenants) show whole runs. `--window off` gives "
+               "the whole-run metrics." % ("; ".join(abouts[:3]) + ("; ..." if len(abouts) > 3 else "")), ""]
     if any(g.sliced for g in groups):
         md += ["Rows are named *policy · duration knowledge · tenant weighting* where a group holds several: "
                "knowledge is `scheduler.duration_knowledge` (oracle, noisy, none), shown for the policies that "
@@ -1743,7 +1159,7 @@ def build(args):
             "[%s](%s)" % (n, rel(os.path.join(table_dir, n), rdir))
             for n, have in (("dominance.csv", any(dom.values())), ("monotonicity.csv", any(mono.values()))) if have),
             ""]
-    targets = [ln for g in groups for ln in target_lines(g)]
+    targets = [ln for g in groups for ln in target_lines(g, units)]
     if targets:
         md += ["**Target** of issue 12 (average JCT at most %g%% above the best baseline's, unfair fraction at "
                "most %g above the best baseline's, at most %g preemptions per job):" %
@@ -1761,89 +1177,132 @@ def build(args):
                              for g in groups]
     md += ["- [Scaling](#scaling)", "- [Inputs](#inputs)", ""]
 
+    paired_entries = []
     for g in groups:
         seeds = sorted(set(s for p in g.points for s in p.seeds))
+        one_tenant = len(g.points[0].first.tenant_names()) < 2
+        not_bold = ("jain",) if one_tenant else ()
         md += ["## %s" % g.title, "",
                "%s jobs on %s GPUs; %d configurations; seed%s %s." %
                ("{:,}".format(g.jobs), "{:,}".format(g.gpus), len(g.points), "" if len(seeds) == 1 else "s",
                 ", ".join(str(s) for s in seeds)), ""]
-        md += [md_table(g), ""]
+        table, notes = tables.md_table(g.points, md_keys, units, lambda p: p.label, not_bold)
+        md += [table, "", " ".join(notes), ""]
         if table_dir:
             base = os.path.join(table_dir, g.slug)
-            write(base + ".md", "# %s\n\n%s\n" % (g.title, md_table(g)))
+            write(base + ".md", "# %s\n\n%s\n\n%s\n" % (g.title, table, " ".join(notes)))
             write(base + ".csv", group_csv(g))
-            write(base + ".tex", tex_table(g))
-            md += ["Table files: [Markdown](%s), [CSV](%s) (seconds, full precision), [LaTeX](%s) (booktabs)." %
-                   (rel(base + ".md", rdir), rel(base + ".csv", rdir), rel(base + ".tex", rdir)), ""]
-        ttable = tenant_table(g)
+            cap = "%s: %s jobs on %s GPUs." % (g.title, "{:,}".format(g.jobs), "{:,}".format(g.gpus))
+            if wins:
+                cap += " Metrics over the steady-state window."
+            write(base + ".tex", tables.tex_table(g.points, tex_keys, units, lambda p: p.label, cap, g.slug,
+                                                  not_bold))
+            md += ["Table files: [Markdown](%s), [CSV](%s) (seconds, full precision, every metric), [LaTeX](%s) "
+                   "(a `table*` with a booktabs tabular; columns: %s)." %
+                   (rel(base + ".md", rdir), rel(base + ".csv", rdir), rel(base + ".tex", rdir),
+                    ", ".join(METRIC_NAMES[k] for k in tex_keys)), ""]
+        v = g.figure_view(args.policies, units)
+        for n in v.unmatched:
+            print("report: warning: %s: --policies %s names no row of the figures' setting" % (g.title, n),
+                  file=sys.stderr)
+        ttable, tnote = tenant_table(g, v.points, v.label)
         if ttable:
-            md += ["### Tenants", "",
-                   "Weight = the run's resolved `[tenants] weights`; received = the tenant's share of all "
-                   "allocated GPU-seconds; entitled = its share of the entitled GPU-seconds (weighted max-min "
-                   "water-filling of the GPUs up over the active tenants' demand, recorded for every "
-                   "policy). Lowest seed; the largest tenants by weight, the rest summed.", "", ttable, ""]
+            md += ["### Tenants", "", tnote, "", ttable, ""]
             if table_dir:
                 base = os.path.join(table_dir, g.slug + "-tenants")
-                write(base + ".md", "# Tenants, %s\n\n%s\n" % (g.title, ttable))
+                write(base + ".md", "# Tenants, %s\n\n%s\n\n%s\n" % (v.title, tnote, ttable))
                 write(base + ".csv", tenant_csv(g))
-                md += ["Tenant files: [Markdown](%s), [CSV](%s) (every tenant, full precision)." %
+                md += ["Tenant files: [Markdown](%s), [CSV](%s) (every tenant of every row, full precision)." %
                        (rel(base + ".md", rdir), rel(base + ".csv", rdir)), ""]
-        dl, ml, tl = dominance_lines(g, dom[g.key]), monotonicity_lines(g, mono[g.key]), target_lines(g)
+        dl = dominance_lines(g, dom[g.key], units)
+        ml, tl = monotonicity_lines(g, mono[g.key], units), target_lines(g, units)
         if dl or ml or tl:
             md += ["### Checks", ""] + ["- " + x for x in dl + ml + tl] + [""]
         hk, hw = g.headline
+        sl = g.slice_points(hk, hw) if g.sliced else list(g.points)
+        ref = find_row(sl, args.reference, v.label) if args.reference else None
+        if ref is None:   # Dike at its default knob, else its first row, else the first row
+            ref = next((p for p in sl if p.is_default_knob), None) or next(
+                (p for p in sl if p.policy == "dike"), sl[0] if sl else None)
+        prs = paired_rows(sl, ref, md_keys) if ref is not None else []
+        if prs:
+            shown = [k for k in md_keys if any(d[k] is not None and d[k].half for _, d in prs)] or md_keys
+            paired_entries.append((g, ref, prs))
+            md += ["### Paired differences from %s%s" % (v.label(ref), " (%s)" % setting_text(hk, hw) if g.sliced
+                                                          else ""), "",
+                   "Per row, the difference from %s of each metric, seed by seed over the seeds both ran (the "
+                   "policies replay the same seeded workloads), as its mean ± the half-width of the 95%% "
+                   "interval (Student t, n − 1 degrees of freedom). **Bold**: the interval excludes zero, a "
+                   "difference at 95%%; the others are within the seeds' noise. `--reference ROW` picks the "
+                   "reference." % v.label(ref), "", paired_table(prs, ref, shown, units, v.label), ""]
         if g.sliced:
-            sl = g.slice_points(hk, hw)
             table, text = compare(g, [p for p in sl if p.policy == "dike"], [p for p in sl if p.policy != "dike"],
-                                  label=lambda p: p.base_label + (", " + p.variant if p.variant else ""))
+                                  label=v.label, units=units, one_tenant=one_tenant)
         else:
-            table, text = compare(g)
+            table, text = compare(g, units=units, one_tenant=one_tenant)
         if table:
             md += ["### Dike against the best baseline%s" % (" (%s)" % setting_text(hk, hw) if g.sliced else ""), "",
                    "Each Dike column shows its value, the difference from the best baseline of that row "
-                   "and ✓ where Dike is better (= where equal)%s." %
+                   "and ✓ where Dike is better (= a tie)%s." %
                    (" — the headline setting only; the checks above cover the others" if g.sliced else ""),
                    "", table, ""]
             md += [" ".join(text), ""]
         if args.no_figures:
             continue
-        v = g.figure_view()
         md += ["### Figures", ""]
-        if g.sliced or v.left_out:
-            md += ["The figures show %d of the %d rows%s%s." %
-                   (len(v.points), len(g.points), ": the %s setting" % setting_text(hk, hw) if g.sliced else "",
-                    "; not drawn (tables only): %s" % ", ".join(p.label for p in v.left_out) if v.left_out else
-                    ""), ""]
+        md += ["The figures show %d of the %d rows%s (%s%s); the frontier joins Dike's every knob value.%s" %
+               (len(v.points), len(g.points), ", the %s setting" % setting_text(hk, hw) if g.sliced else "",
+                "`--policies`" if args.policies else "the baselines and Dike at its default knob; `--policies` "
+                "picks others", "; not drawn: %s" % ", ".join(p.label for p in v.left_out) if v.left_out else "",
+                " Axes: JCT axes start at zero unless marked *log scale*; CDFs and tails are on log axes."), ""]
         kinds = FIGURE_KINDS if args.full_figures and re.search(args.full_figures, g.slug) else args.figure_kinds
-        draw = {"jct_cdf": lambda: (fig_cdf(v, pal, fw, "jct"), "JCT CDF"),
-                "rho_cdf": lambda: (fig_cdf(v, pal, fw, "rho"), "rho CDF"),
-                "frontier": lambda: (fig_frontier(v, pal, fw), "fairness-efficiency frontier"),
-                "jct_by_size": lambda: (fig_jct_by_size(v, pal, fw), "JCT by job size"),
-                "timeseries": lambda: (fig_timeseries(v, pal, fw), "busy GPUs and queue"),
-                "tenant_share": lambda: (fig_tenant_share(v, fw), "tenant share"),
-                "tenant_entitlement": lambda: (fig_tenant_entitlement(v, pal, fw),
-                                               "received vs entitled share per tenant")}
         for kind in FIGURE_KINDS:
-            if kind in kinds:
-                paths, what = draw[kind]()
+            if kind not in kinds:
+                continue
+            what, note = FIGURE_TITLES[kind], ""
+            if kind == "jct_cdf":
+                paths = figures.fig_cdf(v, pal, fw, "jct")
+            elif kind == "rho_cdf":
+                paths = figures.fig_cdf(v, pal, fw, "rho")
+            elif kind == "frontier":
+                paths = figures.fig_frontier(v, pal, fw)
+                if any(p.n > 1 for p in v.points + v.dike):
+                    note = ("Small dots: each seed; large markers: the mean over seeds, with the 95% confidence "
+                            "interval of the mean as thin bars (cut at the axes; with 2 seeds t = 12.7 makes them "
+                            "wide: the paired differences above are the sharper comparison).")
+            elif kind == "jct_by_size":
+                paths = figures.fig_jct_by_size(v, pal, fw)
+                if any(p.n > 1 for p in v.points):
+                    note = "Mean over seeds of each seed's mean JCT per size; bars: 95% confidence intervals."
+            elif kind == "timeseries":
+                paths = figures.fig_timeseries(v, pal, fw)
+            elif kind == "tenant_share":
+                paths, dist = figures.fig_tenant_share(v, fw)
                 if paths:
-                    md += [img(paths, "%s, %s" % (what, v.title)), ""]
+                    note = ("Panels: %s and the %d rows whose split of the cluster differs most from it; mean "
+                            "total-variation distance of the tenants' shares over time from it: %s." %
+                            (v.label(v.default_dike or v.points[0]), min(3, len(dist)),
+                             ", ".join("%s %.3f" % (v.label(p), d) for d, p in dist)))
+            else:
+                paths = figures.fig_tenant_entitlement(v, pal, fw, has_tenant_shares)
+            if paths:
+                md += [img(paths, "%s — %s" % (what, v.title)), ""] + ([note, ""] if note else [])
         for r in g.runs:
             r.release()   # the group's jobs and time series, read for its figures, are not needed again
 
     md += ["## Scaling", ""]
-    multi = scaling_series(groups)
+    multi = figures.scaling_series(groups)
     if multi:
         md += ["Engine wall time (the slowest rank's `/perf` wall_seconds) and events per second (events "
                "of all ranks / that wall time) for %d configuration%s run with several rank counts "
                "(ranks %s). Wall-clock numbers change from run to run and machine to machine." %
                (len(multi), "" if len(multi) == 1 else "s",
                 ", ".join(str(r) for r in sorted(set(r for _, s in multi for r, _ in s)))), ""]
+        if not args.no_figures:
+            md += [img(figures.fig_scaling(groups, fw), "Scaling over MPI ranks"), ""]
     else:
-        md += ["No configuration was run with several rank counts; the figure shows each run's engine "
-               "wall time and events per second at the rank count it used.", ""]
-    if not args.no_figures:
-        md += [img(fig_scaling(groups, fw), "scaling"), ""]
+        md += ["No configuration was run with several rank counts, so there is no scaling figure; the "
+               "table files list each run's wall time and events per second.", ""]
     if table_dir:
         h, rows = scaling_rows(groups, display)
         write(os.path.join(table_dir, "scaling.csv"), csv_text(h, rows))
@@ -1857,6 +1316,8 @@ def build(args):
             write(os.path.join(table_dir, "dominance.csv"), dominance_csv(groups, dom))
         if any(mono.values()):
             write(os.path.join(table_dir, "monotonicity.csv"), monotonicity_csv(groups, mono))
+        if paired_entries:
+            write(os.path.join(table_dir, "paired.csv"), paired_csv(paired_entries))
         md += ["Per-run wall times, events and messages: [scaling.csv](%s); every input's metadata and "
                "/summary: [runs.csv](%s)." % (rel(os.path.join(table_dir, "scaling.csv"), rdir),
                                               rel(os.path.join(table_dir, "runs.csv"), rdir)), ""]
@@ -1921,7 +1382,40 @@ def main(argv=None):
                     help="tenant weighting of the setting the figures show when a group holds several "
                          "(default: demand; with oracle duration knowledge)")
     ap.add_argument("--strict", action="store_true", help="stop at the first input that is not a complete output")
+    ap.add_argument("--units", metavar="SPEC",
+                    help="time unit of the tables, sentences and figures: s, min, h or d for every time metric, "
+                         "METRIC=UNIT for one (e.g. h,p50_jct=min); default: h when the median average JCT of "
+                         "the report's rows is an hour or more, else s")
+    ap.add_argument("--columns", metavar="LIST",
+                    help="metrics of the summary tables, comma-separated (%s); default: all in Markdown, "
+                         "%s in LaTeX" % (", ".join(m[0] for m in METRICS), ", ".join(tables.PAPER_COLUMNS)))
+    ap.add_argument("--figsize", choices=sorted(figures.PRESETS), default="column",
+                    help="figure width: column (3.4 in, one column of a two-column paper) or page (7 in); "
+                         "fonts are 7-8 pt at that size (default: column)")
+    ap.add_argument("--policies", metavar="LIST",
+                    help="rows the per-row figures draw, comma-separated: policy names (all their rows) or row "
+                         "names as the figures print them (e.g. 'fifo,srtf,dike w=0,dike w=1'); default: every "
+                         "baseline and Dike at its default knob")
+    ap.add_argument("--reference", metavar="ROW",
+                    help="the row paired differences are taken from (default: Dike at its default knob, "
+                         "'dike w=0.5')")
+    ap.add_argument("--window", choices=("auto", "on", "off"), default="auto",
+                    help="metrics over the steady-state window (/summary/window, metrics.window) instead of the "
+                         "whole run: auto = when every run has one (default), on = required, off = whole run")
     args = ap.parse_args(argv)
+    if args.columns:
+        args.columns = [c.strip() for c in args.columns.split(",") if c.strip()]
+        bad = [c for c in args.columns if c not in tables.METRIC]
+        if bad or not args.columns:
+            ap.error("--columns: unknown metric %s (%s)" % (", ".join(bad) or "(none given)",
+                                                           ", ".join(m[0] for m in METRICS)))
+    if args.units:
+        try:
+            Units.choose([], args.units)
+        except tables.UnitsError as e:
+            ap.error(str(e))
+    if args.policies:
+        args.policies = [x.strip() for x in args.policies.split(",") if x.strip()]
     args.formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
     bad = [f for f in args.formats if f not in ("png", "pdf", "svg")]
     if bad:
@@ -1946,3 +1440,4 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -23,11 +23,12 @@ import sys
 
 import h5py
 
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+# Student's t, 0.975 quantile (textbook values to 9 decimals: report.py takes them from scipy)
+T975 = {1: 12.706204736, 2: 4.302652730, 3: 3.182446305, 4: 2.776445105}
 # Table columns computed from /summary rather than copied from it.
 DERIVED = {"preemptions_per_job": lambda s: s["preemptions"] / s["jobs"]}
 # Tables of tables/ that are not per-group summary tables.
-OTHER_TABLES = ("runs.csv", "scaling.csv", "dominance.csv", "monotonicity.csv")
+OTHER_TABLES = ("runs.csv", "scaling.csv", "dominance.csv", "monotonicity.csv", "paired.csv")
 
 
 def value(summary, metric):
@@ -106,7 +107,7 @@ def main():
                 else:
                     s = math.sqrt(math.fsum((v - want) ** 2 for v in vals) / (n - 1))
                     want_ci = T975[n - 1] * s / math.sqrt(n)
-                    if not close(float(row[m + "_ci95"]), want_ci, 1e-9):
+                    if not close(float(row[m + "_ci95"]), want_ci, 1e-8):
                         fail("%s: row %s: %s_ci95 = %s, expected %r" % (t, row["row"], m, row[m + "_ci95"], want_ci))
                 checked += 2
         want_rows = len(set((r["policy"], r["w"]) for r in runs if r["load"] == rows[0]["load"]))
@@ -117,7 +118,7 @@ def main():
             md_rows = [ln for ln in f if ln.startswith("| ") and not ln.startswith("| policy")]
         with open(base + ".tex") as f:
             tex = f.read()
-        tex_rows = [ln for ln in tex.splitlines() if ln.endswith("\\\\")][1:]
+        tex_rows = [ln for ln in tex.split("\\midrule")[1].split("\\bottomrule")[0].splitlines() if ln.endswith("\\\\")]
         if len(md_rows) != len(rows) or len(tex_rows) != len(rows):
             fail("%s: %d CSV rows, %d Markdown rows, %d LaTeX rows" % (base, len(rows), len(md_rows), len(tex_rows)))
         for rule in ("\\toprule", "\\midrule", "\\bottomrule"):
@@ -171,6 +172,30 @@ def main():
         if int(row["seed"]) != r["seed"] or row["policy"] != r["policy"]:
             fail("runs.csv: %s: seed/policy differ from the file" % row["file"])
     print("ok: runs.csv: %d files, every /summary value exact" % len(rrows))
+    # Paired differences: per (row, reference, metric), the mean over the common seeds of
+    # row - reference and t * s / sqrt(n) of those differences.
+    ppath = os.path.join(report, "tables", "paired.csv")
+    if os.path.exists(ppath):
+        with open(ppath, newline="") as f:
+            prows = list(csv.DictReader(f))
+
+        def of(name, load):
+            pol, _, w = name.partition(" w=")
+            return {r["seed"]: r for r in runs if r["policy"] == pol and r["load"] == load
+                    and r["w"] == (float(w) if w else None)}
+        for row in prows:
+            a, b = of(row["row"], row["load"]), of(row["reference"], row["load"])
+            seeds = sorted(set(a) & set(b))
+            d = [value(a[x]["summary"], row["metric"]) - value(b[x]["summary"], row["metric"]) for x in seeds]
+            n = len(d)
+            m = math.fsum(d) / n
+            half = T975[n - 1] * math.sqrt(math.fsum((x - m) ** 2 for x in d) / (n - 1)) / math.sqrt(n)
+            if int(row["seeds"]) != n or not close(float(row["mean_difference"]), m, 1e-12) or \
+                    not close(float(row["ci95"]), half, 1e-8):
+                fail("paired.csv: %s - %s, %s: %s ± %s, expected %r ± %r over seeds %s"
+                     % (row["row"], row["reference"], row["metric"], row["mean_difference"], row["ci95"], m, half, seeds))
+            checked += 2
+        print("ok: paired.csv: %d paired differences equal the runs' per-seed differences" % len(prows))
     print("ok: %d table values checked" % checked)
 
 
