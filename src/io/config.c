@@ -179,13 +179,13 @@ static const key_def keys[] = {
 
     {"dike", "fairness_weight", KEY_DOUBLE, FIELD(dike_fairness_weight), "0.5", AT_LEAST(0, 1), NULL,
      "w: a running job may be preempted only if it can wait w x the candidate's run and still "
-     "finish by its fair finish time, or is already past it (0 = efficiency alone, 1 = a "
-     "preemption never makes a fair job unfair)"},
+     "finish by its fair finish time, or is already past it; it also sets the lease, "
+     "w x min_lease_s (0 = efficiency alone, 1 = a preemption never makes a fair job unfair)"},
     {"dike", "hysteresis", KEY_DOUBLE, FIELD(dike_hysteresis), "0.1", AT_LEAST(0, 1), NULL,
-     "h: a victim's remaining time x GPUs^w must be at least 1/(1-h) times the candidate's "
-     "(restores included)"},
+     "h: the candidate's remaining GPU-time must be at most (1-h) x the victim's, each "
+     "restore counted on its payer's GPUs"},
     {"dike", "min_lease_s", KEY_DOUBLE, FIELD(dike_min_lease_s), "600", AT_LEAST(0, SECONDS_MAX), NULL,
-     "a job is not preempted before it has run this long, s"},
+     "lease at w = 1: a job is not preempted before it has run w x this long, s"},
 
     {"faults", "mtbf_s", KEY_DOUBLE, FIELD(faults_mtbf_s), "0", AT_LEAST(0, 1e15), NULL,
      "mean time between failures of one node (exponential, seeded per node), s; 0 = no failures"},
