@@ -20,8 +20,8 @@
  * (held exactly [start, finish]) and for one whose [start, finish] lies wholly inside or outside the
  * span; for a preempted or restarted job that straddles a span boundary the held time is spread
  * evenly over [start, finish] and its part counted in apportioned_gpu_seconds, so a reader sees
- * how much of the figure is an estimate (at most the GPU-seconds of the jobs running at the two
- * boundaries). */
+ * how much of the figure is an estimate (at most the GPU-seconds of the jobs that had started and
+ * not finished at one of the two boundaries). */
 #include "dike/metrics.h"
 
 #include <errno.h>
@@ -38,6 +38,8 @@
  * never negative, so a '-' at the start is not a separator either. */
 static char *range_dash(char *s)
 {
+    if (!*s)
+        return NULL;
     for (char *p = s + 1; *p; p++)
         if (*p == '-' && p[-1] != 'e' && p[-1] != 'E')
             return p;

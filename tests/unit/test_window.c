@@ -54,6 +54,9 @@ static void test_parse_bad(void **st)
     expect_bad("jobs", "expected jobs:FIRST-LAST");
     expect_bad("ids:1-2", "expected jobs:FIRST-LAST");
     expect_bad("jobs:12", "two bounds");
+    expect_bad("jobs:", "two bounds");
+    expect_bad("time:-", "two bounds");
+    expect_bad("jobs:3-", "integers >= 0");
     expect_bad("jobs:-1-5", "integers >= 0"); /* bounds "-1" and "5" */
     expect_bad("jobs:1.5-3", "integers >= 0");
     expect_bad("jobs:1-x", "integers >= 0");
