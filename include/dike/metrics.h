@@ -39,8 +39,8 @@ typedef struct dike_window {
 /** What a window covered, written beside its metrics. */
 typedef struct dike_window_info {
     double span_start, span_end;    /**< s: the time span of utilisation (see window.c) */
-    double apportioned_gpu_seconds; /**< GPU*s of the window's allocated GPU-seconds that were
-                                         estimated, not known exactly (0 = utilization is exact) */
+    double apportioned_gpu_seconds; /**< GPU*s of the window's allocated GPU-seconds that /jobs
+                                         does not give exactly (0 = utilization is exact) */
 } dike_window_info;
 
 /** Parse "" (no window), "jobs:FIRST-LAST" or "time:T0-T1" (s). 0, or DIKE_EINVAL with a reason
@@ -49,11 +49,13 @@ int dike_window_parse(const char *text, dike_window *w, char *why, size_t n);
 
 /** Every summary metric over the jobs window @p w counts, and utilisation over its time span;
  *  @p tenants (the whole run's rows, ntenants of them) are copied into @p win_tenants (ntenants
- *  rows, the caller's) with jobs, finished, avg_jct, mean_rho and fairness_ratio over the
- *  window's jobs (NULL: not wanted). @p total_gpus is the cluster's G. */
+ *  rows, the caller's) with jobs, finished, avg_jct, mean_rho, fairness_ratio over the window's
+ *  jobs and gpu_seconds, avg_gpus, gpu_share over its span (NULL: not wanted). @p total_gpus is
+ *  the cluster's G; @p ts (the run's /timeseries, or NULL) settles the GPU-seconds that /jobs
+ *  alone does not give exactly. */
 void dike_summarize_window(const dike_job_record *jobs, size_t njobs,
                            const dike_tenant_record *tenants, size_t ntenants, uint64_t total_gpus,
-                           const dike_window *w, dike_summary *out, dike_window_info *info,
-                           dike_tenant_record *win_tenants);
+                           const dike_timeseries *ts, const dike_window *w, dike_summary *out,
+                           dike_window_info *info, dike_tenant_record *win_tenants);
 
 #endif

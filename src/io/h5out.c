@@ -980,7 +980,8 @@ static int write_summary_window(const h5ctx *c, hid_t file, const dike_results *
     dike_summary s;
     dike_window_info info;
     dike_tenant_record *tr = dike_xcalloc(r->ntenants + 1, sizeof *tr);
-    dike_summarize_window(r->jobs, r->njobs, r->tenants, r->ntenants, r->summary.gpus, w, &s, &info, tr);
+    dike_summarize_window(r->jobs, r->njobs, r->tenants, r->ntenants, r->summary.gpus, &r->ts, w, &s,
+                          &info, tr);
     bool jobs = w->kind == DIKE_WINDOW_JOBS;
     double first = jobs ? (double)w->first_id : w->t0, last = jobs ? (double)w->last_id : w->t1;
     char extra[256];

@@ -18,10 +18,13 @@
  * Allocated time inside the span comes from /jobs, which records each job's first start, finish and
  * total held time but not the single runs of a preempted job. It is exact for a job that ran once
  * (held exactly [start, finish]) and for one whose [start, finish] lies wholly inside or outside the
- * span; for a preempted or restarted job that straddles a span boundary the held time is spread
- * evenly over [start, finish] and its part counted in apportioned_gpu_seconds, so a reader sees
- * how much of the figure is an estimate (at most the GPU-seconds of the jobs that had started and
- * not finished at one of the two boundaries). */
+ * span. A preempted or restarted job that straddles a span boundary is known only within bounds
+ * (all its held time inside, or only what cannot fit outside). Spreading its held time evenly over
+ * [start, finish] would be biased: a policy that preempts long jobs while the cluster is busy runs
+ * them in the drain. So these jobs together get what the sampled busy GPUs of /timeseries leave
+ * beside the exact part, clamped to their bounds (the even spread only when there are no
+ * samples), and that amount is apportioned_gpu_seconds: a reader sees how much of the figure
+ * rests on the samples (0 = exact). */
 #include "dike/metrics.h"
 
 #include <errno.h>
@@ -125,41 +128,72 @@ static bool counted(const dike_window *w, const dike_job_record *j)
     return j->submit_time >= w->t0 && j->submit_time < w->t1;
 }
 
-/* GPU-seconds job @p j held inside [a, b], and (in *useful) the same for its useful work
- * (num_gpus x duration of a finished job, the rate-weighted GPU-seconds it needed); *estimated
- * is set when the value is apportioned rather than known. @p run_end bounds the runs of a job
- * that never finished. */
-static double held_inside(const dike_job_record *j, double a, double b, double run_end,
-                          double *useful, bool *estimated)
+/* One job's GPU-seconds inside [a, b]. Known exactly (`exact`), or (a preempted or restarted job
+ * that straddles a or b) only within [lo, hi], with `share` = its held GPU-seconds spread evenly
+ * over [start, finish]. `useful` is the same for its useful work: num_gpus x duration of a
+ * finished job, the rate-weighted GPU-seconds it needed (exact, or spread like `share`). */
+typedef struct inside {
+    bool known;
+    double exact, lo, hi, share; /**< GPU*s */
+    double useful;               /**< GPU*s of useful work (exact, or spread) */
+} inside;
+
+/* @p run_end bounds the runs of a job that never finished. */
+static inside held_inside(const dike_job_record *j, double a, double b, double run_end)
 {
-    *useful = 0;
-    *estimated = false;
+    inside r = {.known = true};
     if (j->start_time < 0 || j->run_time <= 0)
-        return 0;
+        return r;
     double s = j->start_time, e = j->finish_time >= 0 ? j->finish_time : fmax(run_end, s + j->run_time);
-    double held = j->run_time * j->num_gpus;
-    double work = j->finish_time >= 0 ? j->duration * j->num_gpus : 0;
+    double g = j->num_gpus, held = j->run_time * g;
+    double work = j->finish_time >= 0 ? j->duration * g : 0;
     double ov = fmin(e, b) - fmax(s, a);
     if (ov <= 0 || e <= s)
-        return 0;
-    if (s >= a && e <= b) {
-        *useful = work;
-        return held;
+        return r;
+    if (s >= a && e <= b) { /* every run inside */
+        r.exact = held;
+        r.useful = work;
+        return r;
     }
-    /* One run, at one placement: held exactly over [s, e] at a constant rate. */
-    bool one_run = j->preemptions == 0 && j->restarts == 0 && j->finish_time >= 0;
-    *estimated = !one_run;
-    *useful = work * ov / (e - s);
-    return one_run ? (double)j->num_gpus * ov : held * ov / (e - s);
+    r.useful = work * ov / (e - s);
+    if (j->preemptions == 0 && j->restarts == 0 && j->finish_time >= 0) {
+        r.exact = g * ov; /* one run at one placement: held exactly over [s, e] at a constant rate */
+        return r;
+    }
+    /* It held its GPUs for run_time somewhere in [s, e]: inside at most all of it or g x ov, at
+     * least what cannot fit in the (e - s - ov) seconds outside. */
+    r.known = false;
+    r.lo = fmax(0, held - g * (e - s - ov));
+    r.hi = fmin(held, g * ov);
+    r.share = held * ov / (e - s);
+    return r;
+}
+
+/* Busy GPU-seconds inside [a, b] from /timeseries: a sample at t_k holds the state just before
+ * t_k (the engine samples before the events at t_k), so it stands for [t_(k-1), t_k). Exact
+ * between events; each event inside a sampling interval shifts it by at most its GPUs x the
+ * interval. -1 without at least two samples. */
+static double series_inside(const dike_timeseries *ts, double a, double b)
+{
+    if (!ts || ts->n < 2)
+        return -1;
+    double sum = 0;
+    for (size_t k = 1; k < ts->n; k++) {
+        double ov = fmin(ts->time[k], b) - fmax(ts->time[k - 1], a);
+        if (ov > 0)
+            sum += ts->busy_gpus[k] * ov;
+    }
+    return sum;
 }
 
 void dike_summarize_window(const dike_job_record *jobs, size_t njobs,
                            const dike_tenant_record *tenants, size_t ntenants, uint64_t total_gpus,
-                           const dike_window *w, dike_summary *out, dike_window_info *info,
-                           dike_tenant_record *win_tenants)
+                           const dike_timeseries *ts, const dike_window *w, dike_summary *out,
+                           dike_window_info *info, dike_tenant_record *win_tenants)
 {
     dike_job_record *in = dike_xmalloc((njobs + 1) * sizeof *in);
     dike_tenant_record *tr = dike_xcalloc(ntenants + 1, sizeof *tr);
+    double *tshare = dike_xcalloc(ntenants + 1, sizeof *tshare);
     size_t nin = 0;
     double counted_gpu_s = 0, first_submit = INFINITY, last_submit = -INFINITY, run_end = 0;
     for (size_t t = 0; t < ntenants; t++) {
@@ -198,19 +232,41 @@ void dike_summarize_window(const dike_job_record *jobs, size_t njobs,
     memset(info, 0, sizeof *info);
     info->span_start = a;
     info->span_end = b;
-    double alloc = 0, useful = 0, tsum = 0;
+
+    /* Exact part, and the bounds and even-spread shares of the jobs that are not known. */
+    double exact = 0, lo = 0, hi = 0, share = 0, useful = 0, useful_share = 0;
+    bool unknown = false;
     for (size_t i = 0; i < njobs && b > a; i++) {
-        double u;
-        bool est;
-        double h = held_inside(&jobs[i], a, b, run_end, &u, &est);
-        alloc += h;
-        useful += u;
-        if (est)
-            info->apportioned_gpu_seconds += h;
-        if (jobs[i].tenant < ntenants)
-            tr[jobs[i].tenant].gpu_seconds += h;
+        inside x = held_inside(&jobs[i], a, b, run_end);
+        uint32_t t = jobs[i].tenant < ntenants ? jobs[i].tenant : (uint32_t)ntenants;
+        if (x.known) {
+            exact += x.exact;
+            useful += x.useful;
+            tr[t].gpu_seconds += x.exact;
+            continue;
+        }
+        unknown = true;
+        lo += x.lo;
+        hi += x.hi;
+        share += x.share;
+        useful_share += x.useful;
+        tshare[t] += x.share;
     }
-    double span = b - a;
+    /* The jobs not known exactly get what the sampled busy GPUs leave beside the exact part, kept
+     * within their bounds; without samples, their even spread. It is divided among them (and their
+     * useful work scaled) in proportion to their spread shares. */
+    double rest = share;
+    if (unknown) {
+        double busy = series_inside(ts, a, b);
+        if (busy >= 0)
+            rest = fmin(fmax(busy - exact, lo), hi);
+    }
+    double f = share > 0 ? rest / share : 0;
+    info->apportioned_gpu_seconds = rest;
+    for (size_t t = 0; t < ntenants; t++)
+        tr[t].gpu_seconds += f * tshare[t];
+    double alloc = exact + rest, span = b - a, tsum = 0;
+    useful += f * useful_share;
     out->allocated_gpu_seconds = alloc;
     out->utilization = span > 0 && total_gpus ? alloc / ((double)total_gpus * span) : 0;
     out->effective_utilization = span > 0 && total_gpus ? useful / ((double)total_gpus * span) : 0;
@@ -222,6 +278,7 @@ void dike_summarize_window(const dike_job_record *jobs, size_t njobs,
     }
     if (win_tenants)
         memcpy(win_tenants, tr, ntenants * sizeof *tr);
+    free(tshare);
     free(tr);
     free(in);
 }

@@ -157,7 +157,7 @@ static void test_window_jobs(void **st)
     dike_window w = {.kind = DIKE_WINDOW_JOBS, .first_id = 2, .last_id = 3};
     dike_summary s;
     dike_window_info info;
-    dike_summarize_window(j, 4, t, 2, 8, &w, &s, &info, wt);
+    dike_summarize_window(j, 4, t, 2, 8, NULL, &w, &s, &info, wt);
     assert_int_equal(s.jobs, 2);
     assert_int_equal(s.finished, 2);
     assert_float_equal(s.avg_jct, 80, EPS);
@@ -199,11 +199,11 @@ static void test_window_jobs(void **st)
  * p99 1.5 + 0.99 x 0.5 = 1.995, max 2; only tenant b has counted jobs: Jain 1.
  * Restarts 1, lost work 10 GPU-s; goodput 1 - 10 / (4 x 100 + 2 x 40) = 1 - 10/480.
  * Span [40, 110], 70 s. Inside: J1 4 x 60 = 240 and J3 4 x 50 = 200 (one run each, exact),
- * J2 2 x 20 = 40 (inside [40, 60], exact); J4 restarted and straddles 110: its 80 GPU-s are spread
- * over [50, 130], 60 of those 80 s are inside: 80 x 60/80 = 60, apportioned (it really held 2 x 20
- * = 40 inside). 540 GPU-s: utilisation 540 / (8 x 70).
- * Useful work inside: J1 400 x 60/100 = 240, J2 40 x 20/40 = 20, J3 400 x 50/100 = 200,
- * J4 60 x 60/80 = 45: 505 / 560. */
+ * J2 2 x 20 = 40 (inside [40, 60], exact): 480 exact. J4 restarted and straddles 110; without
+ * /timeseries samples its 80 GPU-s are spread over [50, 130], 60 of those 80 s are inside:
+ * 80 x 60/80 = 60, apportioned (it really held 2 x 20 = 40 inside). 540 GPU-s: utilisation
+ * 540 / (8 x 70). Useful work inside: J1 400 x 60/100 = 240, J2 40 x 20/40 = 20,
+ * J3 400 x 50/100 = 200, J4 60 x 60/80 = 45: 505 / 560. */
 static void test_window_time(void **st)
 {
     dike_job_record j[4];
@@ -212,7 +212,7 @@ static void test_window_time(void **st)
     dike_window w = {.kind = DIKE_WINDOW_TIME, .t0 = 40, .t1 = 110};
     dike_summary s;
     dike_window_info info;
-    dike_summarize_window(j, 4, t, 2, 8, &w, &s, &info, wt);
+    dike_summarize_window(j, 4, t, 2, 8, NULL, &w, &s, &info, wt);
     assert_int_equal(s.jobs, 2);
     assert_float_equal(s.avg_jct, 100, EPS);
     assert_float_equal(s.makespan, 120, EPS);
@@ -240,6 +240,68 @@ static void test_window_time(void **st)
     assert_float_equal(wt[1].fairness_ratio, 120.0 / 200.0, EPS); /* (80 + 40) / (120 + 80) */
 }
 
+/* The samples of the four jobs' busy GPUs every 10 s: the sample at t holds the state just before
+ * t (as the engine samples), i.e. over [t - 10, t): 4 on [0,20), 6 on [20,50), 8 on [50,100),
+ * 6 on [100,130), 4 on [130,160). @p scale multiplies every value (to test the bounds). */
+static void four_jobs_series(dike_timeseries *ts, double scale)
+{
+    static const unsigned busy[17] = {0, 4, 4, 6, 6, 6, 8, 8, 8, 8, 8, 6, 6, 6, 4, 4, 4};
+    dike_timeseries_init(ts, 2);
+    for (int k = 0; k <= 16; k++)
+        dike_timeseries_push(ts, 10.0 * k, (uint32_t)(busy[k] * scale), 0, 0);
+}
+
+/* time:40-110 again, with the samples. Busy GPU-seconds inside [40, 110): samples 50..110,
+ * (6 + 8 + 8 + 8 + 8 + 8 + 6) x 10 = 520; the exact part is 480, so J4 gets 40, within its bounds
+ * (at least 80 - 2 x 20 = 40 since only 20 of its 80 s lie outside; at most min(80, 2 x 60)):
+ * the true 40. Utilisation 520 / 560; J4's useful work scaled by 40/60: 45 x 2/3 = 30, so
+ * effective (240 + 20 + 200 + 30) / 560; tenant b 200 + 40 = 240.
+ * Samples twice as high (1040 inside) would give J4 1040 - 480 = 560: clamped to its upper bound 80;
+ * samples that say 0 would give -480: clamped to its lower bound 40. */
+static void test_window_time_series(void **st)
+{
+    dike_job_record j[4];
+    dike_tenant_record t[2], wt[2];
+    four_jobs(j, t);
+    dike_window w = {.kind = DIKE_WINDOW_TIME, .t0 = 40, .t1 = 110};
+    dike_summary s;
+    dike_window_info info;
+    dike_timeseries ts;
+    four_jobs_series(&ts, 1);
+    dike_summarize_window(j, 4, t, 2, 8, &ts, &w, &s, &info, wt);
+    dike_timeseries_free(&ts);
+    assert_float_equal(s.allocated_gpu_seconds, 520, EPS);
+    assert_float_equal(s.utilization, 520.0 / 560.0, EPS);
+    assert_float_equal(info.apportioned_gpu_seconds, 40, EPS);
+    assert_float_equal(s.effective_utilization, 490.0 / 560.0, EPS);
+    assert_float_equal(wt[0].gpu_seconds, 280, EPS);
+    assert_float_equal(wt[1].gpu_seconds, 240, EPS);
+    assert_float_equal(wt[1].gpu_share, 240.0 / 520.0, EPS);
+    assert_float_equal(s.avg_jct, 100, EPS); /* job metrics do not use the samples */
+
+    four_jobs_series(&ts, 2);
+    dike_summarize_window(j, 4, t, 2, 8, &ts, &w, &s, &info, NULL);
+    dike_timeseries_free(&ts);
+    assert_float_equal(info.apportioned_gpu_seconds, 80, EPS);
+    assert_float_equal(s.allocated_gpu_seconds, 560, EPS);
+
+    four_jobs_series(&ts, 0);
+    dike_summarize_window(j, 4, t, 2, 8, &ts, &w, &s, &info, NULL);
+    dike_timeseries_free(&ts);
+    assert_float_equal(info.apportioned_gpu_seconds, 40, EPS);
+    assert_float_equal(s.allocated_gpu_seconds, 520, EPS);
+
+    /* time:20-60: the sample at t stands for [t - 10, t), so [20, 60) is samples 30..60:
+     * (6 + 6 + 6 + 8) x 10 = 260 (taking the samples at 20..50 instead would give 220). Exact:
+     * J1 4 x 40 + J2 2 x 40 = 240; J4 ([50, 130], 10 s inside) gets 20, the 2 x 10 it held. */
+    dike_window early = {.kind = DIKE_WINDOW_TIME, .t0 = 20, .t1 = 60};
+    four_jobs_series(&ts, 1);
+    dike_summarize_window(j, 4, t, 2, 8, &ts, &early, &s, &info, NULL);
+    dike_timeseries_free(&ts);
+    assert_float_equal(s.allocated_gpu_seconds, 260, EPS);
+    assert_float_equal(info.apportioned_gpu_seconds, 20, EPS);
+}
+
 /* A window past the last submit counts nothing; a time window past the run is clipped to it. */
 static void test_window_edges(void **st)
 {
@@ -249,7 +311,7 @@ static void test_window_edges(void **st)
     dike_summary s;
     dike_window_info info;
     dike_window none = {.kind = DIKE_WINDOW_JOBS, .first_id = 100, .last_id = 200};
-    dike_summarize_window(j, 4, t, 2, 8, &none, &s, &info, NULL);
+    dike_summarize_window(j, 4, t, 2, 8, NULL, &none, &s, &info, NULL);
     assert_int_equal(s.jobs, 0);
     assert_int_equal(s.finished, 0);
     assert_float_equal(s.avg_jct, 0, 0);
@@ -258,13 +320,21 @@ static void test_window_edges(void **st)
     assert_float_equal(info.span_end - info.span_start, 0, 0);
     /* time:100-1000: J1..J4 were all submitted before 100; the span [100, 160] is the run's end. */
     dike_window late = {.kind = DIKE_WINDOW_TIME, .t0 = 100, .t1 = 1000};
-    dike_summarize_window(j, 4, t, 2, 8, &late, &s, &info, NULL);
+    dike_summarize_window(j, 4, t, 2, 8, NULL, &late, &s, &info, NULL);
     assert_int_equal(s.jobs, 0);
     assert_float_equal(info.span_end, 160, EPS);
     /* inside [100, 160]: J3 4 x 60 = 240; J4 (restarted, [50, 130]) 80 x 30/80 = 30 apportioned */
     assert_float_equal(s.allocated_gpu_seconds, 270, EPS);
     assert_float_equal(s.utilization, 270.0 / (8 * 60), EPS);
     assert_float_equal(info.apportioned_gpu_seconds, 30, EPS);
+    /* with the samples: (6 + 6 + 6 + 4 + 4 + 4) x 10 = 300 inside [100, 160), 240 exact, J4 gets 60
+     * (bounds: 80 - 2 x 50 < 0, so 0; min(80, 2 x 30) = 60): the true 2 x 30 */
+    dike_timeseries ts;
+    four_jobs_series(&ts, 1);
+    dike_summarize_window(j, 4, t, 2, 8, &ts, &late, &s, &info, NULL);
+    dike_timeseries_free(&ts);
+    assert_float_equal(s.allocated_gpu_seconds, 300, EPS);
+    assert_float_equal(info.apportioned_gpu_seconds, 60, EPS);
 }
 
 /* A window holding every job and the whole run repeats the whole-run summary; here on a real run
@@ -281,8 +351,8 @@ static void test_window_whole_run(void **st)
     for (size_t k = 0; k < 2; k++) {
         dike_summary s;
         dike_window_info info;
-        dike_summarize_window(r.jobs, r.njobs, r.tenants, r.ntenants, r.summary.gpus, &ws[k], &s,
-                              &info, NULL);
+        dike_summarize_window(r.jobs, r.njobs, r.tenants, r.ntenants, r.summary.gpus, &r.ts, &ws[k],
+                              &s, &info, NULL);
         assert_int_equal(s.jobs, r.summary.jobs);
         assert_float_equal(s.avg_jct, r.summary.avg_jct, 0);
         assert_float_equal(s.p99_jct, r.summary.p99_jct, 0);
@@ -311,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_config_message),
         cmocka_unit_test(test_window_jobs),
         cmocka_unit_test(test_window_time),
+        cmocka_unit_test(test_window_time_series),
         cmocka_unit_test(test_window_edges),
         cmocka_unit_test(test_window_whole_run),
     };
