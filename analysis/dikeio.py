@@ -113,7 +113,8 @@ class Run:
         for a in SUMMARY_ATTRS:
             if a not in sattrs:
                 raise NotDikeOutput("%s: missing /summary attribute %s: not a complete dike-emu output" % (path, a))
-        self.summary = {k: _s(v) for k, v in sattrs.items() if k not in ("units", "description")}
+        self.summary = {k: _s(v) for k, v in sattrs.items()
+                        if k not in ("units", "description") and not k.startswith("units_")}
         ts = f["timeseries"]
         for name in TIMESERIES:
             if name not in ts:
@@ -246,6 +247,11 @@ def _table(f, name, columns, path, read=True):
 
 
 def _units(obj):
+    # One `units_<column>` attribute per column (files since provenance was added); older files
+    # have only the packed "column=unit,..." string.
+    per = {k[len("units_"):]: _s(v) for k, v in obj.attrs.items() if k.startswith("units_")}
+    if per:
+        return per
     u = obj.attrs.get("units")
     if u is None:
         return {}

@@ -148,6 +148,11 @@ uint64_t dike_sched_free_gpus(const dike_sched *s, int type);
 uint64_t dike_sched_free_for(const dike_sched *s, const dike_job *j);
 /** Place and start a QUEUED job now. Returns 1 if started, 0 if it does not fit. */
 int dike_sched_start(dike_sched *s, dike_job *j);
+/** Like dike_sched_start, but only where the gang runs at its best rate: at its best reachable
+ *  locality level (one node for a gang that fits in one, one rack for one that fits in a rack), or
+ *  at a worse level that does not slow it (dike_tput_rate). Returns 0, changing nothing, when the
+ *  placement strategy's choice would slow it. */
+int dike_sched_start_local(dike_sched *s, dike_job *j);
 /** Preempt a RUNNING job now: its GPUs are free at once, its progress is kept, it becomes QUEUED
  *  (the policy must requeue it in its own structures). */
 void dike_sched_preempt(dike_sched *s, dike_job *j);

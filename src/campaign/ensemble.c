@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dike/provenance.h"
 #include "dike/run.h"
 
 /* Rank 0's setup status to every rank, so all leave together. */
@@ -140,6 +141,20 @@ static int run_or_resume(const dike_config *cfg, size_t i, MPI_Comm group, dike_
     return rc;
 }
 
+/* The point's axis values as its output's campaign_axes attribute: one "section.key = value"
+ * line per axis, values as written in the grid. Caller frees. */
+static char *point_axes(const dike_grid *g, size_t i)
+{
+    const dike_grid_block *b = dike_grid_block_of(g, i);
+    size_t cap = 1;
+    for (size_t a = 0; a < b->naxes; a++)
+        cap += strlen(b->axes[a].key) + strlen(b->axes[a].shown[dike_grid_coord(g, i, a)]) + 4;
+    char *s = dike_xcalloc(1, cap), *p = s;
+    for (size_t a = 0; a < b->naxes; a++)
+        p += sprintf(p, "%s = %s\n", b->axes[a].key, b->axes[a].shown[dike_grid_coord(g, i, a)]);
+    return s;
+}
+
 /* Run one point over @p group; the leader records the outcome in @p r. Returns dike_run's status
  * (the same on every rank of the group). */
 static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, int ngroups,
@@ -157,8 +172,12 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
      * is too long; every rank of the group computes the same answer. */
     int resumed = 0;
     int rc = dike_grid_point_config(g, i, cfg, &pe);
+    char *axes = point_axes(g, i);
+    dike_provenance_note_campaign(g->name, (int64_t)i, axes);
     if (!rc)
         rc = run_or_resume(cfg, i, group, &res, &resumed, &pe);
+    dike_provenance_note_campaign(NULL, -1, NULL);
+    free(axes);
     double wall = MPI_Wtime() - t0;
     if (grank == 0) {
         memset(r, 0, sizeof *r);

@@ -10,14 +10,18 @@
 
 #include "dike/campaign.h"
 #include "dike/config.h"
+#include "dike/export.h"
 #include "dike/outpath.h"
+#include "dike/provenance.h"
 #include "dike/run.h"
 #include "dike/sched.h"
+#include "dike/tenants.h"
 #include "dike/workload.h"
 
 static int rank;
 
-enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003 }; /* long-only options */
+enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
+       OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006 }; /* long-only options */
 
 static void usage(FILE *f)
 {
@@ -25,10 +29,16 @@ static void usage(FILE *f)
           "       dike-emu trace-info [options] FILE...\n"
           "       mpirun -np P dike-emu campaign GRID.ini [options]   (dike-emu campaign --help)\n"
           "       mpirun -np P dike-emu resume CHECKPOINT [--out FILE.h5] [--checkpoint-every S]\n"
+          "       dike-emu export RUN.h5 [--jobs FILE.csv] [--summary FILE.json]\n"
           "       dike-emu list-policies | config-reference | --help | --version\n"
           "\n"
           "run options:\n"
           "  -c, --config FILE        INI configuration (every key has a default; see config-reference)\n"
+          "      --config-from RUN.h5 the configuration stored in an output file (run.out is not\n"
+          "                           replayed: give --out); other options override it\n"
+          "      --print-config       print the resolved configuration (every key, INI) and stop\n"
+          "      --dry-run            read and check everything, print what would run; run nothing,\n"
+          "                           write nothing\n"
           "  -t, --trace FILE         job trace: a file, a comma-separated list or a folder of *.csv;\n"
           "                           '-', a pipe or a FIFO is read once (default: synthetic workload)\n"
           "  -f, --trace-format F     trace format: auto (from the header, the default), dike, philly-vc,\n"
@@ -47,6 +57,9 @@ static void usage(FILE *f)
           "On SIGTERM or SIGUSR1 (e.g. #SBATCH --signal=USR1@120) a run writes a checkpoint at the next\n"
           "window boundary and stops with status 4; `dike-emu resume CHECKPOINT` continues it, with any\n"
           "number of ranks, and gives the output an uninterrupted run would have given.\n"
+          "\n"
+          "export RUN.h5 writes the per-job table as CSV (--jobs, Batsim-like columns) and the summary\n"
+          "as JSON (--summary); '-' is standard output. analysis/compare.py compares two runs.\n"
           "\n"
           "trace-info FILE... prints jobs, span, tenants, GPU-count histogram, GPU-hours, concurrent\n"
           "demand and offered load of a trace against the cluster; it takes -c, -f, -S and --cluster\n"
@@ -194,6 +207,104 @@ static int set_cluster(dike_config *cfg, const char *spec, dike_err *e)
     return dike_config_set(cfg, assign, "--cluster", e);
 }
 
+/* ---- run --config-from, --print-config, --dry-run (docs/config.md, "Re-running a run") ---- */
+
+/* The configuration stored in output @p path, over the current values. run.out and run.checkpoint
+ * are not replayed: a re-run must never replace the file it came from, so it needs its own --out. */
+static int load_config_from_output(dike_config *cfg, const char *path, dike_err *e)
+{
+    char *text = NULL;
+    int rc = dike_output_config(path, &text, e);
+    if (!rc)
+        rc = dike_config_load_text(cfg, text, path, e);
+    free(text);
+    dike_paths_note_input(path);
+    if (!rc)
+        rc = dike_config_set(cfg, "run.out=", "--config-from", e);
+    if (!rc)
+        rc = dike_config_set(cfg, "run.checkpoint=", "--config-from", e);
+    return rc;
+}
+
+static int print_config(const dike_config *cfg)
+{
+    dike_err e = {0};
+    if (dike_config_validate(cfg, &e))
+        return fail(e.code, e.msg);
+    if (rank == 0) {
+        char *text = dike_config_to_ini(cfg);
+        fputs(text, stdout);
+        free(text);
+    }
+    return 0;
+}
+
+/* What run would do, from the same checks it makes before the emulation starts (rank 0). */
+static void print_plan(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
+                       const char *ckpt)
+{
+    int nranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    dike_trace_stats st;
+    dike_trace_stats_compute(w, cl->total_gpus, &st);
+    printf("dry run: configuration, cluster, workload and output paths checked; nothing run, nothing written\n");
+    printf("  %-11s %s, placement %s, seed %lld, %d MPI rank%s\n", "policy", cfg->scheduler_policy,
+           cfg->scheduler_placement, (long long)cfg->run_seed, nranks, nranks == 1 ? "" : "s");
+    printf("  %-11s %u nodes, %llu GPUs, %u racks, GPU types", "cluster", cl->nodes,
+           (unsigned long long)cl->total_gpus, cl->nracks);
+    for (uint32_t t = 0; t < cl->ntypes; t++)
+        printf("%s%s", t ? ", " : " ", cl->types[t].name);
+    printf("\n");
+    if (w->format[0])
+        printf("  %-11s %s (%s, sha256 %.16s...)\n", "trace", w->source, w->format, w->sha256);
+    else
+        printf("  %-11s synthetic (load %g)\n", "workload", cfg->workload_load);
+    printf("  %-11s %zu jobs, %u tenants, submits over %.0f s, offered load %.4f over that span\n", "jobs", w->njobs,
+           w->ntenants, st.span_s, st.offered_load);
+    printf("  %-11s %s\n", "output", cfg->run_out);
+    if (cfg->run_checkpoint_every_s > 0)
+        printf("  %-11s %s (every %g simulated s)\n", "checkpoint", ckpt, cfg->run_checkpoint_every_s);
+    else
+        printf("  %-11s %s (on SIGTERM/SIGUSR1 only)\n", "checkpoint", ckpt);
+    dike_trace_stats_free(&st);
+}
+
+static int dry_run(const dike_config *cfg)
+{
+    dike_err e = {0};
+    int rc = 0;
+    if (rank == 0) {
+        dike_cluster cl;
+        dike_workload w;
+        double *weights = NULL;
+        char ckpt[DIKE_STR_MAX + 16];
+        memset(&cl, 0, sizeof cl);
+        dike_workload_init(&w);
+        if (cfg->run_checkpoint[0])
+            snprintf(ckpt, sizeof ckpt, "%s", cfg->run_checkpoint);
+        else
+            snprintf(ckpt, sizeof ckpt, "%s.ckpt.h5", cfg->run_out);
+        rc = dike_config_validate(cfg, &e);
+        if (!rc)
+            rc = dike_cluster_init(&cl, cfg, &e);
+        if (!rc)
+            rc = dike_output_paths_check(cfg, cfg->run_out, ckpt, NULL, &e);
+        if (!rc)
+            rc = dike_workload_load(cfg, &cl, &w, &e);
+        if (!rc) {
+            weights = dike_xcalloc(w.ntenants + 1, sizeof *weights);
+            rc = dike_tenant_weights_resolve(cfg, &w, weights, &e);
+        }
+        if (!rc)
+            print_plan(cfg, &cl, &w, ckpt);
+        free(weights);
+        dike_workload_free(&w);
+        dike_cluster_free(&cl);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc ? fail(rc, e.msg) : 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -204,17 +315,22 @@ static int cmd_run(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-        {"checkpoint", required_argument, 0, OPT_CKPT}, {0, 0, 0, 0}};
+        {"checkpoint", required_argument, 0, OPT_CKPT}, {"config-from", required_argument, 0, OPT_CONFIG_FROM},
+        {"print-config", no_argument, 0, OPT_PRINT_CONFIG}, {"dry-run", no_argument, 0, OPT_DRY_RUN},
+        {0, 0, 0, 0}};
     dike_config cfg;
     dike_err e = {0};
     dike_config_defaults(&cfg);
-    int quiet = 0, c;
+    int quiet = 0, c, want_print = 0, want_dry = 0;
+    const char *replayed = NULL;
 
     /* First pass: the config file, so every other option overrides it whatever their order. */
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:t:f:p:l:s:o:S:qh", opts, NULL)) != -1) {
         if (c == 'c' && load_config_file(&cfg, optarg, &e))
+            return fail(e.code, e.msg);
+        if (c == OPT_CONFIG_FROM && load_config_from_output(&cfg, replayed = optarg, &e))
             return fail(e.code, e.msg);
     }
     optind = 1;
@@ -223,6 +339,9 @@ static int cmd_run(int argc, char **argv)
         const char *key = NULL, *value = optarg;
         switch (c) {
         case 'c': continue;
+        case OPT_CONFIG_FROM: continue;
+        case OPT_PRINT_CONFIG: want_print = 1; continue;
+        case OPT_DRY_RUN: want_dry = 1; continue;
         case 't':
             /* An empty name is a mistake (an unset shell variable), not a request for the
              * synthetic workload, which is what an empty workload.trace means. */
@@ -270,8 +389,18 @@ static int cmd_run(int argc, char **argv)
         return fail(DIKE_EINVAL, msg);
     }
 
+    if (want_print)
+        return print_config(&cfg);
+    if (!cfg.run_out[0] && replayed) {
+        char msg[DIKE_STR_MAX + 160];
+        snprintf(msg, sizeof msg, "--config-from %s: the stored run.out is not replayed (a re-run must "
+                 "not replace the original): give --out FILE.h5", replayed);
+        return fail(DIKE_EINVAL, msg);
+    }
     if (!cfg.run_out[0])
         return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
+    if (want_dry)
+        return dry_run(&cfg);
     if (quiet)
         cfg.output_progress_interval_s = 0; /* --quiet: no progress, no table */
     dike_results r;
@@ -577,6 +706,43 @@ static int cmd_trace_info(int argc, char **argv)
     return rc ? fail(rc, e.msg) : 0;
 }
 
+/* ---- export (src/io/export.c, docs/output-schema.md "Exports") ---- */
+
+static int cmd_export(int argc, char **argv)
+{
+    enum { E_JOBS = 3000, E_SUMMARY };
+    static const struct option opts[] = {
+        {"jobs", required_argument, 0, E_JOBS}, {"summary", required_argument, 0, E_SUMMARY},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *jobs = NULL, *summary = NULL;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case E_JOBS: jobs = optarg; break;
+        case E_SUMMARY: summary = optarg; break;
+        case 'h':
+            if (rank == 0)
+                usage(stdout);
+            return 0;
+        default:
+            return bad_option("export", argv, optind - 1, "dike-emu --help");
+        }
+    }
+    if (optind != argc - 1)
+        return fail(DIKE_EINVAL, "export: expected one output file (dike-emu export RUN.h5 --jobs FILE.csv "
+                                 "--summary FILE.json)");
+    if (!jobs && !summary)
+        return fail(DIKE_EINVAL, "export: nothing to write (give --jobs FILE.csv and/or --summary FILE.json)");
+    dike_err e = {0};
+    int rc = 0;
+    if (rank == 0)
+        rc = dike_export(argv[optind], jobs, summary, &e);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc ? fail(rc, e.msg) : 0;
+}
+
 /* ---- campaign (src/campaign/, docs/campaigns.md) ---- */
 
 static void campaign_usage(FILE *f)
@@ -755,6 +921,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     dike_run_note_startup(mono_seconds() - t0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    dike_provenance_note_command(argc, argv);
     int rc = 0;
     const char *cmd = argc > 1 ? argv[1] : "";
     install_stop_handlers();
@@ -764,6 +931,8 @@ int main(int argc, char **argv)
         rc = cmd_resume(argc - 1, argv + 1);
     } else if (strcmp(cmd, "campaign") == 0) {
         rc = cmd_campaign(argc - 1, argv + 1);
+    } else if (strcmp(cmd, "export") == 0) {
+        rc = cmd_export(argc - 1, argv + 1);
     } else if (strcmp(cmd, "trace-info") == 0) {
         rc = cmd_trace_info(argc - 1, argv + 1);
     } else if (strcmp(cmd, "list-policies") == 0) {

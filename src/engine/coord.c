@@ -272,7 +272,18 @@ double dike_sched_navg(const dike_sched *s, const dike_job *j)
     return span > 0 ? (area - j->area_at_submit) / span : (double)s->active;
 }
 
-int dike_sched_start(dike_sched *s, dike_job *j)
+/* Does a placement at @p level on @p type slow @p j below its rate at its best reachable level? */
+static int placement_slows(const dike_sched *s, const dike_job *j, int type, int level)
+{
+    uint32_t g = j->spec->num_gpus;
+    int best = dike_cluster_best_level(s->cl, g);
+    if (level <= best)
+        return 0;
+    return dike_tput_rate(s->cl, s->w, j->spec->model, type, g, level) <
+           dike_tput_rate(s->cl, s->w, j->spec->model, type, g, best);
+}
+
+static int sched_start(dike_sched *s, dike_job *j, int local_only)
 {
     if (j->state != DIKE_JOB_QUEUED)
         dike_fatal("policy %s started job %u in state %u", s->pol->name, j->idx, j->state);
@@ -282,6 +293,9 @@ int dike_sched_start(dike_sched *s, dike_job *j)
     uint32_t n = 0;
     int type = -1, level = 0;
     if (!s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
+        return 0;
+    /* placing wrote only scratch: declining now leaves nothing to undo */
+    if (local_only && placement_slows(s, j, type, level))
         return 0;
     memcpy(j->slices, s->scratch, n * sizeof *j->slices);
     j->nslices = n;
@@ -312,6 +326,16 @@ int dike_sched_start(dike_sched *s, dike_job *j)
     s->tenant_gpus[j->spec->tenant] += g;
     push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++, j->epoch);
     return 1;
+}
+
+int dike_sched_start(dike_sched *s, dike_job *j)
+{
+    return sched_start(s, j, 0);
+}
+
+int dike_sched_start_local(dike_sched *s, dike_job *j)
+{
+    return sched_start(s, j, 1);
 }
 
 void dike_sched_preempt(dike_sched *s, dike_job *j)

@@ -1,6 +1,7 @@
 /* Run configuration. One table of keys (below) drives everything: defaults, INI parsing, --set,
  * range checks, the resolved INI text and the Markdown reference. Adding a key is one table row and
  * one struct member; no code elsewhere names a key. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "dike/config.h"
 #include "dike/metrics.h"
 #include "dike/sched.h"
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "dike/tenants.h"
 #include "dike/throughput.h"
@@ -875,6 +878,68 @@ int dike_config_validate(const dike_config *c, dike_err *e)
     return 0;
 }
 
+/* --- file paths in the resolved text ---
+ * The resolved text is stored in every output and checkpoint and printed by run --print-config; it
+ * must re-run as it is from any folder. So relative file names (workload.trace, entry by entry;
+ * cluster.nodes_file; tenants.weights = file:PATH) are written absolute, against the folder the
+ * process runs in, which is what they were relative to when the run opened them (a config file's
+ * own relative paths were already resolved against its folder when it was read). "-" (standard
+ * input) stays as it is; a value that would grow past DIKE_STR_MAX - 1 characters stays relative. */
+static void absolute_item(const char *item, const char *cwd, char *out, size_t n, size_t *len, bool *fits)
+{
+    while (*item == ' ')
+        item++;
+    bool rel = item[0] && item[0] != '/' && strcmp(item, "-") != 0;
+    if (rel && item[0] == '.' && item[1] == '/')
+        item += 2;
+    int w = rel ? snprintf(out + *len, n - *len, "%s%s/%s", *len ? "," : "", cwd, item)
+                : snprintf(out + *len, n - *len, "%s%s", *len ? "," : "", item);
+    *fits = *fits && w >= 0 && (size_t)w < n - *len;
+    /* "../x" from a config file in another folder: canonical when the file exists (symlinks
+     * resolved, like the open that read it), so stored paths do not pile up "/../" segments. */
+    char *joined = out + *len + (*len ? 1 : 0), real[PATH_MAX];
+    if (*fits && rel && (strstr(joined, "/../") || strstr(joined, "/./")) && realpath(joined, real) &&
+        strlen(real) < n - *len - (*len ? 1 : 0)) {
+        snprintf(joined, n - *len - (*len ? 1 : 0), "%s", real);
+        w = (int)(strlen(real) + (*len ? 1 : 0));
+    }
+    if (*fits)
+        *len += (size_t)w;
+}
+
+static void absolute_paths(const key_def *k, char *val, size_t n)
+{
+    size_t off = k->offset;
+    bool list = off == offsetof(dike_config, workload_trace);
+    bool weights = off == offsetof(dike_config, tenants_weights) && strncmp(val, "file:", 5) == 0;
+    if (!(list || weights || off == offsetof(dike_config, cluster_nodes_file)) || !val[0])
+        return;
+    char cwd[DIKE_STR_MAX], out[DIKE_STR_MAX] = "";
+    if (!getcwd(cwd, sizeof cwd))
+        return;
+    size_t len = 0;
+    bool fits = true;
+    if (weights) {
+        len = (size_t)snprintf(out, sizeof out, "file:");
+        char path[DIKE_STR_MAX] = "";
+        size_t plen = 0;
+        absolute_item(val + 5, cwd, path, sizeof path, &plen, &fits);
+        fits = fits && len + plen < sizeof out;
+        if (fits)
+            memcpy(out + len, path, plen + 1);
+    } else if (list) {
+        char *copy = dike_xstrdup(val);
+        for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && fits;
+             item = strtok_r(NULL, ",", &save))
+            absolute_item(item, cwd, out, sizeof out, &len, &fits);
+        free(copy);
+    } else {
+        absolute_item(val, cwd, out, sizeof out, &len, &fits);
+    }
+    if (fits && strlen(out) < n)
+        snprintf(val, n, "%s", out);
+}
+
 char *dike_config_to_ini(const dike_config *c)
 {
     char *text = NULL;
@@ -888,6 +953,7 @@ char *dike_config_to_ini(const dike_config *c)
         if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
             fprintf(f, "%s[%s]\n", i ? "\n" : "", keys[i].section);
         format_value(c, &keys[i], val, sizeof val);
+        absolute_paths(&keys[i], val, sizeof val);
         fprintf(f, "%s =%s%s\n", keys[i].name, *val ? " " : "", val);
     }
     if (fclose(f))

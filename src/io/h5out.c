@@ -19,6 +19,7 @@
 #include "dike/config.h"
 #include "dike/metrics.h"
 #include "dike/outpath.h"
+#include "dike/provenance.h"
 #include "io/h5types.h"
 
 #include <errno.h>
@@ -767,6 +768,37 @@ static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const 
     return st;
 }
 
+/* One `units_<column>` attribute per column of @p f (per attribute for /summary and the root),
+ * beside the packed `units` string older readers parse: a reader asks for the unit of a column by
+ * name instead of splitting text. */
+#define UNITS_PREFIX "units_"
+typedef size_t (*fields_fn)(h5_field *f);
+
+static int column_units(const h5ctx *c, hid_t obj, const char *objpath, const h5_field *f, size_t n)
+{
+    int st = 0;
+    char name[128];
+    for (size_t i = 0; !st && i < n; i++) {
+        snprintf(name, sizeof name, UNITS_PREFIX "%s", f[i].name);
+        st = attr_str(c, obj, objpath, name, f[i].unit, SIZE_MAX);
+    }
+    return st;
+}
+
+static int column_units_path(const h5ctx *c, hid_t file, const char *objpath, fields_fn fields)
+{
+    h5_field f[H5_MAX_FIELDS];
+    size_t n = fields(f);
+    int st = 0;
+    hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
+    if (o < 0)
+        st = h5fail(c, "opening %s", objpath);
+    else
+        st = column_units(c, o, objpath, f, n);
+    h5close(c, &st, o, H5Oclose, "object", objpath);
+    return st;
+}
+
 /* A chunked dataset with unlimited maximum dimensions: zero-row tables are valid datasets. */
 static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t mtype, hid_t ftype,
                          int rank, const hsize_t *dims, const void *buf, const char *units,
@@ -813,8 +845,6 @@ out:
     return st;
 }
 
-typedef size_t (*fields_fn)(h5_field *f);
-
 static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*type_fn)(void),
                        fields_fn fields, const void *rows, size_t n, const char *desc)
 {
@@ -827,6 +857,8 @@ static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*
         st = h5fail(c, "building the row type of %s", objpath);
     else
         st = write_dataset(c, file, objpath, mem, disk, 1, &dims, rows, units, desc);
+    if (!st)
+        st = column_units_path(c, file, objpath, fields);
     h5close(c, &st, disk, H5Tclose, "row type of", objpath);
     h5close(c, &st, mem, H5Tclose, "row type of", objpath);
     free(units);
@@ -859,6 +891,32 @@ static int write_root_attrs(const h5ctx *c, hid_t file, const dike_run_meta *m)
     if (!st)
         st = annotate(c, file, "/", "wall_seconds=s",
                       "dike-emu run output; layout in docs/output-schema.md");
+    if (!st)
+        st = attr_str(c, file, "/", UNITS_PREFIX "wall_seconds", "s", SIZE_MAX);
+    /* Provenance: when, where, by what build and libraries, from which command or campaign point. */
+    dike_provenance p;
+    dike_provenance_get(&p);
+    if (!st)
+        st = attr_str(c, file, "/", "created_utc", p.created_utc, sizeof p.created_utc);
+    if (!st)
+        st = attr_str(c, file, "/", "host", p.host, sizeof p.host);
+    if (!st)
+        st = attr_str(c, file, "/", "command_line", p.command_line, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "build", p.build, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "compiler", p.compiler, SIZE_MAX);
+    if (!st)
+        st = attr_str(c, file, "/", "hdf5_version", p.hdf5_version, sizeof p.hdf5_version);
+    if (!st)
+        st = attr_str(c, file, "/", "mpi_version", p.mpi_version, sizeof p.mpi_version);
+    if (!st)
+        st = attr_str(c, file, "/", "campaign", p.campaign, SIZE_MAX);
+    if (!st)
+        st = attr_write(c, file, "/", "campaign_point", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                        &p.campaign_point);
+    if (!st)
+        st = attr_str(c, file, "/", "campaign_axes", p.campaign_axes, SIZE_MAX);
     return st;
 }
 
@@ -894,26 +952,27 @@ out:
     return st;
 }
 
-/* One summary group: one scalar attribute per field of dike_summary, then @p extra_units (the
- * caller's own attributes, written into the group by then) and the description. */
+/* One summary group: one scalar attribute per field of dike_summary, then the units (`units` and
+ * `units_<name>`) of those and of @p extra (names and units of the caller's own attributes, written
+ * into the group by then), and the description. */
 static int summary_attrs(const h5ctx *c, hid_t g, const char *objpath, const dike_summary *s,
-                         const char *extra_units, const char *desc)
+                         const h5_field *extra, size_t nextra, const char *desc)
 {
-    h5_field f[H5_MAX_FIELDS];
+    h5_field f[H5_MAX_FIELDS + 8];
     size_t n = summary_fields(f);
-    char *units = units_string(f, n);
     int st = 0;
     for (size_t i = 0; !st && i < n; i++)
         st = attr_write(c, g, objpath, f[i].name, f[i].type, f[i].type, (const char *)s + f[i].offset);
-    if (extra_units) {
-        size_t len = strlen(units) + strlen(extra_units) + 2;
-        char *all = dike_xmalloc(len);
-        snprintf(all, len, "%s,%s", units, extra_units);
-        free(units);
-        units = all;
-    }
+    if (nextra > 8)
+        dike_fatal("summary_attrs: %zu extra attributes, room for 8", nextra);
+    for (size_t i = 0; i < nextra; i++)
+        f[n + i] = extra[i];
+    n += nextra;
+    char *units = units_string(f, n);
     if (!st)
         st = annotate(c, g, objpath, units, desc);
+    if (!st)
+        st = column_units(c, g, objpath, f, n);
     free(units);
     return st;
 }
@@ -984,9 +1043,14 @@ static int write_summary_window(const h5ctx *c, hid_t file, const dike_results *
                           &info, tr);
     bool jobs = w->kind == DIKE_WINDOW_JOBS;
     double first = jobs ? (double)w->first_id : w->t0, last = jobs ? (double)w->last_id : w->t1;
-    char extra[256];
-    snprintf(extra, sizeof extra, "first=%s,last=%s,span_start=s,span_end=s,apportioned_gpu_seconds=GPU*s",
-             jobs ? "1" : "s", jobs ? "1" : "s");
+    /* names and units of the attributes that describe the window (kind and spec are strings) */
+    const h5_field extra[] = {
+        {"first", 0, H5I_INVALID_HID, 0, jobs ? "1" : "s"},
+        {"last", 0, H5I_INVALID_HID, 0, jobs ? "1" : "s"},
+        {"span_start", 0, H5I_INVALID_HID, 0, "s"},
+        {"span_end", 0, H5I_INVALID_HID, 0, "s"},
+        {"apportioned_gpu_seconds", 0, H5I_INVALID_HID, 0, "GPU*s"},
+    };
     hid_t g = H5Gcreate2(file, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int st = 0;
     if (g < 0) {
@@ -1008,7 +1072,7 @@ static int write_summary_window(const h5ctx *c, hid_t file, const dike_results *
         st = attr_write(c, g, path, "apportioned_gpu_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                         &info.apportioned_gpu_seconds);
     if (!st)
-        st = summary_attrs(c, g, path, &s, extra,
+        st = summary_attrs(c, g, path, &s, extra, sizeof extra / sizeof extra[0],
                            jobs ? "metrics over the jobs with ids in [first, last] (metrics.window); "
                                   "utilisation over their submits, [span_start, span_end]"
                                 : "metrics over the jobs submitted in [first, last) (metrics.window); "
@@ -1034,7 +1098,7 @@ static int write_summary(const h5ctx *c, hid_t file, const dike_results *r)
         st = h5fail(c, "creating group /summary");
         goto out;
     }
-    st = summary_attrs(c, g, "/summary", &r->summary, NULL,
+    st = summary_attrs(c, g, "/summary", &r->summary, NULL, 0,
                        "whole-run metrics, one scalar attribute each");
     if (!st && w.kind != DIKE_WINDOW_NONE)
         st = write_summary_window(c, file, r, &w, spec);
@@ -1060,7 +1124,11 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     if (!st)
         st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank");
     if (!st)
+        st = column_units_path(c, file, "/nodes", node_fields);
+    if (!st)
         st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers");
+    if (!st)
+        st = column_units_path(c, file, "/perf", perf_fields);
     if (!st)
         st = write_table(c, file, "/jobs", dike__h5_job_type, job_fields, r->jobs, r->njobs,
                          "one row per job of the workload");

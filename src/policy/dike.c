@@ -4,18 +4,19 @@
  * Efficiency. Queued jobs are ordered by remaining GPU-time, estimated remaining work (a resumed
  * job's restore cost included) x GPUs: Smith's rule with GPUs as the resource, the order that keeps
  * the sum of completion times low when jobs of different widths share the GPUs. They start as
- * whole gangs in that order wherever they fit (work-conserving fill-in; where they go is the
- * placement strategy's choice). When the first job in the order does not fit, it may take GPUs
- * from running jobs that have held their GPUs for dike.min_lease_s and are larger by the hysteresis
- * factor in the knob's measure, remaining time x GPUs^w:
- *   (candidate's remaining + its restore + the victim's restore) x candidate's GPUs^w
- *       <= (1 - dike.hysteresis) x victim's remaining x victim's GPUs^w,
- * on the node (or the fewest whole nodes) where the fewest victim GPUs suffice, so the freed GPUs
- * are where the gang will be placed. At w = 1 the measure is the order's own (GPU-time): a
- * preemption never goes against the order, and wide jobs, whose fair finish times are the most
- * distant (T_ideal grows with GPUs under load), yield to narrow ones. At w = 0 it is remaining time
- * alone, as in SRTF: a wide job that is shorter may take the GPUs of narrower, longer jobs instead
- * of waiting for fill-in to leave it a whole set of free nodes.
+ * whole gangs in that order wherever they fit at their best rate (work-conserving fill-in): a
+ * gang is not spread over nodes (or racks) when it fits in one and spreading would slow it
+ * (dike_sched_start_local; Gavel measured spread gangs at a median 0.42 of their consolidated
+ * throughput, and a gang keeps its placement until it ends or is preempted, while a node usually
+ * frees much sooner). When the first job in the order does not fit, it may take GPUs from running
+ * jobs that have held their GPUs for w x dike.min_lease_s and are larger in GPU-time by the
+ * hysteresis factor, both restores counted, each on its own GPUs:
+ *   (candidate's remaining + its restore) x candidate's GPUs
+ *       <= ((1 - dike.hysteresis) x victim's remaining - victim's restore) x victim's GPUs,
+ * on the node where the fewest victim GPUs suffice (a gang that fits in a node), or the first whole
+ * nodes that can be emptied, in one rack if one suffices (a wider gang), so the freed GPUs are
+ * where the gang will be placed. The measure is the order's own: a preemption never goes against
+ * the order.
  *
  * Fairness. Every job has a fair finish time, submit + T_ideal_est (finish-time fairness, Themis;
  * SPEC §6):
@@ -29,9 +30,12 @@
  * i.e. it can wait for w of the candidate's run and still finish fairly, or if it is past its fair
  * finish time even when left alone (it cannot be made fair any more, and holding on would only
  * make smaller jobs wait). w = 1 never turns a fair job into an unfair one by preempting it;
- * w = 0 lets efficiency alone decide (and the time measure above). The guard also bounds churn: every preemption uses up part of
- * the victim's slack, and a job without slack is not preempted again. (Tenants are not a level of
- * this decision: a tenant guard was tried and dropped, docs/dike.md.)
+ * w = 0 lets efficiency alone decide. The knob also sets the lease, w x dike.min_lease_s: the
+ * fairness end keeps a started job on its GPUs for the whole lease (Tiresias), the efficiency end
+ * preempts whenever the GPU-time test says the swap pays (SRTF), its churn bounded by that test:
+ * each swap must gain more than both restores. The guard also bounds churn: every preemption uses
+ * up part of the victim's slack, and a job without slack is not preempted again. (Tenants are not
+ * a level of this decision: a tenant guard was tried and dropped, docs/dike.md.)
  *
  * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth. */
 #include <math.h>
@@ -66,8 +70,6 @@ typedef struct dk_state {
     dk_slot *slot;      /**< running jobs per node, node_off[n] .. node_off[n] + node_n[n] */
     dk_slot *cand;      /**< scratch: one node's possible victims */
     uint32_t *pick;     /**< scratch: nodes chosen for a gang */
-    double *gw;         /**< gang size g -> g^w (pow is most of the victim test otherwise) */
-    uint32_t max_g;     /**< largest gang in the workload (at least G + 1) */
     uint32_t G;         /**< cluster.gpus_per_node (the largest node) */
     int knowledge;      /**< scheduler.duration_knowledge */
     /* Where a blocked job could be made room for (node_bounds): per node, upper bounds of the
@@ -167,9 +169,11 @@ static void node_remove(dk_state *st, dike_job *j)
     st->nnodes[j->idx] = 0;
 }
 
-static int start(dk_state *st, dike_sched *s, dike_job *j)
+/* Start @p j: where it runs at its best rate if @p local (dike_sched_start_local), anywhere it
+ * fits otherwise. */
+static int start(dk_state *st, dike_sched *s, dike_job *j, int local)
 {
-    if (!dike_sched_start(s, j))
+    if (!(local ? dike_sched_start_local(s, j) : dike_sched_start(s, j)))
         return 0;
     dike_jobq_remove(&st->queued, j);
     node_add(st, j);
@@ -178,15 +182,24 @@ static int start(dk_state *st, dike_sched *s, dike_job *j)
 
 static int fill_start(void *ctx, dike_sched *s, dike_job *j)
 {
-    return start(ctx, s, j);
+    return start(ctx, s, j, 1);
 }
 
 /* ---- preemption ---- */
 
-/* The victim test's candidate side, (need + restore) x GPUs^w: the same for every victim. */
-static double cand_measure(const dk_state *st, const dike_job *q, double need_s)
+/* The victim test in GPU-time, the order's own measure (Smith's rule on a pool of GPUs): the
+ * candidate's side, its need (remaining + its restore) x its GPUs, the same for every victim. */
+static double cand_measure(const dike_job *q, double need_s)
 {
-    return (need_s + st->cost_s) * st->gw[q->spec->num_gpus];
+    return need_s * q->spec->num_gpus;
+}
+
+/* The victim's side for running job @p v with remaining @p rem_s: what is left of its GPU-time
+ * after the hysteresis margin and its own restore, which it pays on all of its GPUs:
+ * ((1 - hysteresis) x rem - restore) x GPUs. */
+static double vict_measure(const dk_state *st, const dike_job *v, double rem_s)
+{
+    return (st->keep * rem_s - st->cost_s) * v->spec->num_gpus;
 }
 
 /* Has running job @p v held its GPUs for the minimum lease? */
@@ -205,9 +218,9 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
         return 0;
     if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
         return 0;
-    /* Smaller by the hysteresis factor in the knob's measure, remaining time x GPUs^w (both
-     * restores counted: the swap must pay for them). */
-    if (qm > st->keep * run_rem_s(s, v) * st->gw[v->spec->num_gpus])
+    /* Smaller in GPU-time by the hysteresis factor, both restores counted: the swap must pay
+     * for them. */
+    if (qm > vict_measure(st, v, run_rem_s(s, v)))
         return 0;
     if (st->w <= 0)
         return 1; /* fairness does not restrict preemption */
@@ -267,12 +280,12 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * A preemption attempt used to test every running job (O(running jobs) per blocked decision: 80%
  * of Dike's time on RFold Philly). The exact test is unchanged, but it is now run only on nodes
  * whose bound says it could pass. For a running job v past its lease, can_take's size test
- *     (need + restore) x g_q^w <= (1 - hysteresis) x rem_v x g_v^w
- * solved for need gives the largest need it allows, measure_v / g_q^w - restore; a job still in
- * its lease allows none. A node's bound for a gang of g GPUs is the largest need for which its
+ *     (need + restore_q) x g_q <= ((1 - hysteresis) x rem_v - restore_v) x g_v
+ * solved for need gives the largest need it allows, vict_measure(v) / g_q; a job still in its
+ * lease allows none. A node's bound for a gang of g GPUs is the largest need for which its
  * jobs with the largest such needs, with its free GPUs, make g (-inf if g fits already or never
  * fits: choose_nodes skips those nodes); for gangs wider than a node, bound [0] is the largest
- * need for which every job on it could go (with g_q^w taken at G + 1, the smallest a wider gang
+ * need for which every job on it could go (with g_q taken at G + 1, the smallest a wider gang
  * has). The fairness guard is left out (a slack can grow as N_avg changes), so a node above the
  * need may still fail the exact test; a node below it cannot pass it.
  * The bounds stay upper bounds while nothing changes on the node, because a running job's
@@ -281,11 +294,11 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * estimate's floor is reached, before that can happen), none's estimates change as jobs finish
  * (every node again), and a node fails or is repaired (every node again). */
 
-/* The largest need for which running job @p v passes the size test of a candidate with GPUs^w
- * @p gw, given its measure @p m (-inf while its lease runs). */
-static double slot_bound(const dk_state *st, double m, double gw)
+/* The largest need for which a running job with victim measure @p m (vict_measure; -inf while
+ * its lease runs) passes the size test of a candidate of @p gq GPUs. */
+static double slot_bound(double m, double gq)
 {
-    return m < 0 ? -INFINITY : m / gw - st->cost_s;
+    return m / gq;
 }
 
 /* Node @p n's bounds and expiry; @p build: leave the trees' inner nodes for dike_maxtree_build. */
@@ -300,12 +313,12 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     for (uint32_t k = 0; k < m; k++) {
         const dike_job *v = sl[k].job;
         dike_time e = INT64_MAX;
-        meas[k] = -1;
+        meas[k] = -INFINITY;
         if (!leased_out(st, now, v)) {
             e = v->run_start + (dike_time)st->lease_us;
         } else {
             double rem_us = dike_sched_est_remaining_running(s, v);
-            meas[k] = st->keep * positive_s(rem_us) * st->gw[v->spec->num_gpus]; /* run_rem_s */
+            meas[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
             if (st->knowledge != DIKE_DURATION_ORACLE && v->rate > 0)
                 e = now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
         }
@@ -318,9 +331,9 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     else
         dike_maxtree_set(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
     for (uint32_t g = 0; g <= st->G; g++) {
-        double gw = st->gw[g ? g : st->G + 1], t = -INFINITY;
+        double gq = g ? g : st->G + 1, t = -INFINITY; /* a wider gang has at least G + 1 */
         for (uint32_t k = 0; k < m; k++) { /* by bound, largest first (a handful of jobs) */
-            double x = slot_bound(st, meas[k], gw);
+            double x = slot_bound(meas[k], gq);
             uint32_t i = k;
             for (; i > 0 && b[i - 1] < x; i--) {
                 b[i] = b[i - 1];
@@ -388,6 +401,35 @@ static int node_allowed(const dike_cluster *cl, uint32_t n, const dike_job *q)
     return q->spec->gpu_type < 0 || dike_cluster_node_type(cl, n) == q->spec->gpu_type;
 }
 
+/* Whole nodes that can be emptied for @p q's gang wider than a node, in node order, all in one
+ * rack if @p one_rack; into st->pick, returns how many (0: not enough). */
+static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s,
+                           double qm, double x, int one_rack)
+{
+    const dike_cluster *cl = dike_sched_cluster(s);
+    uint32_t g = q->spec->num_gpus, vg, npick = 0, have = 0, rack = UINT32_MAX, first = 0;
+    for (uint32_t n = (uint32_t)dike_maxtree_next(&st->bound[0], 0, x); n < st->nodes && have < g;
+         n = (uint32_t)dike_maxtree_next(&st->bound[0], n + 1, x)) {
+        if (!node_allowed(cl, n, q))
+            continue;
+        uint32_t f = dike_sched_node_free(s, n);
+        if (node_empties(st, s, n, q, need_s, qm, &vg) && f + vg > 0 &&
+            f + vg == dike_cluster_node_gpus(cl, n)) {
+            if (one_rack && dike_cluster_rack(cl, n) != rack) { /* count again in this rack */
+                rack = dike_cluster_rack(cl, n);
+                first = npick;
+                have = 0;
+            }
+            st->pick[npick++] = n;
+            have += f + vg;
+        }
+    }
+    if (have < g)
+        return 0;
+    memmove(st->pick, st->pick + first, (npick - first) * sizeof *st->pick);
+    return npick - first;
+}
+
 /* Choose where q's gang will go if victims are taken: one node where the victims needed hold the
  * fewest GPUs (a gang that fits in a node), or the first whole nodes that can be emptied (a larger
  * gang). Fills st->pick; returns how many nodes, 0 if q cannot be made room for. */
@@ -429,19 +471,15 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
         st->pick[0] = best;
         return 1;
     }
-    uint32_t npick = 0, have = 0;
-    for (uint32_t n = (uint32_t)dike_maxtree_next(&st->bound[0], 0, x); n < st->nodes && have < g;
-         n = (uint32_t)dike_maxtree_next(&st->bound[0], n + 1, x)) {
-        if (!node_allowed(cl, n, q))
-            continue;
-        uint32_t f = dike_sched_node_free(s, n);
-        if (node_empties(st, s, n, q, need_s, qm, &vg) && f + vg > 0 &&
-            f + vg == dike_cluster_node_gpus(cl, n)) {
-            st->pick[npick++] = n;
-            have += f + vg;
-        }
+    /* A wider gang: whole nodes that can be emptied, in one rack if one suffices (nodes are
+     * numbered rack by rack): spread over racks the gang runs slower than it can (Gavel's
+     * unconsolidated throughputs), which is why it was not started there. */
+    if (dike_cluster_best_level(cl, g) <= DIKE_LOC_RACK) {
+        uint32_t n = wide_nodes(st, s, q, need_s, qm, x, 1);
+        if (n)
+            return n;
     }
-    return have >= g ? npick : 0;
+    return wide_nodes(st, s, q, need_s, qm, x, 0);
 }
 
 /* Preempt victims on the chosen nodes (largest share first, only what each node must give) and
@@ -449,7 +487,7 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
 static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
-    double need_s = est_rem_s(s, q) + restore_s(st, q), qm = cand_measure(st, q, need_s);
+    double need_s = est_rem_s(s, q) + restore_s(st, q), qm = cand_measure(q, need_s);
     uint32_t npick = choose_nodes(st, s, q, need_s, qm), still = q->spec->num_gpus, vg;
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
@@ -464,7 +502,7 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
         }
         still -= have < still ? have : still;
     }
-    return npick > 0 && start(st, s, q);
+    return npick > 0 && start(st, s, q, 0);
 }
 
 /* ---- the decision step ---- */
@@ -484,7 +522,7 @@ static void dk_decide(void *state, dike_sched *s)
     }
     /* in order; the first that does not fit may preempt (only it, as in SRTF) */
     while ((q = dike_jobq_min(&st->queued)))
-        if (!start(st, s, q) && !make_room(st, s, q))
+        if (!start(st, s, q, 1) && !make_room(st, s, q))
             break;
     /* fill-in: shortest first among the jobs that fit */
     dike_jobq_fill(&st->queued, s, fill_start, st);
@@ -500,7 +538,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     size_t njobs = dike_sched_workload(s)->njobs;
     st->w = c->dike_fairness_weight;
     st->keep = 1 - c->dike_hysteresis;
-    st->lease_us = c->dike_min_lease_s * 1e6;
+    st->lease_us = c->dike_min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
     st->cost_s = c->scheduler_preemption_cost_s;
     dike_jobq_init(&st->queued);
     st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);
@@ -512,17 +550,8 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->slot = dike_xcalloc(st->node_off[cl->nodes] ? st->node_off[cl->nodes] : 1, sizeof *st->slot);
     st->cand = dike_xcalloc((size_t)cl->gpus_per_node + 1, sizeof *st->cand);
     st->pick = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->pick);
-    const dike_workload *wl = dike_sched_workload(s);
-    for (size_t i = 0; i < wl->njobs; i++)
-        if (wl->jobs[i].num_gpus > st->max_g)
-            st->max_g = wl->jobs[i].num_gpus;
     st->G = cl->gpus_per_node;
     st->knowledge = dike_sched_duration_knowledge(s);
-    if (st->max_g < st->G + 1)
-        st->max_g = st->G + 1;
-    st->gw = dike_xmalloc(((size_t)st->max_g + 1) * sizeof *st->gw);
-    for (uint32_t g = 0; g <= st->max_g; g++)
-        st->gw[g] = pow(g, st->w);
     st->bound = dike_xcalloc((size_t)st->G + 1, sizeof *st->bound);
     for (uint32_t g = 0; g <= st->G; g++)
         dike_maxtree_init(&st->bound[g], cl->nodes ? cl->nodes : 1);
@@ -571,7 +600,6 @@ static void dk_free(void *state)
     free(st->slot);
     free(st->cand);
     free(st->pick);
-    free(st->gw);
     for (uint32_t g = 0; g <= st->G; g++)
         dike_maxtree_free(&st->bound[g]);
     free(st->bound);

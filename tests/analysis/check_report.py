@@ -54,7 +54,7 @@ def read_runs(runs_dirs):
             cfg = configparser.ConfigParser(interpolation=None)
             cfg.read_string(f.attrs["config"])
             summary = {k: f["summary"].attrs[k].item() for k in f["summary"].attrs
-                       if k not in ("units", "description")}
+                       if k not in ("units", "description") and not k.startswith("units_")}
             policy = f.attrs["policy"]
             w = float(cfg.get("dike", "fairness_weight")) if policy == "dike" else None
             runs.append(dict(path=path, file=os.path.relpath(os.path.abspath(path), root), policy=policy, w=w,

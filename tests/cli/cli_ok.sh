@@ -8,7 +8,8 @@ set -eu
 case_="$1"
 DIKE_EMU="$2"
 want_version="$3"
-. "$(dirname "$0")/../lib/testlib.sh"
+here=$(cd "$(dirname "$0")" && pwd)  # this folder, also after the cd below
+. "$here/../lib/testlib.sh"
 dike_tmp_init "cli_$case_"
 cd "$T"
 
@@ -77,44 +78,11 @@ h5_objects()
         }'
 }
 
-# The layout of docs/output-schema.md (schema version 1), as h5_objects prints it.
+# The layout of docs/output-schema.md, as h5_objects prints it: read from the doc itself
+# (tests/cli/schema_doc.py), so the doc and this test cannot drift apart.
 expected_objects()
 {
-    local a d c
-    echo "group /"
-    for a in schema_version version policy placement seed ranks config trace_path trace_sha256 \
-             wall_seconds units description; do
-        echo "attr /@$a"
-    done
-    for d in jobs tenants nodes perf timeseries/time timeseries/busy_gpus timeseries/queued \
-             timeseries/running timeseries/tenant_gpus; do
-        echo "dataset /$d"
-        echo "attr /$d@units"
-        echo "attr /$d@description"
-    done
-    for c in job_id tenant num_gpus submit_time start_time finish_time duration jct queue_delay \
-             t_ideal rho run_time preemptions migrations gpu_type; do
-        echo "member /jobs:$c"
-    done
-    for c in tenant name weight jobs finished gpu_seconds avg_jct mean_rho fairness_ratio \
-             weight_share avg_gpus entitlement gpu_share entitled_share; do
-        echo "member /tenants:$c"
-    done
-    for c in node rack gpu_type busy_gpu_seconds jobs_hosted failures; do
-        echo "member /nodes:$c"
-    done
-    for c in rank events windows messages bytes_sent wall_seconds compute_seconds comm_seconds \
-             decisions nodes_owned; do
-        echo "member /perf:$c"
-    done
-    echo "group /timeseries"
-    echo "attr /timeseries@description"
-    echo "group /summary"
-    for a in jobs finished avg_jct p50_jct p95_jct p99_jct makespan avg_queue_delay mean_rho \
-             p99_rho max_rho unfair_fraction jain utilization effective_utilization preemptions \
-             migrations allocated_gpu_seconds units description; do
-        echo "attr /summary@$a"
-    done
+    /usr/bin/python3 "$here/schema_doc.py" --list "$here/../../docs/output-schema.md"
 }
 
 case "$case_" in

@@ -30,16 +30,20 @@ with h5py.File(sys.argv[1], "r") as p, h5py.File(sys.argv[2], "r") as w:
     ps, ws = p["summary"], w["summary"]
     # no window: /summary is a group of attributes only, the documented ones
     assert len(ps) == 0, list(ps)
-    assert sorted(ps.attrs) == sorted(names + ["units", "description"]), sorted(ps.attrs)
+    units_of = ["units_" + n for n in names]
+    assert sorted(ps.attrs) == sorted(names + units_of + ["units", "description"]), sorted(ps.attrs)
     # a window changes none of the whole-run attributes
     for k in ps.attrs:
         assert ps.attrs[k] == ws.attrs[k], (k, ps.attrs[k], ws.attrs[k])
     assert list(ws) == ["window"], list(ws)
     win = ws["window"]
-    extra = ["kind", "spec", "first", "last", "span_start", "span_end", "apportioned_gpu_seconds"]
-    assert sorted(win.attrs) == sorted(names + extra + ["units", "description"]), sorted(win.attrs)
+    numeric = ["first", "last", "span_start", "span_end", "apportioned_gpu_seconds"]
+    extra = ["kind", "spec"] + numeric + ["units_" + n for n in numeric]
+    assert sorted(win.attrs) == sorted(names + units_of + extra + ["units", "description"]), sorted(win.attrs)
     for k in names:
         assert win.attrs[k].dtype == ps.attrs[k].dtype, k
+        assert win.attrs["units_" + k] == ps.attrs["units_" + k], k
+    assert [win.attrs["units_" + n] for n in numeric] == ["1", "1", "s", "s", "GPU*s"]
     assert win.attrs["kind"] == "jobs" and win.attrs["spec"] == sys.argv[3]
     assert win.attrs["first"] == 100 and win.attrs["last"] == 299
     ids = w["jobs"]["job_id"][:]

@@ -295,12 +295,11 @@ static void test_dike_knob(void **st)
  * G = 16:
  *   J0, J1: T_ideal = 1000 x max(1, 4 x 3 / 16) = 1000, slack = 1000 - 100 - 900 = 0;
  *   J2:     T_ideal =  400 x max(1, 8 x 3 / 16) =  600, slack =  600 - 100 - 300 = 200.
- * Hysteresis: J3's 100 s (x 4 GPUs) is below 0.9 x 900 (x 4) and 0.9 x 300 (x 8), in either
- * measure.
+ * Hysteresis: J3's 100 s x 4 GPUs is below 0.9 x 900 x 4 and 0.9 x 300 x 8 GPU-s.
  * w = 0: all three may be taken. X needs one 4-GPU victim (4 GPUs stop), Y needs J2 (8 GPUs
  *   stop): X, and of J0 and J1 the lower index, J0. J3 100-200 on X. J0 (900 s left) is next in
- *   order but may take neither J1 (900 > 0.9 x 900) nor J2 (900 > 0.9 x 300; at w = 0 the
- *   measure is time alone). At 200 it resumes on X: 200-1100. J1 0-1000, J2 0-400.
+ *   order but may take neither J1 (900 x 4 > 0.9 x 900 x 4) nor J2 (3600 > 0.9 x 300 x 8 = 2160
+ *   GPU-s). At 200 it resumes on X: 200-1100. J1 0-1000, J2 0-400.
  * w = 1: J0 and J1 have no slack for J3's 100 s; J2 has 200: J3 takes Y, 100-200. J2 (300 x 8)
  *   is next and may not take J0 or J1 (2400 > 0.9 x 3600 is false, but they have no slack for its
  *   300 s); at 200 it resumes on Y: 200-500. */
@@ -326,31 +325,107 @@ static void test_dike_victim_nodes(void **st)
     dike_results_free(&r);
 }
 
-/* The knob's measure. One node of 8 GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 5000 s, b) at 0:
- * J0 (8,000 GPU-s) runs, J1 (40,000) waits. J2 (1 GPU, 850 s, c) arrives at 100 and is first in
- * order (850 GPU-s) but does not fit. J0 has 900 s left.
- *   w = 1, measure GPU-time: 850 x 1 <= 0.9 x 900 x 8. Slack of J0: N_avg = 2 over [0, 100],
- *     T_ideal = 1000 x max(1, 8 x 2 / 8) = 2000, slack = 2000 - 100 - 900 = 1000 >= 850: J0 is
- *     preempted. J2 100-950 (7 GPUs stay free: neither 8-GPU job fits); J0 950-1850; J1 1850-6850.
- *   w = 0, measure time: 850 > 0.9 x 900 = 810: no preemption. J0 0-1000; J2 1000-1850 (7 GPUs
- *     free, J1 does not fit); J1 1850-6850. */
-static void test_dike_measure(void **st)
+/* Starts where the gang runs at its best rate. Two nodes of 8 GPUs in one rack; no preemption
+ * (hysteresis 1). J0 (6 GPUs, 1000 s, a) and J1 (6 GPUs, 2000 s, b) at 0 take a node each (6 + 6
+ * do not fit in 8): 2 GPUs stay free on each. J2 (4 GPUs, 300 s, c) arrives at 10: 4 GPUs are
+ * free, but only spread over the two nodes, where it would run at cluster.locality_rack (0.4246)
+ * of its rate, i.e. 300 / 0.4246 = 707 s. It waits for a whole node: at 1000 J0 ends and J2 runs
+ * 1000-1300 on J0's node. With locality factors of 1 spreading costs nothing: J2 10-310. */
+static void test_dike_local_start(void **st)
 {
-    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 5000, 8, "b"}, {100, 850, 1, "c"}};
-    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                        "dike.fairness_weight=1", NULL};
-    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                        "dike.fairness_weight=0", NULL};
+    static const sc_job jobs[] = {{0, 1000, 6, "a"}, {0, 2000, 6, "b"}, {10, 300, 4, "c"}};
+    const char *slow[] = {"cluster.nodes=2", "cluster.nodes_per_rack=2", DK_BASE,
+                          "scheduler.round_s=100000", "dike.hysteresis=1", NULL};
+    const char *flat[] = {"cluster.nodes=2", "cluster.nodes_per_rack=2", DK_BASE,
+                          "scheduler.round_s=100000", "dike.hysteresis=1",
+                          "cluster.locality_rack=1", "cluster.locality_cross_rack=1", NULL};
     dike_results r;
-    assert_int_equal(sc_run(jobs, 3, w1, &r), 0);
-    expect_job(&r, 0, 0, 1850, 1);
-    expect_job(&r, 1, 1850, 6850, 0);
-    expect_job(&r, 2, 100, 950, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, w0, &r), 0);
+    assert_int_equal(sc_run(jobs, 3, slow, &r), 0);
     expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 1850, 6850, 0);
-    expect_job(&r, 2, 1000, 1850, 0);
+    expect_job(&r, 1, 0, 2000, 0);
+    expect_job(&r, 2, 1000, 1300, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 3, flat, &r), 0);
+    expect_job(&r, 2, 10, 310, 0);
+    dike_results_free(&r);
+}
+
+/* The knob sets the lease, w x dike.min_lease_s (400 s here), looked at in rounds of 100 s. One node
+ * of 8 GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 3000 s, b) at 0: J0 (8,000 GPU-s) runs, J1
+ * (24,000) waits. J2 (8 GPUs, 100 s, c) arrives at 100, first in order, and does not fit. The size
+ * test holds whenever J0 may be taken (100 x 8 <= 0.9 x J0's 600..900 s left x 8).
+ *   w = 0: lease 0, no guard: J0 is preempted at 100. J2 100-200, J0 200-1100, J1 1100-4100.
+ *   w = 0.5: lease 200 s: not at 100 (held 100 s). At the round of 200: N_avg of J0 =
+ *     (2 x 100 + 3 x 100) / 200 = 2.5, T_ideal = 1000 x max(1, 8 x 2.5 / 8) = 2500, 800 s left,
+ *     slack = 2500 - 200 - 800 = 1500 >= 0.5 x 100: preempted. J2 200-300, J0 300-1100.
+ *   w = 1: lease 400 s: at 400, N_avg = (2 x 100 + 3 x 300) / 400 = 2.75, T_ideal = 2750, 600 s
+ *     left, slack = 2750 - 400 - 600 = 1750 >= 100: preempted. J2 400-500, J0 500-1100.
+ * J1 runs 1100-4100 in every case. */
+static void test_dike_lease_knob(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 100, 8, "c"}};
+    static const char *const w[] = {"dike.fairness_weight=0", "dike.fairness_weight=0.5",
+                                    "dike.fairness_weight=1"};
+    static const double at[] = {100, 200, 400};
+    for (int k = 0; k < 3; k++) {
+        const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                              "dike.min_lease_s=400", w[k], NULL};
+        dike_results r;
+        assert_int_equal(sc_run(jobs, 3, sets, &r), 0);
+        expect_job(&r, 0, 0, 1100, 1);
+        expect_job(&r, 1, 1100, 4100, 0);
+        expect_job(&r, 2, at[k], at[k] + 100, 0);
+        dike_results_free(&r);
+    }
+}
+
+/* Each restore is paid on the GPUs of the job that pays it. One node of 8 GPUs, restore cost
+ * 100 s, w = 0 (no guard, no lease). J0 (8 GPUs, 1000 s, a) at 0; J1 (1 GPU, X s, b) at 100. At
+ * 100 J0 has 900 s left; J1 may take it if X x 1 <= (0.9 x 900 - 100) x 8 = 5680 GPU-s: J0's
+ * restore stops all 8 of its GPUs for 100 s. (Counted on J1's one GPU, as if
+ * (X + 100) x 1 <= 0.9 x 900 x 8, X = 6000 would pass.)
+ *   X = 6000: no preemption. J0 0-1000, J1 1000-7000.
+ *   X = 5000: J0 preempted at 100. J1 100-5100 (7 GPUs stay free: J0 needs 8, and J1 started
+ *     at this instant may not be taken); J0 resumes at 5100, pays 100 s, 900 s left: ends 6100. */
+static void test_dike_victim_restore(void **st)
+{
+    static const sc_job big[] = {{0, 1000, 8, "a"}, {100, 6000, 1, "b"}};
+    static const sc_job small[] = {{0, 1000, 8, "a"}, {100, 5000, 1, "b"}};
+    const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                          "dike.fairness_weight=0", "scheduler.preemption_cost_s=100", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(big, 2, sets, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 1000, 7000, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(small, 2, sets, &r), 0);
+    expect_job(&r, 0, 0, 6100, 1);
+    expect_job(&r, 1, 100, 5100, 0);
+    dike_results_free(&r);
+}
+
+/* A gang wider than a node takes whole nodes in one rack when one suffices. Four nodes of 8 GPUs,
+ * racks of two ({0, 1}, {2, 3}), w = 0. At 0: J0 (8 GPUs, 1000 s, a), J1, J2, J3 (8 GPUs, 5000 s,
+ * b, c, d) take a node each, in order. J4 (16 GPUs, 1000 s, e) arrives at 100: 16,000 GPU-s,
+ * first in order, nothing free. J0 (900 s left: 0.9 x 900 x 8 = 6480 < 16,000) may not be taken;
+ * J1, J2, J3 (4900 s left: 35,280) may. The first emptiable nodes are 1 and 2 (two racks, where
+ * J4 would run at cluster.locality_cross_rack / locality_rack of its rate); rack 1 has two: J2
+ * and J3 are preempted and J4 runs on nodes 2 and 3 at its best rate, 100-1100. At 1000 J0 ends:
+ * J2 (4900 s left, lower index than J3) resumes on node 0, 1000-5900; at 1100 J3 resumes,
+ * 1100-6000. J1 0-5000. */
+static void test_dike_wide_rack(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 5000, 8, "b"}, {0, 5000, 8, "c"},
+                                  {0, 5000, 8, "d"}, {100, 1000, 16, "e"}};
+    const char *sets[] = {"cluster.nodes=4", "cluster.nodes_per_rack=2", DK_BASE,
+                          "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 5, sets, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 0, 5000, 0);
+    expect_job(&r, 2, 0, 5900, 1);
+    expect_job(&r, 3, 0, 6000, 1);
+    expect_job(&r, 4, 100, 1100, 0);
     dike_results_free(&r);
 }
 
@@ -363,7 +438,8 @@ int main(void)
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
-        cmocka_unit_test(test_dike_measure),
+        cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
+        cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dike/provenance.h"
 #include "dike/results.h"
 #include "io/h5types.h"
 
@@ -607,13 +608,60 @@ static void check_nodes_perf(hid_t file, const dike_node_record *nodes, size_t n
     H5Dclose(ds);
 }
 
+/* Provenance (root) and one unit attribute per column, as noted before the write in
+ * test_roundtrip. */
+static void check_provenance_units(hid_t file)
+{
+    char *t = read_str_attr(file, "created_utc");
+    int y, mo, d, h, mi, sec, used = 0;
+    assert_int_equal(sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &used), 6);
+    assert_int_equal(used, 20); /* "2026-12-01T02:20:00Z" and nothing after */
+    assert_true(y >= 2024 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h < 24 && mi < 60 && sec < 61);
+    free(t);
+    /* each argument as a shell reads it back: blanks and quotes single-quoted */
+    assert_str_attr(file, "command_line", "dike-emu run --out 'a b.h5' --set 'x=it'\\''s' -q");
+    assert_str_attr(file, "campaign", "grid1");
+    assert_true(i64_attr(file, "campaign_point") == 3);
+    assert_str_attr(file, "campaign_axes", "run.seed = 2\n");
+    assert_str_attr_has(file, "build", "");
+    assert_str_attr_has(file, "compiler", "");
+    unsigned maj, min, rel;
+    char want[32];
+    H5get_libversion(&maj, &min, &rel);
+    snprintf(want, sizeof want, "%u.%u.%u", maj, min, rel);
+    assert_str_attr(file, "hdf5_version", want);
+    assert_str_attr_has(file, "mpi_version", "MPI");
+    assert_str_attr(file, "units_wall_seconds", "s");
+
+    hid_t ds = H5Dopen2(file, "/jobs", H5P_DEFAULT);
+    assert_str_attr(ds, "units_jct", "s");
+    assert_str_attr(ds, "units_num_gpus", "GPUs");
+    assert_str_attr(ds, "units_lost_work", "GPU*s");
+    assert_str_attr(ds, "units_gpu_type", "1");
+    H5Dclose(ds);
+    ds = H5Dopen2(file, "/perf", H5P_DEFAULT);
+    assert_str_attr(ds, "units_bytes_sent", "B");
+    assert_str_attr(ds, "units_decide_p99_us", "us");
+    H5Dclose(ds);
+    hid_t g = H5Gopen2(file, "/summary", H5P_DEFAULT);
+    assert_str_attr(g, "units_avg_jct", "s");
+    assert_str_attr(g, "units_goodput", "1");
+    assert_str_attr(g, "units_allocated_gpu_seconds", "GPU*s");
+    H5Gclose(g);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 
 static void test_roundtrip(void **state)
 {
     fixture *f = *state;
     dike_err e = { 0, "" };
-    assert_ok(write_fixture(f, f->path, &e), e);
+    char *argv[] = {"dike-emu", "run", "--out", "a b.h5", "--set", "x=it's", "-q"};
+    dike_provenance_note_command(7, argv);
+    dike_provenance_note_campaign("grid1", 3, "run.seed = 2\n");
+    int rc = write_fixture(f, f->path, &e);
+    dike_provenance_note_campaign(NULL, -1, NULL);
+    assert_ok(rc, e);
     assert_no_open_objects();
 
     /* Only the final file is left: the temporary was renamed, no probe remains. */
@@ -630,6 +678,7 @@ static void test_roundtrip(void **state)
     check_timeseries(file, &f->r.ts);
     check_summary(file, &f->r.summary);
     check_nodes_perf(file, f->nodes, NNODES, &f->perf);
+    check_provenance_units(file);
     /* The writer closed everything it opened: only our own file handle is open. */
     assert_int_equal(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 1);
     assert_true(H5Fclose(file) >= 0);
