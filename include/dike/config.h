@@ -71,6 +71,9 @@ typedef struct dike_config {
     double faults_mttr_s;                /**< mean time to repair, s */
     double faults_checkpoint_interval_s; /**< progress between checkpoints of a running job, s */
 
+    /* [metrics] */
+    char metrics_window[128];            /**< "" (whole run only), "jobs:FIRST-LAST" or "time:T0-T1" (s) */
+
     /* [run] */
     int64_t run_seed;            /**< seed of every random stream */
     char run_out[DIKE_STR_MAX];  /**< output HDF5 path */

@@ -66,6 +66,8 @@ typedef struct dike_summary {
     uint64_t restarts;                           /**< restarts after node failures */
     double lost_work;                            /**< GPU-seconds of progress lost to failures */
     double goodput;                              /**< 1 - lost_work / allocated_gpu_seconds */
+    uint64_t gpus;                               /**< cluster GPUs G of utilization; in memory only,
+                                                      for the metrics over a window (not in /summary) */
 } dike_summary;
 
 /** /timeseries: n samples; tenant_gpus is n x ntenants, row-major. */

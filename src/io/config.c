@@ -3,6 +3,7 @@
  * one struct member; no code elsewhere names a key. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "dike/config.h"
+#include "dike/metrics.h"
 #include "dike/sched.h"
 
 #include <errno.h>
@@ -69,6 +70,7 @@ static int check_throughput(const char *v, char *why, size_t n);
 static int check_model_assignment(const char *v, char *why, size_t n);
 static int check_duration_knowledge(const char *v, char *why, size_t n);
 static int check_weights(const char *v, char *why, size_t n);
+static int check_window(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, 4194304), NULL,
@@ -194,6 +196,12 @@ static const key_def keys[] = {
     {"faults", "checkpoint_interval_s", KEY_DOUBLE, FIELD(faults_checkpoint_interval_s), "1800",
      ABOVE(0, SECONDS_MAX), NULL,
      "running jobs checkpoint after every this much progress; a failure loses the work since the last one, s"},
+
+    {"metrics", "window", KEY_STRING, FIELD(metrics_window), "", ANY, check_window,
+     "steady-state window: every /summary metric is also computed over it, in /summary/window: "
+     "`jobs:FIRST-LAST` (the jobs whose job id is in that range, inclusive) or `time:T0-T1` (the "
+     "jobs submitted in [T0, T1), s since the first submit; utilisation over [T0, T1]); empty = "
+     "the whole run only (docs/output-schema.md)"},
 
     {"run", "seed", KEY_INT, FIELD(run_seed), "1", AT_LEAST(0, INFINITY), NULL,
      "seed of every random stream"},
@@ -335,6 +343,14 @@ static int check_model_assignment(const char *v, char *why, size_t n)
 static int check_weights(const char *v, char *why, size_t n)
 {
     return dike_tenant_weights_check(v, why, n);
+}
+
+/* The whole value in one key, so both bounds are checked together and a bad one is reported with
+ * the line that set it. */
+static int check_window(const char *v, char *why, size_t n)
+{
+    dike_window w;
+    return dike_window_parse(v, &w, why, n);
 }
 
 /* --- one value --- */

@@ -16,6 +16,8 @@
  * the collective closes there happen in the same order everywhere. At the end the message of the
  * lowest failing rank is broadcast: every rank returns the same code and text. */
 #include "dike/results.h"
+#include "dike/config.h"
+#include "dike/metrics.h"
 #include "dike/outpath.h"
 #include "dike/provenance.h"
 #include "io/h5types.h"
@@ -188,8 +190,9 @@ static size_t summary_fields(h5_field *f)
         F_NUM(dike_summary, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
         F_NUM(dike_summary, goodput, H5T_NATIVE_DOUBLE, "1"),
     };
-    /* Every member is 8 bytes: a field added to dike_summary but not here changes the size. */
-    _Static_assert(sizeof(dike_summary) == 8 * (sizeof t / sizeof t[0]),
+    /* Every member is 8 bytes: a field added to dike_summary but not here changes the size. The
+     * one more is `gpus`, kept in memory for the window's utilisation and not written. */
+    _Static_assert(sizeof(dike_summary) == 8 * (sizeof t / sizeof t[0] + 1),
                    "dike_summary changed: update summary_fields()");
     F_COPY(f, t);
     return sizeof t / sizeof t[0];
@@ -949,27 +952,158 @@ out:
     return st;
 }
 
-static int write_summary(const h5ctx *c, hid_t file, const dike_summary *s)
+/* One summary group: one scalar attribute per field of dike_summary, then the units (`units` and
+ * `units_<name>`) of those and of @p extra (names and units of the caller's own attributes, written
+ * into the group by then), and the description. */
+static int summary_attrs(const h5ctx *c, hid_t g, const char *objpath, const dike_summary *s,
+                         const h5_field *extra, size_t nextra, const char *desc)
+{
+    h5_field f[H5_MAX_FIELDS + 8];
+    size_t n = summary_fields(f);
+    int st = 0;
+    for (size_t i = 0; !st && i < n; i++)
+        st = attr_write(c, g, objpath, f[i].name, f[i].type, f[i].type, (const char *)s + f[i].offset);
+    if (nextra > 8)
+        dike_fatal("summary_attrs: %zu extra attributes, room for 8", nextra);
+    for (size_t i = 0; i < nextra; i++)
+        f[n + i] = extra[i];
+    n += nextra;
+    char *units = units_string(f, n);
+    if (!st)
+        st = annotate(c, g, objpath, units, desc);
+    if (!st)
+        st = column_units(c, g, objpath, f, n);
+    free(units);
+    return st;
+}
+
+/* /summary/window/tenants: the /tenants columns that the window's jobs and time span determine
+ * (entitlements are integrated by the engine over the whole run only, so they are left out). */
+static size_t window_tenant_fields(h5_field *f)
+{
+    const h5_field t[] = {
+        F_NUM(dike_tenant_record, tenant, H5T_NATIVE_UINT32, "1"),
+        F_STR(dike_tenant_record, name, "1"),
+        F_NUM(dike_tenant_record, weight, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, jobs, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_tenant_record, finished, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_tenant_record, gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
+        F_NUM(dike_tenant_record, avg_jct, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_tenant_record, mean_rho, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, fairness_ratio, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, weight_share, H5T_NATIVE_DOUBLE, "1"),
+        F_NUM(dike_tenant_record, avg_gpus, H5T_NATIVE_DOUBLE, "GPUs"),
+        F_NUM(dike_tenant_record, gpu_share, H5T_NATIVE_DOUBLE, "1"),
+    };
+    F_COPY(f, t);
+    return sizeof t / sizeof t[0];
+}
+
+static hid_t window_tenant_type(void)
 {
     h5_field f[H5_MAX_FIELDS];
-    size_t n = summary_fields(f);
-    char *units = units_string(f, n);
-    hid_t g = H5Gcreate2(file, "/summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    return build_compound(sizeof(dike_tenant_record), f, window_tenant_fields(f));
+}
+
+/* The run's metrics.window, read from its stored configuration: the record of the run's settings
+ * this writer has, and the one a resumed run restores, so the group always describes the window
+ * of the configuration stored beside it. No configuration (a caller's own results): no window. */
+static int run_window(const h5ctx *c, const dike_run_meta *m, dike_window *w, char *spec, size_t n)
+{
+    memset(w, 0, sizeof *w);
+    spec[0] = '\0';
+    if (!m->config_text)
+        return 0;
+    dike_config *cfg = dike_xmalloc(sizeof *cfg);
+    dike_err e = {0};
+    char why[256];
     int st = 0;
+    dike_config_defaults(cfg);
+    if (dike_config_load_text(cfg, m->config_text, "stored configuration", &e))
+        st = dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: %s", c->path, e.msg);
+    else if (dike_window_parse(cfg->metrics_window, w, why, sizeof why))
+        st = dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: [metrics] window: %s (got "
+                          "'%s')", c->path, why, cfg->metrics_window);
+    else
+        snprintf(spec, n, "%s", cfg->metrics_window);
+    free(cfg);
+    return st;
+}
+
+/* /summary/window: the summary over metrics.window (metrics/window.c), with the same attribute
+ * names as /summary plus what describes the window. */
+static int write_summary_window(const h5ctx *c, hid_t file, const dike_results *r,
+                                const dike_window *w, const char *spec)
+{
+    static const char *const path = "/summary/window";
+    dike_summary s;
+    dike_window_info info;
+    dike_tenant_record *tr = dike_xcalloc(r->ntenants + 1, sizeof *tr);
+    dike_summarize_window(r->jobs, r->njobs, r->tenants, r->ntenants, r->summary.gpus, &r->ts, w, &s,
+                          &info, tr);
+    bool jobs = w->kind == DIKE_WINDOW_JOBS;
+    double first = jobs ? (double)w->first_id : w->t0, last = jobs ? (double)w->last_id : w->t1;
+    /* names and units of the attributes that describe the window (kind and spec are strings) */
+    const h5_field extra[] = {
+        {"first", 0, H5I_INVALID_HID, 0, jobs ? "1" : "s"},
+        {"last", 0, H5I_INVALID_HID, 0, jobs ? "1" : "s"},
+        {"span_start", 0, H5I_INVALID_HID, 0, "s"},
+        {"span_end", 0, H5I_INVALID_HID, 0, "s"},
+        {"apportioned_gpu_seconds", 0, H5I_INVALID_HID, 0, "GPU*s"},
+    };
+    hid_t g = H5Gcreate2(file, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int st = 0;
+    if (g < 0) {
+        st = h5fail(c, "creating group %s", path);
+        goto out;
+    }
+    st = attr_str(c, g, path, "kind", jobs ? "jobs" : "time", SIZE_MAX);
+    if (!st)
+        st = attr_str(c, g, path, "spec", spec, SIZE_MAX);
+    if (!st)
+        st = attr_write(c, g, path, "first", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &first);
+    if (!st)
+        st = attr_write(c, g, path, "last", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &last);
+    if (!st)
+        st = attr_write(c, g, path, "span_start", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &info.span_start);
+    if (!st)
+        st = attr_write(c, g, path, "span_end", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &info.span_end);
+    if (!st)
+        st = attr_write(c, g, path, "apportioned_gpu_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                        &info.apportioned_gpu_seconds);
+    if (!st)
+        st = summary_attrs(c, g, path, &s, extra, sizeof extra / sizeof extra[0],
+                           jobs ? "metrics over the jobs with ids in [first, last] (metrics.window); "
+                                  "utilisation over their submits, [span_start, span_end]"
+                                : "metrics over the jobs submitted in [first, last) (metrics.window); "
+                                  "utilisation over [span_start, span_end]");
+    if (!st)
+        st = write_table(c, file, "/summary/window/tenants", window_tenant_type, window_tenant_fields,
+                         tr, r->ntenants, "one row per tenant, over the window's jobs and time span");
+out:
+    h5close(c, &st, g, H5Gclose, "group", path);
+    free(tr);
+    return st;
+}
+
+static int write_summary(const h5ctx *c, hid_t file, const dike_results *r)
+{
+    dike_window w;
+    char spec[256];
+    int st = run_window(c, &r->meta, &w, spec, sizeof spec);
+    if (st)
+        return st;
+    hid_t g = H5Gcreate2(file, "/summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) {
         st = h5fail(c, "creating group /summary");
         goto out;
     }
-    for (size_t i = 0; !st && i < n; i++)
-        st = attr_write(c, g, "/summary", f[i].name, f[i].type, f[i].type,
-                        (const char *)s + f[i].offset);
-    if (!st)
-        st = annotate(c, g, "/summary", units, "whole-run metrics, one scalar attribute each");
-    if (!st)
-        st = column_units(c, g, "/summary", f, n);
+    st = summary_attrs(c, g, "/summary", &r->summary, NULL, 0,
+                       "whole-run metrics, one scalar attribute each");
+    if (!st && w.kind != DIKE_WINDOW_NONE)
+        st = write_summary_window(c, file, r, &w, spec);
 out:
     h5close(c, &st, g, H5Gclose, "group", "/summary");
-    free(units);
     return st;
 }
 
@@ -1008,7 +1142,7 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     if (!st)
         st = write_timeseries(c, file, &r->ts);
     if (!st)
-        st = write_summary(c, file, &r->summary);
+        st = write_summary(c, file, r);
     if (!st)
         st = save_image(c, file, tmp);
     h5close(c, &st, file, H5Fclose, "temporary file", tmp);

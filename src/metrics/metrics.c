@@ -38,6 +38,7 @@ void dike_summarize(const dike_job_record *jobs, size_t njobs, dike_tenant_recor
 {
     memset(out, 0, sizeof *out);
     out->jobs = njobs;
+    out->gpus = total_gpus;
     double *jct = dike_xmalloc((njobs + 1) * sizeof *jct);
     double *rho = dike_xmalloc((njobs + 1) * sizeof *rho);
     double *sum_ideal = dike_xcalloc(ntenants + 1, sizeof *sum_ideal);
