@@ -91,7 +91,7 @@ if [ "$mode" = array ]; then
         # --status exits 1 while points are missing: that is the expected case here.
         status="$("$emu" campaign "$grid" --status "${extra[@]}")" || true
         spec="$(awk -F'\t' '
-            /^#/ || $2 == "done" { next }
+            /^#/ || $2 == "COMPLETED" || $2 == "RUNNING" { next }
             { i = $1 + 0
               if (n && i == last + 1) { last = i; next }
               if (n) { out = out sep (first == last ? first : first "-" last); sep = "," }
