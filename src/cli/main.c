@@ -14,10 +14,12 @@
 #include "dike/run.h"
 #include "dike/sched.h"
 #include "dike/workload.h"
+#include "engine/progress.h"
 
 static int rank;
 
-enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003 }; /* long-only options */
+enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
+       OPT_PROGRESS = 1004 }; /* long-only options */
 
 static void usage(FILE *f)
 {
@@ -41,6 +43,9 @@ static void usage(FILE *f)
           "  -o, --out FILE.h5        output file (written under a temporary name, renamed when complete)\n"
           "  -S, --set SECTION.KEY=V  override any configuration key (repeatable)\n"
           "  -q, --quiet              no progress on stderr, no summary table on stdout\n"
+          "      --progress MODE      auto (default: a live line on the terminal, also under mpirun;\n"
+          "                           log lines otherwise), live, log (a line every\n"
+          "                           output.progress_interval_s), off\n"
           "      --checkpoint-every S write a checkpoint every S simulated seconds\n"
           "      --checkpoint FILE    checkpoint file (default: the output path + .ckpt.h5)\n"
           "\n"
@@ -194,6 +199,19 @@ static int set_cluster(dike_config *cfg, const char *spec, dike_err *e)
     return dike_config_set(cfg, assign, "--cluster", e);
 }
 
+/* --progress MODE (src/engine/progress.h): how every later run shows its progress. */
+static int set_progress(const char *mode)
+{
+    int m = dike_progress_mode_parse(mode);
+    if (m < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--progress '%.100s': expected auto, live, log or off", mode);
+        return fail(DIKE_EINVAL, msg);
+    }
+    dike_progress_set_mode((dike_progress_mode)m);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -204,7 +222,8 @@ static int cmd_run(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-        {"checkpoint", required_argument, 0, OPT_CKPT}, {0, 0, 0, 0}};
+        {"checkpoint", required_argument, 0, OPT_CKPT}, {"progress", required_argument, 0, OPT_PROGRESS},
+        {0, 0, 0, 0}};
     dike_config cfg;
     dike_err e = {0};
     dike_config_defaults(&cfg);
@@ -243,6 +262,10 @@ static int cmd_run(int argc, char **argv)
         case OPT_CLUSTER:
             if (set_cluster(&cfg, optarg, &e))
                 return fail(e.code, e.msg);
+            continue;
+        case OPT_PROGRESS:
+            if (set_progress(optarg))
+                return 2;
             continue;
         case 'h':
             if (rank == 0)
@@ -314,7 +337,8 @@ static int cmd_resume(int argc, char **argv)
     static const struct option opts[] = {
         {"out", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-        {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'},
+        {"progress", required_argument, 0, OPT_PROGRESS}, {0, 0, 0, 0}};
     dike_err e = {0};
     resume_opts o = {0};
     int c;
@@ -326,6 +350,10 @@ static int cmd_resume(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case OPT_CKPT_EVERY: o.every = optarg; break;
         case OPT_CKPT: o.ckpt = optarg; break;
+        case OPT_PROGRESS:
+            if (set_progress(optarg))
+                return 2;
+            break;
         case 'h':
             if (rank == 0)
                 usage(stdout);
