@@ -10,10 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Wall seconds between two samples of the moving rate, and its time constant: long enough that
- * one slow decision step does not swing the ETA, short enough to follow a change of phase. */
+/* Wall seconds between two samples of the rate's history. */
 #define PROGRESS_SAMPLE_S 1.0
-#define PROGRESS_TAU_S 30.0
 /* Seconds between rewrites of a live line (at most; output.progress_interval_s if shorter). */
 #define PROGRESS_LIVE_S 0.5
 
@@ -91,30 +89,34 @@ static double fraction(const dike_progress *p, dike_time now, size_t finished)
 double dike_progress_observe(dike_progress *p, double wall, dike_time now, size_t finished)
 {
     double f = fraction(p, now, finished);
+    int newest = (p->ring_head + DIKE_PROGRESS_RING - 1) % DIKE_PROGRESS_RING;
     if (!p->observed) {
         p->observed = 1;
-        p->base_wall = p->prev_wall = wall;
-        p->base_frac = p->prev_frac = f;
-        return -1;
+        p->base_wall = wall;
     }
-    double dt = wall - p->prev_wall;
-    if (dt >= PROGRESS_SAMPLE_S) {
-        double inst = (f - p->prev_frac) / dt;
-        if (p->rate < 0) {
-            p->rate = (f - p->base_frac) / (wall - p->base_wall);
-        } else {
-            double alpha = 1 - exp(-dt / PROGRESS_TAU_S);
-            p->rate = alpha * inst + (1 - alpha) * p->rate;
+    /* The oldest sample inside the window (else the newest): the rate is the progress since. */
+    int from = -1;
+    for (int k = p->ring_n; k-- > 0;) {
+        int i = (p->ring_head + DIKE_PROGRESS_RING - 1 - k) % DIKE_PROGRESS_RING;
+        if (wall - p->ring_wall[i] <= DIKE_PROGRESS_WINDOW_S) {
+            from = i;
+            break;
         }
-        p->prev_wall = wall;
-        p->prev_frac = f;
+    }
+    if (from < 0 && p->ring_n)
+        from = newest;
+    if (from >= 0 && wall > p->ring_wall[from])
+        p->rate = (f - p->ring_frac[from]) / (wall - p->ring_wall[from]);
+    if (!p->ring_n || wall - p->ring_wall[newest] >= PROGRESS_SAMPLE_S) {
+        p->ring_wall[p->ring_head] = wall;
+        p->ring_frac[p->ring_head] = f;
+        p->ring_head = (p->ring_head + 1) % DIKE_PROGRESS_RING;
+        if (p->ring_n < DIKE_PROGRESS_RING)
+            p->ring_n++;
     }
     if (f >= 1)
         return 0;
-    double rate = p->rate;
-    if (rate < 0 && wall > p->base_wall) /* before the first sample: the mean since the base */
-        rate = (f - p->base_frac) / (wall - p->base_wall);
-    return rate > 0 ? (1 - f) / rate : -1;
+    return p->rate > 0 ? (1 - f) / p->rate : -1;
 }
 
 /* "40 s", "3 min 20 s", "2 h 05 min". */

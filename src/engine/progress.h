@@ -9,17 +9,20 @@
  *
  * The ETA divides the work left by a moving rate of progress. Progress is the mean of two
  * fractions that both reach 1 exactly at the end: simulated time over the last submission (capped
- * at 1), and jobs finished over jobs. The rate is measured from this process's first observation,
- * not from simulated time 0, so a run continued from a checkpoint does not count the work done
- * before the checkpoint as done in no time; and it is an exponentially weighted average over about
- * PROGRESS_TAU_S wall seconds, so it follows a run whose cost per unit of progress changes (a
- * saturated middle, a quick drain). */
+ * at 1), and jobs finished over jobs. The rate is the progress made over the last
+ * DIKE_PROGRESS_WINDOW_S wall seconds, so it follows a run whose cost per unit of progress changes
+ * (an empty cluster filling up fast, a slow saturated middle, a quick drain), and it is measured
+ * from this process's first observation, never from simulated time 0, so a run continued from a
+ * checkpoint does not count the work done before the checkpoint as done in no time. */
 #ifndef DIKE_PROGRESS_H
 #define DIKE_PROGRESS_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include "dike/base.h"
+
+#define DIKE_PROGRESS_WINDOW_S 30.0 /**< the ETA's rate is the progress of the last this many wall s */
+#define DIKE_PROGRESS_RING 64        /**< samples kept: > the window at one sample per second */
 
 /** How progress is shown (--progress). */
 typedef enum dike_progress_mode {
@@ -39,9 +42,11 @@ typedef struct dike_progress {
     size_t total;          /**< jobs */
     int printed;           /**< something was printed (a live line needs its newline at the end) */
     int observed;          /**< the first observation (base_*) was taken */
-    double base_wall, base_frac; /**< first observation: wall clock, progress fraction */
-    double prev_wall, prev_frac; /**< the last sample of the moving rate */
-    double rate;           /**< moving rate, progress fraction per wall second; < 0 = none yet */
+    double base_wall;      /**< first observation: wall clock, s */
+    double ring_wall[DIKE_PROGRESS_RING];   /**< samples (one per wall second at most): wall clock, s */
+    double ring_frac[DIKE_PROGRESS_RING];   /**< ... and progress fraction then */
+    int ring_head, ring_n; /**< next slot, samples held */
+    double rate;           /**< the last rate, progress fraction per wall second; < 0 = none yet */
     uint64_t base_events;  /**< events at the first observation (events/s count this run's only) */
 } dike_progress;
 

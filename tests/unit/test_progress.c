@@ -32,10 +32,12 @@ static void test_eta_after_resume(void **state)
     assert_float_equal(eta, 40.0, 1e-9);
 }
 
-/* The rate follows a change of pace with weight alpha = 1 - exp(-dt / 30 s) per sample. From the
- * state above, 10 s more at half the pace (0.65 at 22 s): alpha = 1 - e^(-1/3) = 0.2834687,
- * rate = 0.01 - 0.005 alpha = 0.0085826566, ETA = 0.35 / rate = 40.7798 s. A sample less than 1 s
- * after the last leaves the rate alone: at 22.5 s with progress 0.66, ETA = 0.34 / rate = 39.6148 s. */
+/* The rate is the progress over the last 30 wall seconds. From the state above, 10 s more at half
+ * the pace (0.65 at 22 s): the window reaches back to the base at 2 s, rate = 0.15 / 20 = 0.0075,
+ * ETA = 0.35 / 0.0075 = 46.667 s. At 42 s and 0.70 the sample at 12 s (0.60) is the oldest inside
+ * the window: rate = 0.10 / 30, ETA = 0.30 / (0.10 / 30) = 90 s; the fast start no longer counts.
+ * Half a second later (0.71) the window starts at the sample of 22 s (0.65): rate = 0.06 / 20.5,
+ * ETA = 0.29 x 20.5 / 0.06 = 99.083 s. */
 static void test_moving_rate(void **state)
 {
     (void)state;
@@ -43,10 +45,9 @@ static void test_moving_rate(void **state)
     start(&p);
     dike_progress_observe(&p, 2.0, S(500), 50);
     dike_progress_observe(&p, 12.0, S(600), 60);
-    assert_float_equal(dike_progress_observe(&p, 22.0, S(650), 65), 40.7798, 1e-3);
-    assert_float_equal(p.rate, 0.0085826566, 1e-9);
-    assert_float_equal(dike_progress_observe(&p, 22.5, S(660), 66), 39.6148, 1e-3);
-    assert_float_equal(p.rate, 0.0085826566, 1e-9);
+    assert_float_equal(dike_progress_observe(&p, 22.0, S(650), 65), 46.6667, 1e-3);
+    assert_float_equal(dike_progress_observe(&p, 42.0, S(700), 70), 90.0, 1e-9);
+    assert_float_equal(dike_progress_observe(&p, 42.5, S(710), 71), 99.0833, 1e-3);
 }
 
 /* After the last submission the simulated-time half is capped at 1: sim 2000 s, 90 jobs -> 0.95.
