@@ -221,8 +221,16 @@ echo "$states" | sed 's/^/    | task /'
 ok "crash array $job in $((SECONDS - t0)) s: task 0 COMPLETED, task 1 FAILED (sbatch --wait exit $rc)"
 [ "$(h5_attr "$(ls results/crash/crash-0000-*.h5)" /schema_version)" = 1 ] || fail "point 0 output"
 [ -z "$(ls results/crash/crash-0001-*.h5 2>/dev/null)" ] || fail "the crashed point left an output"
-grep -q "injected failure" results/crash/slurm/crash-"$job"_1.out || fail "task 1 log lacks the fatal error"
-ok "point 0 complete; point 1 has no output and its log has the fatal error"
+# The fatal error's lines reach the log through srun; when Slurm kills the aborted step (exit 0:9
+# instead of 3:0) it may drop them (seen once in 4 runs): then the log must at least show the
+# step's failure and the script's exit status.
+if ! grep -q "injected failure" results/crash/slurm/crash-"$job"_1.out; then
+    grep -q "^srun: error: .*task 0" results/crash/slurm/crash-"$job"_1.out &&
+        grep -q "^array.sbatch: dike-emu exited [1-9]" results/crash/slurm/crash-"$job"_1.out ||
+        fail "task 1 log shows neither the fatal error nor the failed step"
+    echo "    (Slurm dropped the aborted step's last stderr lines; the log shows the failed step)"
+fi
+ok "point 0 complete; point 1 has no output and its log shows it failing"
 rc=0
 "$DIKE_EMU" campaign crash.ini --status >status.log || rc=$?
 grep -q $'^1\tFAILED\t'"${job}_1"$'\t.*ended without recording how' status.log || { cat status.log; fail "--status: point 1"; }
@@ -232,7 +240,7 @@ spec="$(bash "$SRC/slurm-jobs/submit.sh" --dry-run --pending --emu "$DIKE_EMU" c
 ok "submit.sh --pending resubmits only point 1"
 
 # ---- a time limit: Slurm's B:USR1 (the script's default --signal=B:USR1@120), requeue ----
-# One point of ~5 s (dike, 250,000 jobs). `scancel --batch --signal=USR1` sends what
+# One point of ~3 s (dike, 150,000 jobs). `scancel --batch --signal=USR1` sends what
 # --signal=B:USR1@120 sends 120 s before the limit, now: to the batch shell, which passes it to
 # dike-emu. (A real limit takes at least a minute: docs/campaigns.md has such a run.)
 cat >tl.ini <<EOF
@@ -244,7 +252,7 @@ out_dir = $T/results/tl
 nodes = 256
 
 [workload]
-jobs = 250000
+jobs = 150000
 load = 1.2
 
 [scheduler]
@@ -305,11 +313,11 @@ grep -q "restart 1) on" "$log" && grep -q "point 0/1 done in .* from its checkpo
   "JobState=PENDING DerivedExitCode=4:0 JobState=COMPLETED DerivedExitCode=4:0 " ] ||
     fail "jobcomp of $job: $(grep "ArrayJobId=$job " "$S/jobcomp.txt")"
 ok "task ${job}_0 stopped (step exit 4), requeued itself, continued from its checkpoint: COMPLETED ($((SECONDS - t0)) s)"
-[ "$(h5_attr "$tl_out" /summary/finished)" = 250000 ] || fail "not all 250000 jobs finished"
+[ "$(h5_attr "$tl_out" /summary/finished)" = 150000 ] || fail "not all 150000 jobs finished"
 [ ! -e "$tl_out.ckpt.h5" ] || fail "checkpoint left after completion"
 [ "$(json results/tl/campaign.json 'd["points"][0]["status"], d["points"][0]["resumed"], d["points"][0]["slurm"]["restart_count"]')" = "('COMPLETED', True, 1)" ] ||
     fail "campaign.json after the requeue: $(json results/tl/campaign.json 'd["points"][0]')"
-ok "output complete (250000 jobs), checkpoint removed; campaign.json: COMPLETED, resumed, restart_count 1"
+ok "output complete (150000 jobs), checkpoint removed; campaign.json: COMPLETED, resumed, restart_count 1"
 
 # ---- stop (the trap does it too, on any failure) ----
 t0=$SECONDS
