@@ -274,9 +274,15 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
     MPI_Comm_split(world, color, wrank, &group);
     MPI_Comm_rank(group, &grank);
     if (wrank == 0 && !o->quiet) {
-        printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
-               g->name, g->npoints, (unsigned long long)ntodo, (unsigned long long)nskip, ngroups,
-               ngroups == 1 ? "" : "s", R, R == 1 ? "" : "s");
+        if (o->select) /* a Slurm array task: about its own points */
+            printf("campaign %s: points %s of %zu: %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+                   g->name, o->select_text ? o->select_text : "(selection)", g->npoints,
+                   (unsigned long long)ntodo, (unsigned long long)nskip, ngroups, ngroups == 1 ? "" : "s", R,
+                   R == 1 ? "" : "s");
+        else
+            printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+                   g->name, g->npoints, (unsigned long long)ntodo, (unsigned long long)nskip, ngroups,
+                   ngroups == 1 ? "" : "s", R, R == 1 ? "" : "s");
         fflush(stdout);
     }
 

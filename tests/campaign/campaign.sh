@@ -164,6 +164,7 @@ ensemble)
     ok "--point manifest: 1 COMPLETED, 5 PENDING, mode points, points 3"
     # Its own log line is about its own point, not campaign-wide counts.
     run_status 0 single2.log emu campaign grid.ini --point 3 --out-dir single
+    grep -q "^campaign six: points 3 of 6: 0 to run, 1 complete already; 1 group of 1 rank$" single2.log &&
     grep -q "^campaign six: points 3: 1 asked, 0 completed, 0 failed, 0 timeout, 1 already complete;" single2.log ||
         { show_file stdout single2.log; fail "a --point invocation's last line is not about its point"; }
     ok "--point log line: about point 3 only"
