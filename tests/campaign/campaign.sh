@@ -401,6 +401,7 @@ cli)
     expect_bad "nope.ini: cannot open" emu campaign nope.ini --list
     expect_bad "--point '6': point 6 does not exist" emu campaign grid.ini --point 6
     expect_bad "exclude each other" emu campaign grid.ini --list --status
+    expect_bad "--json goes with --status" emu campaign grid.ini --json
     expect_bad "--ranks-per-run 'x'" emu campaign grid.ini --ranks-per-run x
     expect_bad "unknown or incomplete option '--bogus'" emu campaign grid.ini --bogus
     expect_bad "--set 'run.out=a.h5'" emu campaign grid.ini --set run.out=a.h5
