@@ -14,6 +14,7 @@
 /* realpath(3), kill(2) */
 #define _XOPEN_SOURCE 700
 #include "campaign/campaign_internal.h"
+#include "io/json.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -105,43 +106,10 @@ int dike__mkdirs(const char *dir, dike_err *e)
 
 /* ---- JSON helpers (cJSON) ---- */
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
-    if (s[0] >= 0xf8)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
-/* A JSON string value. cJSON escapes quotes and control characters but copies other bytes as
- * they are; bytes that are not UTF-8 (a file name in another encoding) become U+FFFD here so the
- * document stays valid JSON. NULL becomes null. */
+/* A JSON string (io/json.h: invalid UTF-8 becomes U+FFFD); NULL is null. */
 static cJSON *jstr(const char *s)
 {
-    if (!s)
-        return cJSON_CreateNull();
-    size_t n = strlen(s);
-    char *clean = dike_xmalloc(3 * n + 1), *o = clean;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t k = *p < 0x80 ? 1 : utf8_len(p);
-        if (k) {
-            memcpy(o, p, k);
-            o += k;
-            p += k;
-        } else {
-            memcpy(o, "\xef\xbf\xbd", 3);
-            o += 3;
-            p++;
-        }
-    }
-    *o = '\0';
-    cJSON *v = cJSON_CreateString(clean);
-    free(clean);
-    return v;
+    return dike__json_str(s);
 }
 
 /* "" is unknown: null. */

@@ -4,9 +4,9 @@
 #include "dike/export.h"
 #include "dike/outpath.h"
 #include "io/h5in.h"
+#include "io/json.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,26 +146,39 @@ static void jobs_csv(FILE *f, const dike_job_record *jobs, size_t n, const dike_
     }
 }
 
-/* ---- JSON (jansson) ---- */
+/* ---- JSON (cJSON) ---- */
 
-static json_t *real_or_null(double v)
+static cJSON *real_or_null(double v)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-/* A string as JSON, or null when it is not valid UTF-8 (jansson refuses those). */
-static json_t *str_or_null(const char *s)
+/* An integer, exactly: a double holds integers only up to 2^53, so larger ones go in as their
+ * decimal digits. */
+static cJSON *int_json(long long v)
 {
-    json_t *j = json_string(s);
-    return j ? j : json_null();
+    if (v > -(1LL << 53) && v < (1LL << 53))
+        return cJSON_CreateNumber((double)v);
+    char d[32];
+    snprintf(d, sizeof d, "%lld", v);
+    return cJSON_CreateRaw(d);
+}
+
+static cJSON *uint_json(unsigned long long v)
+{
+    if (v < (1ULL << 53))
+        return cJSON_CreateNumber((double)v);
+    char d[32];
+    snprintf(d, sizeof d, "%llu", v);
+    return cJSON_CreateRaw(d);
 }
 
 /* One scalar attribute as JSON: integers, reals, strings; anything else is left out (NULL). */
-static json_t *attr_json(hid_t obj, const char *name)
+static cJSON *attr_json(hid_t obj, const char *name)
 {
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
     hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-    json_t *out = NULL;
+    cJSON *out = NULL;
     if (t < 0 || sp < 0 || H5Sget_simple_extent_type(sp) != H5S_SCALAR)
         goto done;
     switch (H5Tget_class(t)) {
@@ -174,9 +187,9 @@ static json_t *attr_json(hid_t obj, const char *name)
         unsigned long long u = 0;
         if (H5Tget_sign(t) == H5T_SGN_NONE) {
             if (H5Aread(a, H5T_NATIVE_ULLONG, &u) >= 0)
-                out = json_integer((json_int_t)u);
+                out = uint_json(u);
         } else if (H5Aread(a, H5T_NATIVE_LLONG, &v) >= 0) {
-            out = json_integer((json_int_t)v);
+            out = int_json(v);
         }
         break;
     }
@@ -190,7 +203,7 @@ static json_t *attr_json(hid_t obj, const char *name)
         char *s = NULL;
         dike_err e;
         if (dike__h5in_str_attr(obj, "", name, &s, &e) == 0)
-            out = str_or_null(s);
+            out = dike__json_str(s);
         free(s);
         break;
     }
@@ -207,7 +220,7 @@ done:
 }
 
 typedef struct attr_walk {
-    json_t *values, *units; /**< name -> value; name -> unit (from units_<name>) */
+    cJSON *values, *units; /**< name -> value; name -> unit (from units_<name>) */
     bool skip_config;       /**< leave the (long) config text out */
 } attr_walk;
 
@@ -218,17 +231,17 @@ static herr_t on_attr(hid_t obj, const char *name, const H5A_info_t *info, void 
     if (strcmp(name, "units") == 0 || strcmp(name, "description") == 0 ||
         (w->skip_config && strcmp(name, "config") == 0))
         return 0;
-    json_t *v = attr_json(obj, name);
+    cJSON *v = attr_json(obj, name);
     if (!v)
         return 0;
     if (strncmp(name, "units_", 6) == 0)
-        json_object_set_new(w->units, name + 6, v);
+        cJSON_AddItemToObject(w->units, name + 6, v);
     else
-        json_object_set_new(w->values, name, v);
+        cJSON_AddItemToObject(w->values, name, v);
     return 0;
 }
 
-static void attrs_json(hid_t obj, json_t *values, json_t *units, bool skip_config)
+static void attrs_json(hid_t obj, cJSON *values, cJSON *units, bool skip_config)
 {
     attr_walk w = {values, units, skip_config};
     hsize_t idx = 0;
@@ -237,7 +250,7 @@ static void attrs_json(hid_t obj, json_t *values, json_t *units, bool skip_confi
 
 /* Batsim-style aggregates over the jobs (its schedule.csv): means and maxima of the per-job
  * values of the CSV, over the jobs for which they exist. */
-static json_t *job_aggregates(const dike_job_record *jobs, size_t n)
+static cJSON *job_aggregates(const dike_job_record *jobs, size_t n)
 {
     enum { W, T, S, B, NV };
     static const char *const names[NV] = {"waiting_time", "turnaround_time", "slowdown", "bounded_slowdown"};
@@ -255,43 +268,43 @@ static json_t *job_aggregates(const dike_job_record *jobs, size_t n)
             max[k] = cnt[k]++ ? fmax(max[k], v[k]) : v[k];
         }
     }
-    json_t *o = json_object();
-    json_object_set_new(o, "jobs", json_integer((json_int_t)n));
-    json_object_set_new(o, "started", json_integer((json_int_t)started));
-    json_object_set_new(o, "finished", json_integer((json_int_t)finished));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "jobs", uint_json(n));
+    cJSON_AddItemToObject(o, "started", uint_json(started));
+    cJSON_AddItemToObject(o, "finished", uint_json(finished));
     char key[64];
     for (int k = 0; k < NV; k++) {
         snprintf(key, sizeof key, "mean_%s", names[k]);
-        json_object_set_new(o, key, cnt[k] ? json_real(sum[k] / (double)cnt[k]) : json_null());
+        cJSON_AddItemToObject(o, key, cnt[k] ? real_or_null(sum[k] / (double)cnt[k]) : cJSON_CreateNull());
         snprintf(key, sizeof key, "max_%s", names[k]);
-        json_object_set_new(o, key, cnt[k] ? json_real(max[k]) : json_null());
+        cJSON_AddItemToObject(o, key, cnt[k] ? real_or_null(max[k]) : cJSON_CreateNull());
     }
-    json_object_set_new(o, "bounded_slowdown_tau_s", json_real(BSLD_TAU_S));
+    cJSON_AddItemToObject(o, "bounded_slowdown_tau_s", cJSON_CreateNumber(BSLD_TAU_S));
     return o;
 }
 
-static json_t *tenants_json(const dike_tenant_record *t, size_t n)
+static cJSON *tenants_json(const dike_tenant_record *t, size_t n)
 {
-    json_t *a = json_array();
+    cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < n; i++) {
         char name[DIKE_NAME_MAX + 1];
         snprintf(name, sizeof name, "%.*s", DIKE_NAME_MAX, t[i].name);
-        json_t *o = json_object();
-        json_object_set_new(o, "tenant", json_integer(t[i].tenant));
-        json_object_set_new(o, "name", str_or_null(name));
-        json_object_set_new(o, "weight", real_or_null(t[i].weight));
-        json_object_set_new(o, "jobs", json_integer(t[i].jobs));
-        json_object_set_new(o, "finished", json_integer(t[i].finished));
-        json_object_set_new(o, "gpu_seconds", real_or_null(t[i].gpu_seconds));
-        json_object_set_new(o, "avg_jct", real_or_null(t[i].avg_jct));
-        json_object_set_new(o, "mean_rho", real_or_null(t[i].mean_rho));
-        json_object_set_new(o, "fairness_ratio", real_or_null(t[i].fairness_ratio));
-        json_object_set_new(o, "weight_share", real_or_null(t[i].weight_share));
-        json_object_set_new(o, "avg_gpus", real_or_null(t[i].avg_gpus));
-        json_object_set_new(o, "entitlement", real_or_null(t[i].entitlement));
-        json_object_set_new(o, "gpu_share", real_or_null(t[i].gpu_share));
-        json_object_set_new(o, "entitled_share", real_or_null(t[i].entitled_share));
-        json_array_append_new(a, o);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "tenant", uint_json(t[i].tenant));
+        cJSON_AddItemToObject(o, "name", dike__json_str(name));
+        cJSON_AddItemToObject(o, "weight", real_or_null(t[i].weight));
+        cJSON_AddItemToObject(o, "jobs", uint_json(t[i].jobs));
+        cJSON_AddItemToObject(o, "finished", uint_json(t[i].finished));
+        cJSON_AddItemToObject(o, "gpu_seconds", real_or_null(t[i].gpu_seconds));
+        cJSON_AddItemToObject(o, "avg_jct", real_or_null(t[i].avg_jct));
+        cJSON_AddItemToObject(o, "mean_rho", real_or_null(t[i].mean_rho));
+        cJSON_AddItemToObject(o, "fairness_ratio", real_or_null(t[i].fairness_ratio));
+        cJSON_AddItemToObject(o, "weight_share", real_or_null(t[i].weight_share));
+        cJSON_AddItemToObject(o, "avg_gpus", real_or_null(t[i].avg_gpus));
+        cJSON_AddItemToObject(o, "entitlement", real_or_null(t[i].entitlement));
+        cJSON_AddItemToObject(o, "gpu_share", real_or_null(t[i].gpu_share));
+        cJSON_AddItemToObject(o, "entitled_share", real_or_null(t[i].entitled_share));
+        cJSON_AddItemToArray(a, o);
     }
     return a;
 }
@@ -299,24 +312,32 @@ static json_t *tenants_json(const dike_tenant_record *t, size_t n)
 static char *summary_json(hid_t file, const char *path, const dike_job_record *jobs, size_t n,
                           const dike_tenant_record *ten, size_t nten)
 {
-    json_t *root = json_object(), *run = json_object(), *runits = json_object();
-    json_t *summary = json_object(), *units = json_object();
-    json_object_set_new(root, "file", str_or_null(path));
+    cJSON *root = cJSON_CreateObject(), *run = cJSON_CreateObject(), *runits = cJSON_CreateObject();
+    cJSON *summary = cJSON_CreateObject(), *units = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "file", dike__json_str(path));
     attrs_json(file, run, runits, false);
     hid_t g = H5Gopen2(file, "/summary", H5P_DEFAULT);
     if (g >= 0) {
         attrs_json(g, summary, units, false);
         H5Gclose(g);
     }
-    json_object_update(units, runits);
-    json_decref(runits);
-    json_object_set_new(root, "run", run);
-    json_object_set_new(root, "summary", summary);
-    json_object_set_new(root, "units", units);
-    json_object_set_new(root, "jobs", job_aggregates(jobs, n));
-    json_object_set_new(root, "tenants", tenants_json(ten, nten));
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    json_decref(root);
+    /* one units object: /summary's, and the root's over it where a name is in both */
+    cJSON *u;
+    while ((u = runits->child)) {
+        cJSON_DetachItemViaPointer(runits, u);
+        if (cJSON_GetObjectItemCaseSensitive(units, u->string))
+            cJSON_ReplaceItemInObjectCaseSensitive(units, u->string, u);
+        else
+            cJSON_AddItemToObject(units, u->string, u);
+    }
+    cJSON_Delete(runits);
+    cJSON_AddItemToObject(root, "run", run);
+    cJSON_AddItemToObject(root, "summary", summary);
+    cJSON_AddItemToObject(root, "units", units);
+    cJSON_AddItemToObject(root, "jobs", job_aggregates(jobs, n));
+    cJSON_AddItemToObject(root, "tenants", tenants_json(ten, nten));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
     return text;
 }
 
