@@ -981,22 +981,12 @@ static int summary_attrs(const h5ctx *c, hid_t g, const char *objpath, const dik
  * (entitlements are integrated by the engine over the whole run only, so they are left out). */
 static size_t window_tenant_fields(h5_field *f)
 {
-    const h5_field t[] = {
-        F_NUM(dike_tenant_record, tenant, H5T_NATIVE_UINT32, "1"),
-        F_STR(dike_tenant_record, name, "1"),
-        F_NUM(dike_tenant_record, weight, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, jobs, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_tenant_record, finished, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_tenant_record, gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_tenant_record, avg_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_tenant_record, mean_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, fairness_ratio, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, weight_share, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, avg_gpus, H5T_NATIVE_DOUBLE, "GPUs"),
-        F_NUM(dike_tenant_record, gpu_share, H5T_NATIVE_DOUBLE, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
+    h5_field all[H5_MAX_FIELDS];
+    size_t n = tenant_fields(all), m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i].name, "entitlement") != 0 && strcmp(all[i].name, "entitled_share") != 0)
+            f[m++] = all[i];
+    return m;
 }
 
 static hid_t window_tenant_type(void)
