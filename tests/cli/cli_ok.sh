@@ -13,22 +13,13 @@ here=$(cd "$(dirname "$0")" && pwd)  # this folder, also after the cd below
 dike_tmp_init "cli_$case_"
 cd "$T"
 
-# run_ok NAME ARGS...: dike-emu ARGS must exit 0; stdout in $T/NAME.out, stderr in $T/NAME.err.
-run_ok()
+# run_quiet_ok NAME ARGS...: run_ok, and nothing on stderr (a run that succeeds is silent here).
+run_quiet_ok()
 {
-    local name="$1" rc=0
-    shift
-    echo "run: dike-emu $*"
-    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        show_file stdout "$T/$name.out"
-        show_file stderr "$T/$name.err"
-        fail "dike-emu $* exited $rc, expected 0"
-    fi
-    ok "dike-emu $* exits 0"
-    if [ -z "${DIKE_EMU_WRAPPER:-}" ] && [ -s "$T/$name.err" ]; then
-        show_file stderr "$T/$name.err"
-        fail "dike-emu $* wrote to stderr"
+    run_ok "$@"
+    if [ -z "${DIKE_EMU_WRAPPER:-}" ] && [ -s "$T/$1.err" ]; then
+        show_file stderr "$T/$1.err"
+        fail "dike-emu ${*:2} wrote to stderr"
     fi
 }
 
@@ -88,7 +79,7 @@ expected_objects()
 case "$case_" in
 
 version)
-    run_ok version --version
+    run_quiet_ok version --version
     contains "$T/version.out" "dike-emu $want_version"
     grep -Eq '^dike-emu [0-9]+\.[0-9]+\.[0-9]+' "$T/version.out" || fail "first line is not 'dike-emu X.Y.Z'"
     ok "first line is 'dike-emu X.Y.Z'"
@@ -96,11 +87,11 @@ version)
     ;;
 
 help)
-    run_ok help --help
+    run_quiet_ok help --help
     for opt in --set --config --trace --policy --placement --seed --out list-policies; do
         contains "$T/help.out" "$opt"
     done
-    run_ok run_help run --help
+    run_quiet_ok run_help run --help
     contains "$T/run_help.out" "--set"
     cmp -s "$T/help.out" "$T/run_help.out" || fail "'dike-emu --help' and 'dike-emu run --help' differ"
     ok "'run --help' prints the same usage"
@@ -112,7 +103,7 @@ help)
     ;;
 
 list_policies)
-    run_ok list list-policies
+    run_quiet_ok list list-policies
     list_section "$T/list.out" policies >"$T/policies"
     list_section "$T/list.out" placements >"$T/placements"
     echo "policies: $(tr '\n' ' ' <"$T/policies")"
@@ -130,13 +121,13 @@ list_policies)
     ;;
 
 output_schema)
-    run_ok list list-policies
+    run_quiet_ok list list-policies
     list_section "$T/list.out" policies >"$T/policies"
     [ -s "$T/policies" ] || fail "list-policies lists no policy"
     expected_objects | sort >"$T/expected"
     for p in $(cat "$T/policies"); do
         echo "== policy $p"
-        run_ok "run_$p" run --policy "$p" --out "$T/$p.h5" -q
+        run_quiet_ok "run_$p" run --policy "$p" --out "$T/$p.h5" -q
         [ -f "$T/$p.h5" ] || fail "$p.h5 not written"
         ok "$p.h5 written"
         [ -z "$(find "$T" -name "$p.h5.*")" ] || fail "temporary files left next to $p.h5"
@@ -176,7 +167,7 @@ output_schema)
         h5_config "$T/$p.h5" >"$T/$p.ini"
         grep -q "^policy = $p\$" "$T/$p.ini" || fail "stored config has no 'policy = $p'"
         ok "stored config names policy = $p"
-        run_ok "rerun_$p" run --config "$T/$p.ini" --out "$T/$p.again.h5" -q
+        run_quiet_ok "rerun_$p" run --config "$T/$p.ini" --out "$T/$p.again.h5" -q
         for o in /jobs /tenants /timeseries /summary /nodes; do
             h5_same "$T/$p.h5" "$T/$p.again.h5" "$o" || fail "rerun from the stored config: $o differs"
         done
@@ -189,7 +180,7 @@ job_id,tenant,submit_time,num_gpus,duration
 0,alice,0,8,3600
 1,bob,10,1,60
 EOF
-    run_ok trace run --trace "$T/trace.csv" --out "$T/trace.h5" -q
+    run_quiet_ok trace run --trace "$T/trace.csv" --out "$T/trace.h5" -q
     [ "$(h5_attr "$T/trace.h5" /trace_path)" = "$T/trace.csv" ] || fail "/trace_path is not $T/trace.csv"
     ok "/trace_path = the trace file"
     want_sha=$(sha256sum "$T/trace.csv" | cut -d' ' -f1)
@@ -221,7 +212,7 @@ trace = data/trace.csv
 weights = file:data/quota.csv
 EOF
     cd "$T/elsewhere"
-    run_ok weights run --config "$T/exp/run.ini" --policy drf --out "$T/w.h5" -q
+    run_quiet_ok weights run --config "$T/exp/run.ini" --policy drf --out "$T/w.h5" -q
     cd "$T"
     /usr/bin/python3 - "$T/w.h5" <<'PY' || fail "/tenants weights are not 64, 1, 16"
 import sys, h5py
@@ -236,12 +227,12 @@ PY
     ok "/tenants weight = 64 (file), 1 (not listed), 16 (file); shares sum to 1"
     h5_config "$T/w.h5" >"$T/w.ini"
     contains "$T/w.ini" "weights = file:$T/exp/data/quota.csv"
-    run_ok rerun run --config "$T/w.ini" --out "$T/w2.h5" -q
+    run_quiet_ok rerun run --config "$T/w.ini" --out "$T/w2.h5" -q
     h5_same "$T/w.h5" "$T/w2.h5" /tenants || fail "rerun from the stored config: /tenants differs"
     ok "rerun from the stored config gives the same /tenants"
     # --set: relative to the current folder.
     cd "$T/exp/data"
-    run_ok weights_set run --trace trace.csv --set tenants.weights=file:quota.csv --out "$T/w3.h5" -q
+    run_quiet_ok weights_set run --trace trace.csv --set tenants.weights=file:quota.csv --out "$T/w3.h5" -q
     cd "$T"
     h5_same "$T/w.h5" "$T/w3.h5" /tenants || fail "--set file:quota.csv from its folder: /tenants differs"
     ok "--set tenants.weights=file:PATH is relative to the current folder"
@@ -251,7 +242,7 @@ wide_nodes)
     # Nodes wider than 64 GPUs with one-GPU jobs on them: Dike's preemption search must handle
     # every job on a node (it once stopped with a fatal error above 64 jobs per node). 3,000 jobs
     # at load 1.5 on 8 nodes of 128 GPUs keep the queue blocked, so the search runs.
-    run_ok wide run -p dike --set cluster.gpus_per_node=128 --set cluster.nodes=8 \
+    run_quiet_ok wide run -p dike --set cluster.gpus_per_node=128 --set cluster.nodes=8 \
         --set workload.jobs=3000 --set workload.load=1.5 --out "$T/wide.h5" -q
     /usr/bin/python3 - "$T/wide.h5" <<'PY' || fail "not every job finished, or nothing was preempted"
 import sys, h5py

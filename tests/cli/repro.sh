@@ -29,20 +29,6 @@ PY=/usr/bin/python3
 dike_tmp_init "cli_repro_$case_"
 cd "$T"
 
-# run_ok NAME ARGS...: dike-emu ARGS exits 0; stdout in NAME.out, stderr in NAME.err.
-run_ok()
-{
-    local name="$1" rc=0
-    shift
-    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        show_file stdout "$T/$name.out"
-        show_file stderr "$T/$name.err"
-        fail "dike-emu $* exited $rc, expected 0"
-    fi
-    ok "dike-emu $* exits 0"
-}
-
 # run_bad NAME WANT_TEXT ARGS...: dike-emu ARGS exits 2 with WANT_TEXT on stderr.
 run_bad()
 {

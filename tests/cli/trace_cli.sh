@@ -17,21 +17,6 @@ DATA="$3"
 dike_tmp_init "cli_trace_$case_"
 cd "$T"
 
-# run_ok NAME ARGS...: dike-emu ARGS exits 0; stdout in $T/NAME.out, stderr in $T/NAME.err.
-run_ok()
-{
-    local name="$1" rc=0
-    shift
-    echo "run: dike-emu $*"
-    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        show_file stdout "$T/$name.out"
-        show_file stderr "$T/$name.err"
-        fail "dike-emu $* exited $rc, expected 0"
-    fi
-    ok "dike-emu $* exits 0"
-}
-
 # run_bad NAME ARGS...: dike-emu ARGS exits 2 with exactly one stderr line, and writes nothing.
 run_bad()
 {

@@ -79,6 +79,21 @@ emu()
     ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" "$@"
 }
 
+# run_ok NAME ARGS...: dike-emu ARGS exits 0; stdout in $T/NAME.out, stderr in $T/NAME.err.
+run_ok()
+{
+    local name="$1" rc=0
+    shift
+    echo "run: dike-emu $*"
+    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        show_file stdout "$T/$name.out"
+        show_file stderr "$T/$name.err"
+        fail "dike-emu $* exited $rc, expected 0"
+    fi
+    ok "dike-emu $* exits 0"
+}
+
 # emu_mpi NP ARGS...: run dike-emu under the project's mpiexec command with NP ranks.
 # Needs the array DIKE_MPIEXEC (the command) and DIKE_NP_FLAG (e.g. -n).
 emu_mpi()
