@@ -111,6 +111,8 @@ typedef struct dike_perf_record {
     double active_mean;         /**< active jobs (submitted, not finished) at a timed step, mean */
     uint32_t active_max;        /**< most active jobs at a timed step */
     uint32_t decide_max_active; /**< active jobs at the slowest timed step */
+    double node_seconds;        /**< emulating mode: time in the node models and node-side progress
+                                     (owner and home steps), part of compute_seconds; 0 otherwise */
     /* where the process's time went, s */
     double startup_seconds; /**< MPI_Init of this process (its first run only; 0 when not timed) */
     double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the
