@@ -916,11 +916,22 @@ char *dike_config_to_ini(const dike_config *c)
     if (!f)
         dike_fatal("open_memstream: %s", strerror(errno));
     fprintf(f, "# dike-emu %s resolved configuration\n", DIKE_VERSION);
+    /* One block per section, in the order sections first appear in the table: a section whose
+     * keys are not all contiguous in the table (keys added as a block) still appears once, since
+     * INI readers (Python's configparser) refuse a repeated section. */
     for (size_t i = 0; i < NKEYS; i++) {
-        if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
-            fprintf(f, "%s[%s]\n", i ? "\n" : "", keys[i].section);
-        format_value(c, &keys[i], val, sizeof val);
-        fprintf(f, "%s =%s%s\n", keys[i].name, *val ? " " : "", val);
+        size_t first = 0;
+        while (strcmp(keys[first].section, keys[i].section))
+            first++;
+        if (first != i)
+            continue; /* section already written */
+        fprintf(f, "%s[%s]\n", i ? "\n" : "", keys[i].section);
+        for (size_t k = i; k < NKEYS; k++) {
+            if (strcmp(keys[k].section, keys[i].section))
+                continue;
+            format_value(c, &keys[k], val, sizeof val);
+            fprintf(f, "%s =%s%s\n", keys[k].name, *val ? " " : "", val);
+        }
     }
     if (fclose(f))
         dike_fatal("writing the resolved configuration: %s", strerror(errno));
