@@ -80,6 +80,32 @@ static void add_action(dike_sched *s, uint32_t kind, const dike_job *j, const di
     a->kind = kind;
 }
 
+/* The fraction of a cross-rack gang's step spent communicating over the uplinks
+ * (docs/models.md#network): what it loses against running on one node. From Gavel's measured
+ * consolidated / unconsolidated throughput of its model class when the throughput table knows it
+ * (the same u as dike_tput_rate, carried across racks by the cluster's locality ratio), else
+ * from the cluster's locality_cross_rack. */
+static double comm_intensity(const dike_sched *s, const dike_job *j)
+{
+    const dike_cluster *cl = s->cl;
+    const dike_workload *w = s->w;
+    double cross = cl->loc_factor[DIKE_LOC_CROSS];
+    int model = j->spec->model, type = j->type;
+    if (w->model_class && model >= 0 && (uint32_t)model < w->nmodels && type >= 0 &&
+        w->model_class[model] >= 0 && w->type_class[type] >= 0) {
+        const dike_tput_class *c = &dike_tput_gavel[w->model_class[model]];
+        int tt = w->type_class[type];
+        for (int si = dike_tput_scale_index(j->spec->num_gpus); si > 0; si--)
+            if (c->rel[tt][si][0] > 0 && c->rel[tt][si][1] > 0) {
+                double u = c->rel[tt][si][1] / c->rel[tt][si][0];
+                cross = (u < 1 ? u : 1) * cl->loc_factor[DIKE_LOC_CROSS] / cl->loc_factor[DIKE_LOC_RACK];
+                break;
+            }
+    }
+    double iota = 1 - cross;
+    return iota < 0 ? 0 : iota > 0.99 ? 0.99 : iota;
+}
+
 /* Emulating mode: slice i of job j starts or stops L after now, at its node's owner. */
 static void add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason)
 {
@@ -104,14 +130,8 @@ static void add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i
         a->delay = j->progress_start - j->run_start - s->latency_us;
         a->work = j->remaining;
         a->rate = j->rate;
-        if (s->net_on && j->level == DIKE_LOC_CROSS) {
-            /* The part of the step lost to crossing racks is the part spent communicating over
-             * the uplinks (docs/models.md#network). */
-            double best = dike_tput_rate(s->cl, s->w, j->spec->model, j->type, j->spec->num_gpus,
-                                         DIKE_LOC_NODE);
-            double iota = best > 0 ? 1 - j->rate / best : 0;
-            a->iota = iota < 0 ? 0 : iota > 0.99 ? 0.99 : iota;
-        }
+        if (s->net_on && j->level == DIKE_LOC_CROSS)
+            a->iota = comm_intensity(s, j);
     } else if (reason == DIKE_STOP_EVICT) {
         a->delay = s->now; /* the failure: the run rolls back to its last checkpoint before it */
     }
