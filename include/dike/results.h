@@ -113,6 +113,8 @@ typedef struct dike_perf_record {
     uint32_t decide_max_active; /**< active jobs at the slowest timed step */
     double node_seconds;        /**< emulating mode: time in the node models and node-side progress
                                      (owner and home steps), part of compute_seconds; 0 otherwise */
+    uint64_t remote_records;    /**< emulating mode: slice-factor records sent to another rank's
+                                     home (gangs that span ranks) */
     /* where the process's time went, s */
     double startup_seconds; /**< MPI_Init of this process (its first run only; 0 when not timed) */
     double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the

@@ -122,6 +122,7 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
                 d2[r] = off;
                 off += c2[r];
                 if (r != rank && c1[r]) {
+                    perf->remote_records += (uint64_t)c1[r];
                     perf->messages++;
                     perf->bytes_sent += (uint64_t)c1[r] * sizeof(dike_jrec);
                 }

@@ -359,5 +359,15 @@ void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *
                     (unsigned long long)p->bytes_sent, p->compute_seconds, p->decide_seconds,
                     p->comm_seconds, p->wall_seconds);
         }
+        /* emulating mode: how much of local_s was node work, and the records between ranks */
+        int emulating_run = 0;
+        for (size_t i = 0; i < r->nperf; i++)
+            emulating_run |= r->perf[i].node_seconds > 0;
+        if (emulating_run) {
+            fprintf(f, "  node side: %4s %9s %14s\n", "rank", "node_s", "remote_records");
+            for (size_t i = 0; i < r->nperf; i++)
+                fprintf(f, "             %4d %9.3f %14llu\n", r->perf[i].rank, r->perf[i].node_seconds,
+                        (unsigned long long)r->perf[i].remote_records);
+        }
     }
 }

@@ -139,6 +139,7 @@ static size_t perf_fields(h5_field *f)
         F_NUM(dike_perf_record, active_max, H5T_NATIVE_UINT32, "1"),
         F_NUM(dike_perf_record, decide_max_active, H5T_NATIVE_UINT32, "1"),
         F_NUM(dike_perf_record, node_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, remote_records, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_perf_record, startup_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, read_seconds, H5T_NATIVE_DOUBLE, "s"),
     };
