@@ -175,3 +175,14 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-mod
         fail "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 nodes, expected 96 in two non-empty blocks"
     ok "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 = 96 nodes"
 done
+
+# The emulating mode with every model off and no latency computes the same progress as the
+# coordinator's predictions, so it must give the same schedule (one rank; a fast check that the
+# node-side integration and the window protocol add nothing of their own).
+for policy in fifo srtf; do
+    run_np "same-$policy/predict" 1 "${CONFIG[@]}" --policy $policy
+    run_np "same-$policy/nodes" 1 "${CONFIG[@]}" --policy $policy --set node_model.progress=nodes
+    h5_same "$T/same-$policy/predict/out.h5" "$T/same-$policy/nodes/out.h5" /jobs ||
+        fail "$policy: node_model.progress=nodes changes /jobs with every model off"
+    ok "$policy: node_model.progress=nodes (models off, latency 0) gives the same /jobs"
+done
