@@ -75,6 +75,8 @@ struct dike_nodes {
 
     dike_nact *q;          /* queued actions */
     size_t qh, qn, qcap;
+    uint64_t remote_slots;  /* resident slots whose home is another rank */
+    uint64_t remote_queued; /* queued starts whose home is another rank */
 
     dike_jrec *loc;        /* records for this rank's own runs */
     size_t nloc, loccap;
@@ -325,6 +327,8 @@ void dike_nodes_enqueue(dike_nodes *ns, const dike_nact *a, size_t n)
     }
     memcpy(ns->q + ns->qn, a, n * sizeof *a);
     ns->qn += n;
+    for (size_t i = 0; i < n; i++)
+        ns->remote_queued += a[i].kind == DIKE_ACT_START && dike_part_owner(ns->l, a[i].home_node) != ns->rank;
 }
 
 static void apply_action(dike_nodes *ns, const dike_nact *a)
@@ -346,6 +350,10 @@ static void apply_action(dike_nodes *ns, const dike_nact *a)
             dike_fatal("node %u hosts more jobs than GPUs", node);
         sl[i] = (nslot){a->job, a->epoch, a->slice, dike_part_owner(ns->l, a->home_node), a->gpus, NAN};
         ns->cnt[k]++;
+        if (sl[i].home != ns->rank) {
+            ns->remote_queued--;
+            ns->remote_slots++;
+        }
         if (ns->np.network && a->iota > 0) {
             rack *r = &ns->racks[rk];
             rflow *f = find_flow(r, a->job, a->epoch);
@@ -373,6 +381,7 @@ static void apply_action(dike_nodes *ns, const dike_nact *a)
             dike_fatal("job %u stops on node %u where it does not run", a->job, node);
         sl[i].job = UINT32_MAX;
         ns->cnt[k]--;
+        ns->remote_slots -= sl[i].home != ns->rank;
         if (ns->np.network) {
             rack *r = &ns->racks[rk];
             rflow *f = find_flow(r, a->job, a->epoch);
@@ -808,3 +817,8 @@ void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t *
 }
 
 uint64_t dike_nodes_events(const dike_nodes *ns) { return ns->events; }
+
+int dike_nodes_may_send_remote(const dike_nodes *ns)
+{
+    return ns->remote_slots > 0 || ns->remote_queued > 0;
+}

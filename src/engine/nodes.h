@@ -113,6 +113,9 @@ void dike_nodes_finish(dike_nodes *ns, dike_time last);
 /** Per-node samples (output.node_timeseries_s): *nsamples rows of the block's nodes each. */
 void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t **busy,
                         const float **factor, const uint8_t **up);
+/** This rank hosts (or will host, by a queued start) a slice whose home is another rank: only then
+ *  can its owner step produce records for other ranks. */
+int dike_nodes_may_send_remote(const dike_nodes *ns);
 /** Counters for /perf: node-side events processed. */
 uint64_t dike_nodes_events(const dike_nodes *ns);
 
