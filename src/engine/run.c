@@ -276,6 +276,11 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     if (rank == 0)
         out->meta.wall_seconds = wall;
     nodes = dike_part_records(&part);
+    if (ns && cfg->output_node_timeseries_s > 0) {
+        dike_node_samples smp = {0, cfg->output_node_timeseries_s, NULL, NULL, NULL};
+        dike_nodes_samples(ns, &smp.nsamples, &smp.busy, &smp.factor, &smp.up);
+        dike_h5_set_node_samples(&smp);
+    }
     if (out_path && *out_path)
         rc = dike_h5_write(out_path, comm, rank == 0 ? out : NULL, nodes, part.n, cl.nodes, &perf, e);
     perf.output_seconds = MPI_Wtime() - t_output;

@@ -58,7 +58,7 @@ windows_of()
 check_same_as_ref()
 {
     local o
-    for o in "${COMPARED[@]}"; do
+    for o in "${COMPARED[@]}" ${EXTRA_COMPARED:-}; do
         h5_same "$T/$1/out.h5" "$T/$2/out.h5" "$o" || fail "$3: $o differs from the 1-rank run"
     done
     ok "$3: ${COMPARED[*]} identical to 1 rank (h5diff)"
@@ -91,7 +91,8 @@ check_config_same()
 # records from other ranks (checked through /perf remote_records below).
 MODELS=(--set node_model.interference=0.2 --set node_model.network=rack --set cluster.rack_uplink_gbps=100
         --set node_model.slowdown_mtbf_s=30000 --set scheduler.decision_latency_s=1
-        --set cluster.nodes_per_rack=2 --set workload.gpu_mix=1:0.5,4:0.2,8:0.1,16:0.1,32:0.1)
+        --set cluster.nodes_per_rack=2 --set workload.gpu_mix=1:0.5,4:0.2,8:0.1,16:0.1,32:0.1
+        --set output.node_timeseries_s=7200)
 
 for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-models dike-models; do
     case "$policy" in
@@ -108,6 +109,8 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-mod
     fifo-models) pargs=(--policy fifo "${MODELS[@]}") ;;
     dike-models) pargs=(--policy dike "${MODELS[@]}" --set faults.mtbf_s=500000 --set faults.mttr_s=3600) ;;
     esac
+    EXTRA_COMPARED=
+    case "$policy" in *-models) EXTRA_COMPARED=/node_timeseries ;; esac
     echo "== $policy: ${pargs[*]}"
     ref="$policy/np1"
     run_np "$ref" 1 "${CONFIG[@]}" "${pargs[@]}"
