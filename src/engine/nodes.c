@@ -63,7 +63,9 @@ struct dike_nodes {
     uint32_t *nseq;        /* per-node event sequence */
     dike_rng *frng;        /* per-node failure streams, NULL when off */
     dike_event_pool pool;
-    dike_heap nheap;       /* failures, repairs, slowdown boundaries */
+    dike_heap nheap;       /* failures, repairs, ends of slowdown episodes */
+    dike_heap sheap;       /* starts of slowdown episodes: they only slow jobs down, so they
+                              cannot bring a completion forward and do not bound the next window */
     rack *racks;
     uint32_t *tn, ntn;     /* touched nodes */
     uint8_t *tnf;
@@ -139,6 +141,8 @@ static dike_time draw_exp(dike_rng *r, double mean_us)
 
 static void push_node_event(dike_nodes *ns, uint32_t k, dike_time t, int kind)
 {
+    /* a slowdown boundary whose episode is not on yet is an episode start */
+    int start = kind == EV_SLOW && !ns->slow[k].on;
     dike_event *ev = dike_pool_get(&ns->pool);
     ev->time = t;
     ev->kind = (uint8_t)kind;
@@ -147,7 +151,7 @@ static void push_node_event(dike_nodes *ns, uint32_t k, dike_time t, int kind)
     ev->seq = ns->nseq[k]++;
     ev->data = 0;
     ev->pad_ = 0;
-    dike_heap_push(&ns->nheap, ev);
+    dike_heap_push(start ? &ns->sheap : &ns->nheap, ev);
 }
 
 dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
@@ -179,6 +183,7 @@ dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
     ns->trf = dike_xcalloc(ns->nracks + 1, 1);
     dike_pool_init(&ns->pool);
     dike_heap_init(&ns->nheap);
+    dike_heap_init(&ns->sheap);
     dike_pool_init(&ns->cpool);
     dike_heap_init(&ns->cheap);
     for (uint32_t k = 0; k < n; k++)
@@ -216,6 +221,7 @@ void dike_nodes_free(dike_nodes *ns)
     free(ns->slow);
     free(ns->frng);
     dike_heap_free(&ns->nheap);
+    dike_heap_free(&ns->sheap);
     dike_pool_free(&ns->pool);
     dike_heap_free(&ns->cheap);
     dike_pool_free(&ns->cpool);
@@ -517,14 +523,24 @@ void dike_nodes_owner_advance(dike_nodes *ns, dike_time end)
         const dike_event *top = dike_heap_top(&ns->nheap);
         if (top && top->time < x)
             x = top->time;
+        top = dike_heap_top(&ns->sheap);
+        if (top && top->time < x)
+            x = top->time;
         if (x >= end)
             break;
         sample_until(ns, x);
         /* Everything at x, then the factors: a node's factor changes once per timestamp. */
         while (ns->qh < ns->qn && ns->q[ns->qh].time == x)
             apply_action(ns, &ns->q[ns->qh++]);
-        while ((top = dike_heap_top(&ns->nheap)) && top->time == x) {
-            dike_event *ev = dike_heap_pop(&ns->nheap);
+        /* node events of x in one order whatever heap they sit in: by (kind, node, seq) */
+        for (;;) {
+            const dike_event *a = dike_heap_top(&ns->nheap), *b = dike_heap_top(&ns->sheap);
+            a = a && a->time == x ? a : NULL;
+            b = b && b->time == x ? b : NULL;
+            if (!a && !b)
+                break;
+            dike_heap *h = !b || (a && dike_event_cmp(a, b) < 0) ? &ns->nheap : &ns->sheap;
+            dike_event *ev = dike_heap_pop(h);
             node_event(ns, ev);
             dike_pool_put(&ns->pool, ev);
         }
