@@ -33,6 +33,7 @@ typedef struct rack {
 /* A run this rank is home to. */
 typedef struct nrun {
     uint32_t job, epoch, nslices, version;
+    dike_time tc;       /**< completion at the current rate (valid while in the heap) */
     int active, done;
     double work;        /**< reference work left at t_last, us */
     double rate0;       /**< the placement's rate */
@@ -93,8 +94,11 @@ struct dike_nodes {
     uint32_t njobs;
     nrun *runs;
     uint32_t nruns, runcap, *freeruns, nfree;
-    dike_event_pool cpool;
-    dike_heap cheap;       /* completions: entity = job, seq = version */
+    /* Completions: an indexed min-heap of runs by (completion time, job), so a new rate moves the
+     * run's one entry instead of leaving a stale one behind (long jobs change rate many times). */
+    uint32_t *ch;          /* heap of run indices */
+    uint32_t nch;
+    uint32_t *chpos;       /* per run: position in ch, UINT32_MAX = not in it */
     uint32_t *dirty, ndirty, dirtycap;
 
     dike_nrep *rep;
@@ -184,8 +188,7 @@ dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
     dike_pool_init(&ns->pool);
     dike_heap_init(&ns->nheap);
     dike_heap_init(&ns->sheap);
-    dike_pool_init(&ns->cpool);
-    dike_heap_init(&ns->cheap);
+
     for (uint32_t k = 0; k < n; k++)
         ns->phi[k] = 1.0;
     if (np->slow_mtbf_us > 0) {
@@ -223,8 +226,8 @@ void dike_nodes_free(dike_nodes *ns)
     dike_heap_free(&ns->nheap);
     dike_heap_free(&ns->sheap);
     dike_pool_free(&ns->pool);
-    dike_heap_free(&ns->cheap);
-    dike_pool_free(&ns->cpool);
+    free(ns->ch);
+    free(ns->chpos);
     for (uint32_t r = 0; r < ns->nracks; r++)
         free(ns->racks[r].f);
     free(ns->racks);
@@ -626,8 +629,65 @@ static void mark_dirty(dike_nodes *ns, uint32_t ri)
     ns->dirty[ns->ndirty++] = ri;
 }
 
+static int ch_before(const dike_nodes *ns, uint32_t a, uint32_t b)
+{
+    const nrun *x = &ns->runs[a], *y = &ns->runs[b];
+    return x->tc != y->tc ? x->tc < y->tc : x->job < y->job;
+}
+
+static void ch_set(dike_nodes *ns, uint32_t i, uint32_t ri)
+{
+    ns->ch[i] = ri;
+    ns->chpos[ri] = i;
+}
+
+static void ch_sift(dike_nodes *ns, uint32_t i)
+{
+    uint32_t ri = ns->ch[i];
+    while (i > 0 && ch_before(ns, ri, ns->ch[(i - 1) / 2])) {
+        ch_set(ns, i, ns->ch[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= ns->nch)
+            break;
+        if (c + 1 < ns->nch && ch_before(ns, ns->ch[c + 1], ns->ch[c]))
+            c++;
+        if (!ch_before(ns, ns->ch[c], ri))
+            break;
+        ch_set(ns, i, ns->ch[c]);
+        i = c;
+    }
+    ch_set(ns, i, ri);
+}
+
+/* Put run ri in the heap at its r->tc, or move it there. */
+static void ch_update(dike_nodes *ns, uint32_t ri)
+{
+    if (ns->chpos[ri] == UINT32_MAX) {
+        ns->chpos[ri] = ns->nch;
+        ns->ch[ns->nch++] = ri;
+    }
+    ch_sift(ns, ns->chpos[ri]);
+}
+
+static void ch_remove(dike_nodes *ns, uint32_t ri)
+{
+    uint32_t i = ns->chpos[ri];
+    if (i == UINT32_MAX)
+        return;
+    ns->chpos[ri] = UINT32_MAX;
+    uint32_t last = ns->ch[--ns->nch];
+    if (i < ns->nch) {
+        ch_set(ns, i, last);
+        ch_sift(ns, i);
+    }
+}
+
 static void free_run(dike_nodes *ns, uint32_t ri)
 {
+    ch_remove(ns, ri);
     nrun *r = &ns->runs[ri];
     ns->run_of[r->job] = UINT32_MAX;
     r->active = 0;
@@ -647,8 +707,11 @@ static uint32_t new_run(dike_nodes *ns)
         ns->runcap = ns->runcap ? 2 * ns->runcap : 256;
         ns->runs = dike_xrealloc(ns->runs, ns->runcap * sizeof *ns->runs);
         ns->freeruns = dike_xrealloc(ns->freeruns, (ns->runcap + 1) * sizeof *ns->freeruns);
+        ns->ch = dike_xrealloc(ns->ch, ns->runcap * sizeof *ns->ch);
+        ns->chpos = dike_xrealloc(ns->chpos, ns->runcap * sizeof *ns->chpos);
     }
     memset(&ns->runs[ns->nruns], 0, sizeof *ns->runs);
+    ns->chpos[ns->nruns] = UINT32_MAX;
     return ns->nruns++;
 }
 
@@ -720,36 +783,19 @@ static void reschedule(dike_nodes *ns, uint32_t ri, dike_time x)
         if (r->f[i] < m)
             m = r->f[i];
     r->rate = m > 0 ? r->rate0 * m : 0;
-    r->version++;
-    if (r->rate <= 0)
+    if (r->rate <= 0) {
+        ch_remove(ns, ri); /* stalled (a failed node): no completion until the rate comes back */
         return;
+    }
     dike_time from = x > r->t_prog ? x : r->t_prog;
     dike_time tc = from + (dike_time)ceil(r->work / r->rate);
-    if (tc <= x)
-        tc = x + 1;
-    dike_event *ev = dike_pool_get(&ns->cpool);
-    ev->time = tc;
-    ev->phase = 0;
-    ev->kind = DIKE_EV_JOB_FINISH;
-    ev->entity = r->job;
-    ev->seq = r->version;
-    ev->data = ri;
-    ev->pad_ = 0;
-    dike_heap_push(&ns->cheap, ev);
+    r->tc = tc <= x ? x + 1 : tc;
+    ch_update(ns, ri);
 }
 
-static int completion_live(const dike_nodes *ns, const dike_event *ev)
+static dike_time ch_top_time(const dike_nodes *ns)
 {
-    const nrun *r = &ns->runs[ev->data];
-    return r->active && !r->done && r->job == ev->entity && r->version == ev->seq;
-}
-
-/* Drop stale completions from the top, so the next time is a real one. */
-static void prune(dike_nodes *ns)
-{
-    const dike_event *top;
-    while ((top = dike_heap_top(&ns->cheap)) && !completion_live(ns, top))
-        dike_pool_put(&ns->cpool, dike_heap_pop(&ns->cheap));
+    return ns->nch ? ns->runs[ns->ch[0]].tc : DIKE_TIME_INF;
 }
 
 void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, dike_time end)
@@ -759,24 +805,20 @@ void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, di
     qsort(ns->loc, ns->nloc, sizeof *ns->loc, rec_cmp);
     size_t i = 0;
     for (;;) {
-        prune(ns);
-        const dike_event *top = dike_heap_top(&ns->cheap);
         dike_time x = i < ns->nloc ? ns->loc[i].time : DIKE_TIME_INF;
-        if (top && top->time < x)
-            x = top->time;
+        if (ch_top_time(ns) < x)
+            x = ch_top_time(ns);
         if (x >= end)
             break;
         /* completions first: they follow from the rates before x */
-        while ((top = dike_heap_top(&ns->cheap)) && top->time == x) {
-            dike_event *ev = dike_heap_pop(&ns->cheap);
-            if (completion_live(ns, ev)) {
-                nrun *r = &ns->runs[ev->data];
-                r->done = 1;
-                r->work = 0;
-                report(ns, x, DIKE_NREP_FINISH, r->job, r->epoch, 0, 0);
-                ns->events++;
-            }
-            dike_pool_put(&ns->cpool, ev);
+        while (ch_top_time(ns) == x) {
+            uint32_t ri = ns->ch[0];
+            nrun *r = &ns->runs[ri];
+            ch_remove(ns, ri);
+            r->done = 1;
+            r->work = 0;
+            report(ns, x, DIKE_NREP_FINISH, r->job, r->epoch, 0, 0);
+            ns->events++;
         }
         while (i < ns->nloc && ns->loc[i].time == x)
             apply_rec(ns, &ns->loc[i++]);
@@ -803,10 +845,8 @@ dike_time dike_nodes_next_time(dike_nodes *ns)
     const dike_event *top = dike_heap_top(&ns->nheap);
     if (top && top->time < t)
         t = top->time;
-    prune(ns);
-    top = dike_heap_top(&ns->cheap);
-    if (top && top->time < t)
-        t = top->time;
+    if (ch_top_time(ns) < t)
+        t = ch_top_time(ns);
     return t;
 }
 
