@@ -540,6 +540,10 @@ static dike_node_samples node_samples;
 static const char *const nts_names[3] = {"/node_timeseries/busy_gpus", "/node_timeseries/factor",
                                          "/node_timeseries/up"};
 static const char *const nts_units[3] = {"GPUs", "1", "1"};
+static const char *const nts_desc[3] = {
+    "GPUs allocated on the node at each sample (row = node, column = sample k at k x interval_s)",
+    "speed factor of the node's jobs: up x slowdown episode x interference (0 = down)",
+    "1 = the node is up, 0 = failed"};
 
 void dike_h5_set_node_samples(const dike_node_samples *s)
 {
@@ -578,6 +582,7 @@ static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nod
     for (int i = 0; i < 3 && !st; i++) {
         hid_t sp = H5Screate_simple(2, dims, NULL), d = H5I_INVALID_HID;
         hid_t ts = H5I_INVALID_HID, ua = H5I_INVALID_HID, us = H5I_INVALID_HID;
+        hid_t ds = H5I_INVALID_HID, da = H5I_INVALID_HID;
         if (sp < 0 || (d = H5Dcreate2(file, nts_names[i], nts_file_type(i), sp, H5P_DEFAULT, dcpl,
                                       H5P_DEFAULT)) < 0)
             st = h5fail(c, "creating dataset %s", nts_names[i]);
@@ -586,6 +591,12 @@ static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nod
                  (ua = H5Acreate2(d, "units", ts, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
                  H5Awrite(ua, ts, nts_units[i]) < 0)
             st = h5fail(c, "writing attribute units of %s", nts_names[i]);
+        else if ((ds = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ds, strlen(nts_desc[i]) + 1) < 0 ||
+                 (da = H5Acreate2(d, "description", ds, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+                 H5Awrite(da, ds, nts_desc[i]) < 0)
+            st = h5fail(c, "writing attribute description of %s", nts_names[i]);
+        h5close(c, &st, da, H5Aclose, "attribute description of", nts_names[i]);
+        h5close(c, &st, ds, H5Tclose, "string type of description of", nts_names[i]);
         h5close(c, &st, ua, H5Aclose, "attribute units of", nts_names[i]);
         h5close(c, &st, us, H5Sclose, "dataspace of units of", nts_names[i]);
         h5close(c, &st, ts, H5Tclose, "string type of units of", nts_names[i]);
