@@ -60,16 +60,21 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
         --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
         --set output.progress_interval_s=0 -p fifo)
-for lat in 1 60; do
+# Workload a: the synthetic defaults (durations up to 14 days: a long tail in which few jobs run,
+# packed on the first nodes); b: durations capped at 1 day, so the cluster stays loaded.
+for wl in a b; do
+ WL=(); [ $wl = b ] && WL=(--set workload.duration_max_s=86400)
+ for lat in 1 60; do
   for run in "1 12500 500000" "2 12500 500000" "2 25000 1000000"; do
     read -r np nodes jobs <<<"$run"
-    /usr/bin/time -f "%e" -o "$TMP/t" mpirun --oversubscribe -np "$np" "$B/dike-emu" run "${MODELS[@]}" \
+    /usr/bin/time -f "%e" -o "$TMP/t" mpirun --oversubscribe -np "$np" "$B/dike-emu" run "${MODELS[@]}" "${WL[@]}" \
       --set scheduler.decision_latency_s=$lat --set cluster.nodes=$nodes --set workload.jobs=$jobs \
       -o "$TMP/e.h5" >"$TMP/out"
-    echo "latency $lat s, ranks $np, $nodes nodes, $jobs jobs: process $(cat "$TMP/t") s," \
+    echo "workload $wl, latency $lat s, ranks $np, $nodes nodes, $jobs jobs: process $(cat "$TMP/t") s," \
          "$(awk '/engine wall/ {print "engine " $4 " s"} /^ +windows/ {print ", windows " $2}' "$TMP/out" | tr -d '\n')" \
          "(load $(cut -d' ' -f1 /proc/loadavg))"
     sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
   done
+ done
 done
 fi
