@@ -322,11 +322,14 @@ static rflow *find_flow(rack *rk, uint32_t job, uint32_t epoch)
 
 void dike_nodes_enqueue(dike_nodes *ns, const dike_nact *a, size_t n)
 {
+    if (n == 0)
+        return;
     if (ns->qh == ns->qn)
         ns->qh = ns->qn = 0;
     if (ns->qn + n > ns->qcap) {
         /* drop what was consumed before growing */
-        memmove(ns->q, ns->q + ns->qh, (ns->qn - ns->qh) * sizeof *ns->q);
+        if (ns->qn > ns->qh)
+            memmove(ns->q, ns->q + ns->qh, (ns->qn - ns->qh) * sizeof *ns->q);
         ns->qn -= ns->qh;
         ns->qh = 0;
         if (ns->qn + n > ns->qcap) {
@@ -802,7 +805,8 @@ void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, di
 {
     for (size_t i = 0; i < nin; i++)
         send_rec(ns, ns->rank, &in[i]);
-    qsort(ns->loc, ns->nloc, sizeof *ns->loc, rec_cmp);
+    if (ns->nloc > 1)
+        qsort(ns->loc, ns->nloc, sizeof *ns->loc, rec_cmp);
     size_t i = 0;
     for (;;) {
         dike_time x = i < ns->nloc ? ns->loc[i].time : DIKE_TIME_INF;
