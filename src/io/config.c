@@ -250,7 +250,7 @@ static int check_one_of(const char *v, const char *const *names, size_t k, char 
     for (size_t i = 0; i < k; i++)
         if (strcmp(v, names[i]) == 0)
             return 0;
-    size_t off = (size_t)snprintf(why, n, "'%s': expected", v);
+    size_t off = (size_t)snprintf(why, n, "expected");
     for (size_t i = 0; i < k && off < n; i++)
         off += (size_t)snprintf(why + off, n - off, "%s %s", i ? " or" : "", names[i]);
     return DIKE_EINVAL;

@@ -254,6 +254,17 @@ static void test_latency(void **st)
     dike_results_free(&r);
 }
 
+/* The emulating mode keeps no checkpoints: asking for them is refused before the run. */
+static void test_no_checkpoints(void **st)
+{
+    (void)st;
+    sc_job jobs[] = {{0, 100, 8, "a"}};
+    const char *sets[] = {"cluster.nodes=1", "node_model.interference=0.1", "run.checkpoint_every_s=50",
+                          NULL};
+    dike_results r;
+    assert_int_not_equal(sc_run(jobs, 1, sets, &r), 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -267,6 +278,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_network_shared_uplink),
         cmocka_unit_test(test_failure_rollback),
         cmocka_unit_test(test_latency),
+        cmocka_unit_test(test_no_checkpoints),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
