@@ -95,10 +95,12 @@ void dike_nodes_free(dike_nodes *ns);
 
 /** Queue actions from the coordinator (in decision order, effect times >= every time processed). */
 void dike_nodes_enqueue(dike_nodes *ns, const dike_nact *a, size_t n);
-/** Owner step: apply actions and node events with time < @p end; job records for other homes go
- *  to out[rank] (counts per rank in *counts, bytes); reports for the coordinator are appended. */
+/** Owner step: apply actions and node events with time < @p end, one timestamp at a time. Job
+ *  records for this rank's own runs are kept for the home step, records for other ranks' homes
+ *  wait in the outbox; failure and repair reports for the coordinator are appended. */
 void dike_nodes_owner_advance(dike_nodes *ns, dike_time end);
-/** Records for other ranks produced by the owner step: per-rank arrays (bucketed). */
+/** The outbox, bucketed by destination rank (counts and displacements in records, for
+ *  MPI_Alltoallv); emptied by the call. */
 const dike_jrec *dike_nodes_outbox(dike_nodes *ns, int *counts, int *displs);
 /** Home step: take the records from other ranks, then integrate progress up to @p end. */
 void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, dike_time end);
