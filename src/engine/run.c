@@ -217,9 +217,11 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
 
     dike_part_layout layout;
     dike_part_layout_init(&layout, &cl, nranks, coordinator_owns_nodes(cfg, nranks));
+    int emulate = emulating(cfg);
+    if (emulate)
+        dike_part_layout_reverse(&layout);
     uint32_t first, n;
     dike_part_block(&layout, rank, &first, &n);
-    int emulate = emulating(cfg);
     /* emulating: failures are node models too (engine/nodes.c), not the partition's */
     dike_part_init(&part, &cl, emulate ? NULL : cfg, first, n);
     dike_time latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);
