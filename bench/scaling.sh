@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measurements behind docs/scaling.md. Prints; asserts nothing.
-#   bench/scaling.sh [BUILD_DIR]
+#   bench/scaling.sh [BUILD_DIR] [SECTIONS]      (SECTIONS: e.g. "4" or "1 2 3 4"; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -8,7 +8,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 PY=/usr/bin/python3
+SECTIONS=${2:-1 2 3 4}
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
+if want 1; then
 echo "== 1. node-heavy workload: 12,500 nodes (100,000 GPUs), failures on (MTBF 10 days, MTTR 2 h), 500,000 jobs, fifo"
 NODE=(--set workload.jobs=500000 --set cluster.nodes=12500 --set workload.load=0.9
       --set faults.mtbf_s=864000 --set faults.mttr_s=7200 -p fifo)
@@ -20,12 +23,16 @@ for np in 1 2; do
   done
 done
 
+fi
+if want 2; then
 echo "== 2. one window round of the protocol alone (us), bench/window_bench.c"
 for np in 1 2 3 4; do
   mpirun --oversubscribe -np "$np" "$B/dike-window-bench" 20000 0 0
   mpirun --oversubscribe -np "$np" "$B/dike-window-bench" 5000 1000 64
 done
 
+fi
+if want 3; then
 echo "== 3. decision step cost against active jobs (dike, synthetic 20,000 jobs on 2,048 GPUs)"
 for load in 0.6 0.9 1.2 1.5; do
   "$B/dike-emu" run -q -p dike --set workload.jobs=20000 --set cluster.nodes=256 --set workload.load=$load -o "$TMP/d.h5"
@@ -40,3 +47,34 @@ print("load %s: decisions %d, decide %.3f s, %.2f us/decision, mean active jobs 
          1e6 * p["decide_seconds"] / p["decisions"] / max(active, 1)))
 PYEOF
 done
+fi
+
+if want 4; then
+# The emulating mode (docs/architecture.md#two-modes): the node ranks track progress under every
+# node model, decision latency 1 s (the lookahead of the windows), then 60 s. Strong scaling: the
+# same case on 1 and 2 ranks; weak scaling: nodes and jobs doubled on 2 ranks. Per run: process
+# time, the engine's per-rank table (local_s includes node_s) and the node side (node_s: owner and
+# home steps; remote_records: slice factors sent to another rank's home).
+echo "== 4. node-heavy, emulating: interference 0.1, rack uplinks, slowdowns (1/day/node), failures (MTBF 10 days, MTTR 2 h), fifo"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
+        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
+        --set output.progress_interval_s=0 -p fifo)
+# Workload a: the synthetic defaults (durations up to 14 days: a long tail in which few jobs run,
+# packed on the first nodes); b: durations capped at 1 day, so the cluster stays loaded.
+for wl in a b; do
+ WL=(); [ $wl = b ] && WL=(--set workload.duration_max_s=86400)
+ for lat in 1 60; do
+  for run in "1 12500 500000" "2 12500 500000" "2 25000 1000000"; do
+    read -r np nodes jobs <<<"$run"
+    /usr/bin/time -f "%e" -o "$TMP/t" mpirun --oversubscribe -np "$np" "$B/dike-emu" run "${MODELS[@]}" "${WL[@]}" \
+      --set scheduler.decision_latency_s=$lat --set cluster.nodes=$nodes --set workload.jobs=$jobs \
+      -o "$TMP/e.h5" >"$TMP/out"
+    echo "workload $wl, latency $lat s, ranks $np, $nodes nodes, $jobs jobs: process $(cat "$TMP/t") s," \
+         "$(awk '/engine wall/ {print "engine " $4 " s"} /^ +windows/ {print ", windows " $2}' "$TMP/out" | tr -d '\n')" \
+         "(load $(cut -d' ' -f1 /proc/loadavg))"
+    sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
+  done
+ done
+done
+fi

@@ -90,6 +90,21 @@ typedef struct dike_config {
     int64_t engine_inject_fatal_rank;      /**< testing: this rank fails in its first window, -1 = none */
     double engine_inject_stop_s;           /**< testing: stop (checkpoint first) at this sim time, 0 = never */
 
+    /* Node models and node-side progress (docs/models.md, docs/architecture.md#two-modes);
+     * one block so that it merges apart from other new keys. */
+    char node_model_progress[16];          /**< who tracks job progress: "auto" (the nodes when a node
+                                                model is on or decision_latency_s > 0), "coordinator", "nodes" */
+    double node_model_interference;        /**< step-time stretch per co-located job, fraction; 0 = off */
+    char node_model_network[8];            /**< "off" or "rack": cross-rack gangs share rack uplinks */
+    double node_model_gpu_gbps;            /**< network: bandwidth one GPU of a cross-rack gang uses
+                                                while it communicates, Gb/s */
+    double node_model_slowdown_mtbf_s;     /**< mean time between slowdown episodes per node, s; 0 = off */
+    double node_model_slowdown_duration_s; /**< length of one slowdown episode, s */
+    double node_model_slowdown_factor;     /**< speed factor of a node during an episode, (0, 1] */
+    double cluster_rack_uplink_gbps;       /**< network = rack: capacity of each rack's uplink, Gb/s */
+    double scheduler_decision_latency_s;   /**< time from a decision to its effect on the nodes, s */
+    double output_node_timeseries_s;       /**< sampling interval of /node_timeseries, s; 0 = off */
+
     /* Not keys (last, so that the keys' bytes end at offsetof(dike_config, tenants_weights_at)):
      * where a value was set, for the messages of checks that need the workload. Two configs with
      * the same values are equal up to here; these record only their history. */

@@ -23,7 +23,9 @@ enum dike_event_kind {
     DIKE_EV_JOB_ARRIVE = 1, /**< entity = job index */
     DIKE_EV_ROUND = 2,      /**< entity = 0, seq = round number */
     DIKE_EV_NODE_FAIL = 3,  /**< phase RELEASE; entity = node, data = index of the node report */
-    DIKE_EV_NODE_REPAIR = 4 /**< phase ARRIVE; entity = node */
+    DIKE_EV_NODE_REPAIR = 4, /**< phase ARRIVE; entity = node */
+    DIKE_EV_JOB_STOPPED = 5  /**< emulating mode, phase RELEASE: a stop took effect on the nodes and
+                                  the home reported the work left; entity = job, data = run epoch */
 };
 
 /** A fixed-size event; lives in a dike_event_pool. */

@@ -113,6 +113,10 @@ typedef struct dike_perf_record {
     double active_mean;         /**< active jobs (submitted, not finished) at a timed step, mean */
     uint32_t active_max;        /**< most active jobs at a timed step */
     uint32_t decide_max_active; /**< active jobs at the slowest timed step */
+    double node_seconds;        /**< emulating mode: time in the node models and node-side progress
+                                     (owner and home steps), part of compute_seconds; 0 otherwise */
+    uint64_t remote_records;    /**< emulating mode: slice-factor records sent to another rank's
+                                     home (gangs that span ranks) */
     /* where the process's time went, s */
     double startup_seconds; /**< MPI_Init of this process (its first run only; 0 when not timed) */
     double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the
@@ -164,6 +168,19 @@ uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uin
                                uint32_t running);
 void dike_timeseries_free(dike_timeseries *ts);
 void dike_results_free(dike_results *r);
+
+/** Per-node samples of one rank's block (output.node_timeseries_s), written as /node_timeseries. */
+typedef struct dike_node_samples {
+    size_t nsamples;       /**< samples, the same on every rank (sample k is at k x interval_s) */
+    double interval_s;     /**< sampling interval, s */
+    const uint16_t *busy;  /**< [sample][node of the block]: GPUs allocated */
+    const float *factor;   /**< [sample][node]: speed factor of the node's jobs (0 = down) */
+    const uint8_t *up;     /**< [sample][node]: 1 = up, 0 = failed */
+} dike_node_samples;
+
+/** Samples for the next dike_h5_write of this rank (NULL or 0 samples = no /node_timeseries); every
+ *  rank of the write must set the same number of samples. Cleared by dike_h5_write. */
+void dike_h5_set_node_samples(const dike_node_samples *s);
 
 /** Write the output file, collectively over @p comm. Rank 0 passes @p r (others NULL); every rank
  *  passes its own node rows (node indices contiguous, may be 0 rows) and its perf row. The file is

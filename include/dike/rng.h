@@ -19,7 +19,8 @@ enum {
     DIKE_STREAM_PLACEMENT = 5, /**< random placement */
     DIKE_STREAM_FAILURE = 6,   /**< per-node failures (entity = node) */
     DIKE_STREAM_MODEL = 7,     /**< model-class assignment */
-    DIKE_STREAM_DURATION_ERROR = 8 /**< noisy duration estimates (entity = job index) */
+    DIKE_STREAM_DURATION_ERROR = 8, /**< noisy duration estimates (entity = job index) */
+    DIKE_STREAM_SLOWDOWN = 9   /**< per-node slowdown episodes (entity = node) */
 };
 
 void dike_rng_init(dike_rng *r, uint64_t seed, uint64_t entity, uint64_t stream);

@@ -11,6 +11,7 @@
 #include "dike/run.h"
 #include "dike/throughput.h"
 #include "placement/capacity.h"
+#include "engine/nodes.h"
 
 /* ---- events ---- */
 
@@ -77,6 +78,74 @@ static void add_action(dike_sched *s, uint32_t kind, const dike_job *j, const di
     a->gpus = sl->gpus;
     a->job = j->idx;
     a->kind = kind;
+}
+
+/* The fraction of a cross-rack gang's step spent communicating over the uplinks
+ * (docs/models.md#network): what it loses against running on one node. From Gavel's measured
+ * consolidated / unconsolidated throughput of its model class when the throughput table knows it
+ * (the same u as dike_tput_rate, carried across racks by the cluster's locality ratio), else
+ * from the cluster's locality_cross_rack. */
+static double comm_intensity(const dike_sched *s, const dike_job *j)
+{
+    const dike_cluster *cl = s->cl;
+    const dike_workload *w = s->w;
+    double cross = cl->loc_factor[DIKE_LOC_CROSS];
+    int model = j->spec->model, type = j->type;
+    if (w->model_class && model >= 0 && (uint32_t)model < w->nmodels && type >= 0 &&
+        w->model_class[model] >= 0 && w->type_class[type] >= 0) {
+        const dike_tput_class *c = &dike_tput_gavel[w->model_class[model]];
+        int tt = w->type_class[type];
+        for (int si = dike_tput_scale_index(j->spec->num_gpus); si > 0; si--)
+            if (c->rel[tt][si][0] > 0 && c->rel[tt][si][1] > 0) {
+                double u = c->rel[tt][si][1] / c->rel[tt][si][0];
+                cross = (u < 1 ? u : 1) * cl->loc_factor[DIKE_LOC_CROSS] / cl->loc_factor[DIKE_LOC_RACK];
+                break;
+            }
+    }
+    double iota = 1 - cross;
+    return iota < 0 ? 0 : iota > 0.99 ? 0.99 : iota;
+}
+
+/* Emulating mode: slice i of job j starts or stops L after now, at its node's owner. */
+static void add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason)
+{
+    if (s->neact == s->eact_cap) {
+        s->eact_cap = s->eact_cap ? 2 * s->eact_cap : 4096;
+        s->eact = dike_xrealloc(s->eact, s->eact_cap * sizeof *s->eact);
+    }
+    dike_nact *a = &s->eact[s->neact++];
+    memset(a, 0, sizeof *a);
+    a->time = s->now + s->latency_us;
+    a->run_start = j->run_start + s->latency_us;
+    a->node = j->slices[i].node;
+    a->gpus = j->slices[i].gpus;
+    a->job = j->idx;
+    a->kind = kind;
+    a->epoch = j->epoch;
+    a->slice = i;
+    a->nslices = j->nslices;
+    a->home_node = j->slices[0].node;
+    a->reason = reason;
+    if (kind == DIKE_ACT_START) {
+        a->delay = j->progress_start - j->run_start - s->latency_us;
+        a->work = j->remaining;
+        a->rate = j->rate;
+        if (s->net_on && j->level == DIKE_LOC_CROSS)
+            a->iota = comm_intensity(s, j);
+    } else if (reason == DIKE_STOP_EVICT) {
+        a->delay = s->now; /* the failure: the run rolls back to its last checkpoint before it */
+    }
+    if (s->node_jobs) {
+        uint32_t *sl = &s->node_jobs[(size_t)a->node * s->cl->gpus_per_node];
+        uint32_t want = kind == DIKE_ACT_START ? UINT32_MAX : j->idx;
+        uint32_t put = kind == DIKE_ACT_START ? j->idx : UINT32_MAX;
+        uint32_t k = 0;
+        while (k < s->cl->gpus_per_node && sl[k] != want)
+            k++;
+        if (k == s->cl->gpus_per_node)
+            dike_fatal("node %u: no slot for job %u", a->node, j->idx);
+        sl[k] = put;
+    }
 }
 
 /* Order-independent signature of a node set, to tell a migration from a resume in place. */
@@ -184,13 +253,17 @@ void dike_coord_entitle_rebuild(dike_sched *s)
     s->ent_dirty = 0;
 }
 
-/* Release a running job's GPUs at now: capacity, node actions, run accounting. */
-static void release(dike_sched *s, dike_job *j)
+/* Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
+ * (DIKE_STOP_*) tells the home what to report in the emulating mode. */
+static void release(dike_sched *s, dike_job *j, uint32_t reason)
 {
     uint32_t g = j->spec->num_gpus;
     for (uint32_t i = 0; i < j->nslices; i++) {
         dike_capacity_give(s->cap, j->slices[i].node, j->slices[i].gpus);
-        add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
+        if (s->emulate)
+            add_nact(s, DIKE_ACT_STOP, j, i, reason);
+        else
+            add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
     }
     double held = (double)(s->now - j->run_start);
     double productive = s->now > j->progress_start ? (double)(s->now - j->progress_start) : 0.0;
@@ -287,6 +360,8 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
 {
     if (j->state != DIKE_JOB_QUEUED)
         dike_fatal("policy %s started job %u in state %u", s->pol->name, j->idx, j->state);
+    if (s->emulate && s->stop_pending[j->idx])
+        return 0; /* its last run has not stopped on the nodes yet: its work left is not known */
     uint32_t g = j->spec->num_gpus;
     if (dike_sched_free_for(s, j) < g)
         return 0;
@@ -305,8 +380,9 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
         s->migrations++;
     }
     j->run_start = s->now;
-    /* Checkpoint + restore is paid on every resume with the GPUs held (SPEC §2). */
-    j->progress_start = s->now + (resume ? s->preempt_cost_us : 0);
+    /* Checkpoint + restore is paid on every resume with the GPUs held (SPEC §2); in the emulating
+     * mode the run begins when the start reaches the nodes. */
+    j->progress_start = s->now + s->latency_us + (resume ? s->preempt_cost_us : 0);
     j->type = (int8_t)type;
     j->level = (uint8_t)level;
     j->rate = dike_tput_rate(s->cl, s->w, j->spec->model, type, g, level);
@@ -317,14 +393,19 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
         j->first_start = s->now;
     for (uint32_t i = 0; i < n; i++) {
         dike_capacity_take(s->cap, j->slices[i].node, j->slices[i].gpus);
-        add_action(s, DIKE_ACT_START, j, &j->slices[i]);
+        if (s->emulate)
+            add_nact(s, DIKE_ACT_START, j, i, 0);
+        else
+            add_action(s, DIKE_ACT_START, j, &j->slices[i]);
     }
     j->state = DIKE_JOB_RUNNING;
     s->queued--;
     s->running++;
     s->busy_gpus += g;
     s->tenant_gpus[j->spec->tenant] += g;
-    push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++, j->epoch);
+    /* In the emulating mode j->finish stays an estimate: the completion comes from the home. */
+    if (!s->emulate)
+        push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++, j->epoch);
     return 1;
 }
 
@@ -345,7 +426,9 @@ void dike_sched_preempt(dike_sched *s, dike_job *j)
     j->remaining = dike_sched_remaining(s, j);
     if (j->remaining <= 0)
         j->remaining = 1; /* cannot happen (its finish would have come first); stay positive */
-    release(s, j);
+    release(s, j, DIKE_STOP_PREEMPT);
+    if (s->emulate)
+        s->stop_pending[j->idx] = 1; /* the home reports the true work left L later */
     j->last_sig = node_set_sig(j->slices, j->nslices);
     j->nslices = 0;
     j->epoch++; /* its finish event is now stale */
@@ -362,7 +445,10 @@ void dike_sched_preempt(dike_sched *s, dike_job *j)
 static void evict(dike_sched *s, dike_job *j)
 {
     double kept = 0, lost_us = 0;
-    if (s->now > j->progress_start) {
+    if (s->emulate) {
+        /* the home knows the progress: it reports the work at the last checkpoint and the loss */
+        s->stop_pending[j->idx] = 1;
+    } else if (s->now > j->progress_start) {
         double prog = (double)(s->now - j->progress_start);
         double ckpt = floor(prog / (double)s->ckpt_us) * (double)s->ckpt_us;
         kept = ckpt * j->rate;
@@ -371,7 +457,7 @@ static void evict(dike_sched *s, dike_job *j)
     j->remaining -= kept;
     if (j->remaining < 1)
         j->remaining = 1;
-    release(s, j);
+    release(s, j, DIKE_STOP_EVICT);
     j->last_sig = node_set_sig(j->slices, j->nslices);
     j->nslices = 0;
     j->epoch++;
@@ -381,6 +467,44 @@ static void evict(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_QUEUED;
     s->queued++;
     s->pol->on_evicted(s->pol_state, s, j);
+}
+
+void dike_coord_emulate(dike_sched *s, dike_time latency_us)
+{
+    size_t n = s->w->njobs + 1;
+    s->emulate = 1;
+    s->latency_us = latency_us;
+    s->net_on = strcmp(s->cfg->node_model_network, "rack") == 0;
+    s->stop_pending = dike_xcalloc(n, 1);
+    s->stop_work = dike_xcalloc(n, sizeof *s->stop_work);
+    s->stop_lost = dike_xcalloc(n, sizeof *s->stop_lost);
+    if (s->cfg->faults_mtbf_s > 0) {
+        size_t slots = (size_t)s->cl->nodes * s->cl->gpus_per_node + 1;
+        s->node_jobs = dike_xmalloc(slots * sizeof *s->node_jobs);
+        memset(s->node_jobs, 0xff, slots * sizeof *s->node_jobs);
+    }
+}
+
+void dike_coord_report(dike_sched *s, const dike_nrep *r)
+{
+    switch (r->kind) {
+    case DIKE_NREP_FINISH:
+        push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, r->entity, r->seq, r->seq);
+        break;
+    case DIKE_NREP_STOPPED:
+        s->stop_work[r->entity] = r->work;
+        s->stop_lost[r->entity] = r->lost_us;
+        push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq, r->seq);
+        break;
+    case DIKE_NREP_FAIL:
+        push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_NODE_FAIL, r->entity, r->seq, 0);
+        break;
+    case DIKE_NREP_REPAIR:
+        push_event(s, r->time, DIKE_PHASE_ARRIVE, DIKE_EV_NODE_REPAIR, r->entity, r->seq, 0);
+        break;
+    default:
+        dike_fatal("unknown node report %u", r->kind);
+    }
 }
 
 void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t node, uint32_t seq,
@@ -405,6 +529,22 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
 
 static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
 {
+    if (s->emulate) {
+        /* Every job placed on the node, by the coordinator's own account: a start decided before
+         * the failure may not have reached the node yet, and it fails with it. */
+        uint32_t G = s->cl->gpus_per_node, on[256], n = 0;
+        const uint32_t *sl = &s->node_jobs[(size_t)node * G];
+        for (uint32_t k = 0; k < G; k++)
+            if (sl[k] != UINT32_MAX)
+                on[n++] = sl[k];
+        for (uint32_t i = 0; i < n; i++)
+            if (s->jobs[on[i]].state == DIKE_JOB_RUNNING)
+                evict(s, &s->jobs[on[i]]);
+        dike_capacity_set_down(s->cap, node);
+        s->ent_dirty = 1;
+        s->node_failures++;
+        return;
+    }
     for (uint32_t i = 0; i < s->fail_njobs[data]; i++) {
         dike_job *j = &s->jobs[s->fail_jobs[data][i]];
         if (j->state == DIKE_JOB_RUNNING) /* a job on several failed nodes is stopped once */
@@ -433,7 +573,7 @@ static void on_arrival(dike_sched *s, dike_job *j)
 
 static void on_finish(dike_sched *s, dike_job *j)
 {
-    release(s, j);
+    release(s, j, DIKE_STOP_RELEASE);
     j->remaining = 0;
     j->nslices = 0;
     touch_area(s);
@@ -475,6 +615,21 @@ static void handle(dike_sched *s, const dike_event *ev)
         dike_capacity_set_up(s->cap, ev->entity);
         s->ent_dirty = 1;
         break;
+    case DIKE_EV_JOB_STOPPED: {
+        /* The stop reached the nodes: the job's true work left is known, it may start again. A
+         * run whose work ended between its preemption and the stop reports 0 and resumes for
+         * the last microsecond (docs/models.md#limits). */
+        dike_job *j = &s->jobs[ev->entity];
+        double w = s->stop_work[j->idx];
+        if (w < 1) {
+            w = 1;
+            s->stopped_done++;
+        }
+        j->remaining = w;
+        j->lost_gpu_s += j->spec->num_gpus * s->stop_lost[j->idx] / 1e6;
+        s->stop_pending[j->idx] = 0;
+        break;
+    }
     default:
         dike_fatal("unknown event kind %u", ev->kind);
     }
@@ -657,6 +812,11 @@ void dike_coord_free(dike_sched *s)
     free(s->ent_changed);
     free(s->ent_flag);
     free(s->act);
+    free(s->eact);
+    free(s->stop_pending);
+    free(s->stop_work);
+    free(s->stop_lost);
+    free(s->node_jobs);
     for (size_t i = 0; i < s->nfail; i++)
         free(s->fail_jobs[i]);
     free(s->fail_jobs);

@@ -17,6 +17,9 @@
 
 enum { DIKE_ACT_START = 1, DIKE_ACT_STOP = 2 };
 
+struct dike_nact; /* engine/nodes.h */
+struct dike_nrep;
+
 /** A start or stop of one job's slice on one node, sent to the node's owner. */
 typedef struct dike_action {
     dike_time time;       /**< when, us */
@@ -101,6 +104,19 @@ struct dike_sched {
     dike_progress progress;  /**< stderr progress (rank 0) */
     uint32_t tick;           /**< timestamps processed, to look at the clock only now and then */
 
+    /* Emulating mode (docs/architecture.md#two-modes): the node ranks track progress; the
+     * coordinator decides, and its starts and stops take effect latency_us later. */
+    int emulate;             /**< progress is tracked by the node ranks */
+    dike_time latency_us;    /**< scheduler.decision_latency_s, us */
+    int net_on;              /**< node_model.network = rack: cross-rack gangs carry their iota */
+    uint8_t *stop_pending;   /**< per job: stopped, the work left not reported yet (cannot start) */
+    double *stop_work;       /**< per job: work left reported by the home, us */
+    double *stop_lost;       /**< per job: progress time lost to a failure, reported, us */
+    uint32_t *node_jobs;     /**< faults: [node][gpus_per_node] jobs placed per node, UINT32_MAX empty */
+    struct dike_nact *eact;  /**< actions for the node ranks (emulating mode), in decision order */
+    size_t neact, eact_cap;
+    uint64_t stopped_done;   /**< runs whose work ended between their preemption and its effect */
+
     /* instrumentation */
     uint64_t events, stale_events, decisions;
     double decide_seconds;   /**< wall time inside the policy's decide (estimated from the timed steps) */
@@ -120,6 +136,11 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions);
  *  in the total order. @p jobs: jobs on the node when it failed. */
 void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t node, uint32_t seq,
                            const uint32_t *jobs, uint32_t njobs);
+/** Switch to the emulating mode (before the run; not with checkpoints): no completion is
+ *  predicted, actions become dike_nact with effect time now + latency. */
+void dike_coord_emulate(dike_sched *s, dike_time latency_us);
+/** A report from a node rank (emulating mode): queued as an event in the total order. */
+void dike_coord_report(dike_sched *s, const struct dike_nrep *r);
 /** All jobs finished. */
 int dike_coord_done(const dike_sched *s);
 /* Duration estimates (engine/estimate.c). */

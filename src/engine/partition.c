@@ -13,6 +13,12 @@ void dike_part_layout_init(dike_part_layout *l, const dike_cluster *cl, int nran
     l->nracks = cl->nracks;
     l->nodes_per_rack = cl->nodes_per_rack;
     l->nodes = cl->nodes;
+    l->reverse = 0;
+}
+
+void dike_part_layout_reverse(dike_part_layout *l)
+{
+    l->reverse = l->first_owner == 0 && l->nranks > 1;
 }
 
 /* Block b of k holds racks [floor(b*R/k), floor((b+1)*R/k)). */
@@ -28,6 +34,8 @@ int dike_part_owner(const dike_part_layout *l, uint32_t node)
     uint64_t rack = node / l->nodes_per_rack;
     /* The largest b with floor(b*R/k) <= rack is floor((rack*k + k - 1) / R). */
     uint64_t b = (rack * k + k - 1) / l->nracks;
+    if (l->reverse)
+        b = k - 1 - b;
     return (int)b + l->first_owner;
 }
 
@@ -39,6 +47,8 @@ void dike_part_block(const dike_part_layout *l, int rank, uint32_t *first, uint3
         return;
     }
     int b = rank - l->first_owner;
+    if (l->reverse)
+        b = l->nranks - l->first_owner - 1 - b;
     uint32_t r0 = first_rack(l, b), r1 = first_rack(l, b + 1);
     uint32_t n0 = r0 * l->nodes_per_rack, n1 = r1 * l->nodes_per_rack;
     if (n0 > l->nodes) n0 = l->nodes;

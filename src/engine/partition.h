@@ -28,9 +28,15 @@ typedef struct dike_part_layout {
     int first_owner; /**< 0 if the coordinator owns a block, else 1 */
     uint32_t nracks; /**< racks in the cluster */
     uint32_t nodes_per_rack, nodes;
+    int reverse;     /**< blocks in reverse rank order: the coordinator's block is the last racks
+                          (emulating mode, see dike_part_layout_reverse) */
 } dike_part_layout;
 
 void dike_part_layout_init(dike_part_layout *l, const dike_cluster *cl, int nranks, int coord_owns);
+/** Emulating mode with a coordinator that owns nodes: give it the last block of racks, the one
+ *  `pack`-like placements (lowest node first) load least, so that its node work and its
+ *  coordination together weigh about what the other blocks weigh. Results do not depend on it. */
+void dike_part_layout_reverse(dike_part_layout *l);
 /** Rank that owns @p node. */
 int dike_part_owner(const dike_part_layout *l, uint32_t node);
 /** Nodes [*first, *first + *n) owned by @p rank (n may be 0). */

@@ -10,6 +10,8 @@
 #include "dike/workload.h"
 #include "engine/checkpoint.h"
 #include "engine/coord.h"
+#include "engine/emulate.h"
+#include "engine/nodes.h"
 #include "engine/partition.h"
 #include "engine/window.h"
 #include "engine/run_internal.h"
@@ -38,6 +40,19 @@ static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
     if (strcmp(cfg->engine_coordinator_owns_nodes, "false") == 0)
         return nranks == 1;
     return nranks <= 2; /* auto: with 1-2 ranks an idle coordinator would waste half the job */
+}
+
+/* The emulating mode (node ranks track progress) is on when asked for, or in `auto` when a node
+ * model is on or decisions take time to reach the nodes; otherwise the coordinator predicts every
+ * completion, exactly as before the node models existed (docs/architecture.md#two-modes). */
+static int emulating(const dike_config *cfg)
+{
+    if (strcmp(cfg->node_model_progress, "nodes") == 0)
+        return 1;
+    if (strcmp(cfg->node_model_progress, "coordinator") == 0)
+        return 0;
+    return cfg->node_model_interference > 0 || strcmp(cfg->node_model_network, "rack") == 0 ||
+           cfg->node_model_slowdown_mtbf_s > 0 || cfg->scheduler_decision_latency_s > 0;
 }
 
 /* Accepted values whose combination would exhaust memory or never end: each bound names the key
@@ -146,6 +161,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     dike_part part;
     dike_perf_record perf;
     dike_node_record *nodes = NULL;
+    dike_nodes *ns = NULL; /* emulating mode: this rank's node models and runs */
     memset(&perf, 0, sizeof perf);
     memset(&cl, 0, sizeof cl);
     memset(&s, 0, sizeof s);
@@ -177,6 +193,16 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                 dike_tmp_sweep(out_path);
             dike_tmp_sweep(ckpt_path);
         }
+        if (!rc && emulating(cfg) && (cfg->run_checkpoint_every_s > 0 || resume ||
+                                      cfg->engine_inject_stop_s > 0))
+            rc = dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: checkpoints are not supported "
+                              "when the node ranks track progress (a node model is on, "
+                              "scheduler.decision_latency_s > 0 or node_model.progress = nodes)");
+        if (!rc && emulating(cfg) && strcmp(cfg->node_model_progress, "coordinator") != 0 &&
+            cfg->scheduler_decision_latency_s > 0 &&
+            dike_time_from_s(cfg->scheduler_decision_latency_s) < 1)
+            rc = dike_err_set(e, DIKE_EINVAL, "[scheduler] decision_latency_s: %g s is below the "
+                              "emulator's time step (1 us)", cfg->scheduler_decision_latency_s);
         if (!rc && !given)
             rc = dike_workload_load(cfg, &cl, &w, e);
         if (!rc)
@@ -191,9 +217,23 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
 
     dike_part_layout layout;
     dike_part_layout_init(&layout, &cl, nranks, coordinator_owns_nodes(cfg, nranks));
+    int emulate = emulating(cfg);
+    if (emulate)
+        dike_part_layout_reverse(&layout);
     uint32_t first, n;
     dike_part_block(&layout, rank, &first, &n);
-    dike_part_init(&part, &cl, cfg, first, n);
+    /* emulating: failures are node models too (engine/nodes.c), not the partition's */
+    dike_part_init(&part, &cl, emulate ? NULL : cfg, first, n);
+    dike_time latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);
+    if (emulate) {
+        uint64_t njobs = rank == 0 ? (given ? given : &w)->njobs : 0;
+        MPI_Bcast(&njobs, 1, MPI_UINT64_T, 0, comm);
+        dike_nodes_params np;
+        dike_nodes_params_read(&np, cfg);
+        ns = dike_nodes_new(&np, &cl, &layout, rank, &part, (uint32_t)njobs);
+        if (rank == 0)
+            dike_coord_emulate(&s, latency_us);
+    }
 
     const dike_workload *used = given ? given : &w;
     char sha[65] = "";
@@ -208,7 +248,12 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s),
                            dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, cfg, sha};
-    if ((rc = dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout, &wo, &perf, e)))
+    if (emulate)
+        rc = dike_emulate_loop(comm, rank == 0 ? &s : NULL, &part, ns, &layout, latency_us, &wo,
+                               &perf, e);
+    else
+        rc = dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout, &wo, &perf, e);
+    if (rc)
         goto out;
     /* output: from the engine's end, so the results (metrics, percentiles) count with it */
     double t_output = MPI_Wtime();
@@ -233,6 +278,11 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     if (rank == 0)
         out->meta.wall_seconds = wall;
     nodes = dike_part_records(&part);
+    if (ns && cfg->output_node_timeseries_s > 0) {
+        dike_node_samples smp = {0, cfg->output_node_timeseries_s, NULL, NULL, NULL};
+        dike_nodes_samples(ns, &smp.nsamples, &smp.busy, &smp.factor, &smp.up);
+        dike_h5_set_node_samples(&smp);
+    }
     if (out_path && *out_path)
         rc = dike_h5_write(out_path, comm, rank == 0 ? out : NULL, nodes, part.n, cl.nodes, &perf, e);
     perf.output_seconds = MPI_Wtime() - t_output;
@@ -249,6 +299,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     }
 out:
     free(nodes);
+    dike_nodes_free(ns);
     dike_part_free(&part);
     if (rank == 0) {
         dike_coord_free(&s);
@@ -314,6 +365,16 @@ void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *
                     p->nodes_owned, (unsigned long long)p->events, (unsigned long long)p->messages,
                     (unsigned long long)p->bytes_sent, p->compute_seconds, p->decide_seconds,
                     p->comm_seconds, p->wall_seconds);
+        }
+        /* emulating mode: how much of local_s was node work, and the records between ranks */
+        int emulating_run = 0;
+        for (size_t i = 0; i < r->nperf; i++)
+            emulating_run |= r->perf[i].node_seconds > 0;
+        if (emulating_run) {
+            fprintf(f, "  node side: %4s %9s %14s\n", "rank", "node_s", "remote_records");
+            for (size_t i = 0; i < r->nperf; i++)
+                fprintf(f, "             %4d %9.3f %14llu\n", r->perf[i].rank, r->perf[i].node_seconds,
+                        (unsigned long long)r->perf[i].remote_records);
         }
     }
 }

@@ -71,6 +71,8 @@ static int check_model_assignment(const char *v, char *why, size_t n);
 static int check_duration_knowledge(const char *v, char *why, size_t n);
 static int check_weights(const char *v, char *why, size_t n);
 static int check_window(const char *v, char *why, size_t n);
+static int check_progress(const char *v, char *why, size_t n);
+static int check_network(const char *v, char *why, size_t n);
 
 static const key_def keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, 4194304), NULL,
@@ -225,11 +227,57 @@ static const key_def keys[] = {
      NULL, "testing: this rank stops with a fatal error in its first window (-1 = none)"},
     {"engine", "coordinator_owns_nodes", KEY_STRING, FIELD(engine_coordinator_owns_nodes), "auto", ANY,
      check_auto_bool, "whether rank 0 also owns nodes: `auto` (yes for 1-2 ranks), `true`, `false`"},
+    /* node models and node-side progress: docs/models.md */
+    {"node_model", "progress", KEY_STRING, FIELD(node_model_progress), "auto", ANY, check_progress,
+     "who tracks job progress: `auto` (the node ranks when a node model is on or "
+     "scheduler.decision_latency_s > 0), `coordinator` (predicted at the start), `nodes`"},
+    {"node_model", "interference", KEY_DOUBLE, FIELD(node_model_interference), "0", AT_LEAST(0, 10), NULL,
+     "step-time stretch of a job per other job on one of its nodes (fraction); 0 = off"},
+    {"node_model", "network", KEY_STRING, FIELD(node_model_network), "off", ANY, check_network,
+     "`off`, or `rack`: gangs spread over racks share each rack's uplink (max-min)"},
+    {"node_model", "gpu_gbps", KEY_DOUBLE, FIELD(node_model_gpu_gbps), "25", ABOVE(0, 1e6), NULL,
+     "network = rack: bandwidth one GPU of a cross-rack gang uses while communicating, Gb/s"},
+    {"node_model", "slowdown_mtbf_s", KEY_DOUBLE, FIELD(node_model_slowdown_mtbf_s), "0",
+     AT_LEAST(0, 1e15), NULL, "mean time between slowdown episodes per node, s; 0 = off"},
+    {"node_model", "slowdown_duration_s", KEY_DOUBLE, FIELD(node_model_slowdown_duration_s), "600",
+     PERIOD_S, NULL, "length of one slowdown episode, s"},
+    {"node_model", "slowdown_factor", KEY_DOUBLE, FIELD(node_model_slowdown_factor), "0.5", ABOVE(0, 1),
+     NULL, "speed factor of every job on a node during a slowdown episode"},
+    {"cluster", "rack_uplink_gbps", KEY_DOUBLE, FIELD(cluster_rack_uplink_gbps), "400", ABOVE(0, 1e9),
+     NULL, "node_model.network = rack: capacity of each rack's uplink, Gb/s"},
+    {"scheduler", "decision_latency_s", KEY_DOUBLE, FIELD(scheduler_decision_latency_s), "0",
+     AT_LEAST(0, 1e6), NULL, "time from a decision to its effect on the nodes (launch latency), s; "
+     "the lookahead of the node-side windows"},
+    {"output", "node_timeseries_s", KEY_DOUBLE, FIELD(output_node_timeseries_s), "0",
+     AT_LEAST(0, SECONDS_MAX), NULL, "sampling interval of /node_timeseries (per node), s; 0 = off"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 /* --- string checks --- */
+
+static int check_one_of(const char *v, const char *const *names, size_t k, char *why, size_t n)
+{
+    for (size_t i = 0; i < k; i++)
+        if (strcmp(v, names[i]) == 0)
+            return 0;
+    size_t off = (size_t)snprintf(why, n, "expected");
+    for (size_t i = 0; i < k && off < n; i++)
+        off += (size_t)snprintf(why + off, n - off, "%s %s", i ? " or" : "", names[i]);
+    return DIKE_EINVAL;
+}
+
+static int check_progress(const char *v, char *why, size_t n)
+{
+    static const char *const names[] = {"auto", "coordinator", "nodes"};
+    return check_one_of(v, names, 3, why, n);
+}
+
+static int check_network(const char *v, char *why, size_t n)
+{
+    static const char *const names[] = {"off", "rack"};
+    return check_one_of(v, names, 2, why, n);
+}
 
 static int check_gpu_types(const char *v, char *why, size_t n)
 {
@@ -949,12 +997,23 @@ char *dike_config_to_ini(const dike_config *c)
     if (!f)
         dike_fatal("open_memstream: %s", strerror(errno));
     fprintf(f, "# dike-emu %s resolved configuration\n", DIKE_VERSION);
+    /* One block per section, in the order sections first appear in the table: a section whose
+     * keys are not all contiguous in the table (keys added as a block) still appears once, since
+     * INI readers (Python's configparser) refuse a repeated section. */
     for (size_t i = 0; i < NKEYS; i++) {
-        if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
-            fprintf(f, "%s[%s]\n", i ? "\n" : "", keys[i].section);
-        format_value(c, &keys[i], val, sizeof val);
-        absolute_paths(&keys[i], val, sizeof val);
-        fprintf(f, "%s =%s%s\n", keys[i].name, *val ? " " : "", val);
+        size_t first = 0;
+        while (strcmp(keys[first].section, keys[i].section))
+            first++;
+        if (first != i)
+            continue; /* section already written */
+        fprintf(f, "%s[%s]\n", i ? "\n" : "", keys[i].section);
+        for (size_t k = i; k < NKEYS; k++) {
+            if (strcmp(keys[k].section, keys[i].section))
+                continue;
+            format_value(c, &keys[k], val, sizeof val);
+            absolute_paths(&keys[k], val, sizeof val);
+            fprintf(f, "%s =%s%s\n", keys[k].name, *val ? " " : "", val);
+        }
     }
     if (fclose(f))
         dike_fatal("writing the resolved configuration: %s", strerror(errno));

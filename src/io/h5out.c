@@ -141,6 +141,8 @@ static size_t perf_fields(h5_field *f)
         F_NUM(dike_perf_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
         F_NUM(dike_perf_record, active_max, H5T_NATIVE_UINT32, "1"),
         F_NUM(dike_perf_record, decide_max_active, H5T_NATIVE_UINT32, "1"),
+        F_NUM(dike_perf_record, node_seconds, H5T_NATIVE_DOUBLE, "s"),
+        F_NUM(dike_perf_record, remote_records, H5T_NATIVE_UINT64, "1"),
         F_NUM(dike_perf_record, startup_seconds, H5T_NATIVE_DOUBLE, "s"),
         F_NUM(dike_perf_record, read_seconds, H5T_NATIVE_DOUBLE, "s"),
     };
@@ -535,6 +537,123 @@ static int check_results(const h5ctx *c, const dike_results *r)
 /* ------------------------------------------------------------------------------------------------
  * Phase 1: /nodes and /perf, collectively. */
 
+/* /node_timeseries: [node][sample] arrays, one block of rows per rank. Contiguous and allocated in
+ * the skeleton like /nodes (see "Files built in memory"), so the collective writes allocate
+ * nothing; hence not chunked or compressed: 7 bytes per node and sample. */
+static dike_node_samples node_samples;
+static const char *const nts_names[3] = {"/node_timeseries/busy_gpus", "/node_timeseries/factor",
+                                         "/node_timeseries/up"};
+static const char *const nts_units[3] = {"GPUs", "1", "1"};
+static const char *const nts_desc[3] = {
+    "GPUs allocated on the node at each sample (row = node, column = sample k at k x interval_s)",
+    "speed factor of the node's jobs: up x slowdown episode x interference (0 = down)",
+    "1 = the node is up, 0 = failed"};
+
+void dike_h5_set_node_samples(const dike_node_samples *s)
+{
+    if (s)
+        node_samples = *s;
+    else
+        memset(&node_samples, 0, sizeof node_samples);
+}
+
+static hid_t nts_type(int i)
+{
+    return i == 0 ? H5T_NATIVE_UINT16 : i == 1 ? H5T_NATIVE_FLOAT : H5T_NATIVE_UINT8;
+}
+
+static hid_t nts_file_type(int i)
+{
+    return i == 0 ? H5T_STD_U16LE : i == 1 ? H5T_IEEE_F32LE : H5T_STD_U8LE;
+}
+
+/* Rank 0, in the skeleton: the group, its interval attribute and the three datasets. */
+static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nodes, size_t ns,
+                      double interval_s)
+{
+    int st = 0;
+    hid_t g = H5Gcreate2(file, "/node_timeseries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return h5fail(c, "creating group /node_timeseries");
+    hid_t sc = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+    if (sc < 0 || (a = H5Acreate2(g, "interval_s", H5T_IEEE_F64LE, sc, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+        H5Awrite(a, H5T_NATIVE_DOUBLE, &interval_s) < 0)
+        st = h5fail(c, "writing attribute interval_s of /node_timeseries");
+    h5close(c, &st, a, H5Aclose, "attribute interval_s of", "/node_timeseries");
+    h5close(c, &st, sc, H5Sclose, "dataspace of", "interval_s");
+    h5close(c, &st, g, H5Gclose, "group", "/node_timeseries");
+    hsize_t dims[2] = {total_nodes, ns};
+    for (int i = 0; i < 3 && !st; i++) {
+        hid_t sp = H5Screate_simple(2, dims, NULL), d = H5I_INVALID_HID;
+        hid_t ts = H5I_INVALID_HID, ua = H5I_INVALID_HID, us = H5I_INVALID_HID;
+        hid_t ds = H5I_INVALID_HID, da = H5I_INVALID_HID;
+        if (sp < 0 || (d = H5Dcreate2(file, nts_names[i], nts_file_type(i), sp, H5P_DEFAULT, dcpl,
+                                      H5P_DEFAULT)) < 0)
+            st = h5fail(c, "creating dataset %s", nts_names[i]);
+        else if ((ts = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ts, strlen(nts_units[i]) + 1) < 0 ||
+                 (us = H5Screate(H5S_SCALAR)) < 0 ||
+                 (ua = H5Acreate2(d, "units", ts, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+                 H5Awrite(ua, ts, nts_units[i]) < 0)
+            st = h5fail(c, "writing attribute units of %s", nts_names[i]);
+        else if ((ds = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ds, strlen(nts_desc[i]) + 1) < 0 ||
+                 (da = H5Acreate2(d, "description", ds, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+                 H5Awrite(da, ds, nts_desc[i]) < 0)
+            st = h5fail(c, "writing attribute description of %s", nts_names[i]);
+        h5close(c, &st, da, H5Aclose, "attribute description of", nts_names[i]);
+        h5close(c, &st, ds, H5Tclose, "string type of description of", nts_names[i]);
+        h5close(c, &st, ua, H5Aclose, "attribute units of", nts_names[i]);
+        h5close(c, &st, us, H5Sclose, "dataspace of units of", nts_names[i]);
+        h5close(c, &st, ts, H5Tclose, "string type of units of", nts_names[i]);
+        h5close(c, &st, d, H5Dclose, "dataset", nts_names[i]);
+        h5close(c, &st, sp, H5Sclose, "dataspace of", nts_names[i]);
+    }
+    return st;
+}
+
+/* All ranks: each writes its rows [first, first + n) of the three datasets, transposed from the
+ * samples' [sample][node] order. */
+static int nts_write(const h5ctx *c, hid_t file, hid_t dxpl, uint64_t first, size_t n,
+                     uint64_t total_nodes, MPI_Comm comm)
+{
+    const dike_node_samples *s = &node_samples;
+    size_t ns = s->nsamples;
+    int st = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t esz = i == 0 ? 2 : i == 1 ? 4 : 1;
+        char *buf = dike_xmalloc(n * ns * esz + 1);
+        for (size_t k = 0; k < n; k++)
+            for (size_t t = 0; t < ns; t++) {
+                size_t src = t * n + k, dst = k * ns + t;
+                if (i == 0)
+                    memcpy(buf + dst * 2, &s->busy[src], 2);
+                else if (i == 1)
+                    memcpy(buf + dst * 4, &s->factor[src], 4);
+                else
+                    buf[dst] = (char)s->up[src];
+            }
+        hid_t d = H5Dopen2(file, nts_names[i], H5P_DEFAULT), fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
+        hsize_t start[2] = {first, 0}, cnt[2] = {n, ns}, one = 1;
+        if (d < 0 || (fs = H5Dget_space(d)) < 0)
+            st = h5fail(c, "opening dataset %s", nts_names[i]);
+        else if (n ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0
+                   : H5Sselect_none(fs) < 0)
+            st = h5fail(c, "selecting rows of %s", nts_names[i]);
+        else if ((ms = n ? H5Screate_simple(2, cnt, NULL) : H5Screate_simple(1, &one, NULL)) < 0 ||
+                 (!n && H5Sselect_none(ms) < 0))
+            st = h5fail(c, "memory space of %s", nts_names[i]);
+        if (!agree(comm, &st, c) && total_nodes &&
+            H5Dwrite(d, nts_type(i), ms, fs, dxpl, buf) < 0)
+            st = h5fail(c, "writing rows %llu..+%zu of %s", (unsigned long long)first, n, nts_names[i]);
+        h5close(c, &st, ms, H5Sclose, "memory space of", nts_names[i]);
+        h5close(c, &st, fs, H5Sclose, "dataspace of", nts_names[i]);
+        h5close(c, &st, d, H5Dclose, "dataset", nts_names[i]);
+        free(buf);
+        if (agree(comm, &st, c))
+            break;
+    }
+    return st;
+}
+
 /* Convert @p n rows from @p mem to @p file layout into a new buffer (freed by the caller). Writing
  * already-packed rows keeps the transfer collective: HDF5 1.10 silently falls back to independent
  * I/O when a collective write needs a type conversion. */
@@ -602,6 +721,9 @@ static int create_skeleton(const h5ctx *c, const char *tmp, hid_t nfile, hid_t n
         st = h5fail(c, "creating dataset /nodes");
     else if ((pds = H5Dcreate2(file, "/perf", pfile, pspace, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         st = h5fail(c, "creating dataset /perf");
+    else if (node_samples.nsamples)
+        st = nts_create(c, file, dcpl, (uint64_t)H5Sget_simple_extent_npoints(nspace),
+                        node_samples.nsamples, node_samples.interval_s);
     h5close(c, &st, pds, H5Dclose, "dataset", "/perf");
     h5close(c, &st, nds, H5Dclose, "dataset", "/nodes");
     if (!st)
@@ -673,7 +795,10 @@ static int write_parallel(const h5ctx *c, const char *tmp, MPI_Comm comm, int ra
         goto out;
     if (H5Dwrite(pds, pfile, psel, pspace, dxpl, pbuf) < 0)
         st = h5fail(c, "writing row %d of /perf", rank);
-    agree(comm, &st, c);
+    if (agree(comm, &st, c))
+        goto out;
+    if (node_samples.nsamples)
+        st = nts_write(c, file, dxpl, first, nnodes, total_nodes, comm);
 
 out:
     /* Every rank reaches this point with the same objects open (each step above ends in an
@@ -1224,6 +1349,16 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
         st = bst;
     if ((failed = agree(comm, &st, &c)))
         goto out;
+    {
+        /* every rank must bring the same number of node samples (or none) */
+        unsigned long long ns[2] = {node_samples.nsamples, ~(unsigned long long)node_samples.nsamples}, mx[2];
+        if (MPI_Allreduce(ns, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
+            mx[0] != ~mx[1])
+            st = dike_err_set(&le, DIKE_EINTERNAL, "%s: cannot write output: the ranks hold "
+                              "different numbers of /node_timeseries samples", c.path);
+    }
+    if ((failed = agree(comm, &st, &c)))
+        goto out;
     st = bcast_tmp_name(&c, comm, rank, &tmp);
     if ((failed = agree(comm, &st, &c)))
         goto out;
@@ -1236,6 +1371,7 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     failed = st != 0;
 
 out:
+    memset(&node_samples, 0, sizeof node_samples);
     /* Every rank has closed the file by now: write_parallel ends with a collective close. */
     if (rank == 0 && failed && tmp)
         unlink(tmp);

@@ -9,7 +9,8 @@
 #
 # The workload is small (3,000 jobs, ~0.4 s a run) but has contention (load 2: about half of the
 # FIFO jobs queue; SRTF preempts ~1,700 times) and a small engine.window_actions, so each run has
-# dozens of synchronisation windows. Registered by tests/mpi/scripts.cmake.
+# dozens of synchronisation windows. Two more cases run the emulating mode (node ranks track
+# progress) with every node model on, gangs spanning ranks. Registered by tests/mpi/scripts.cmake.
 set -eu
 DIKE_EMU="$1"
 DIKE_NP_FLAG="$2"
@@ -57,7 +58,7 @@ windows_of()
 check_same_as_ref()
 {
     local o
-    for o in "${COMPARED[@]}"; do
+    for o in "${COMPARED[@]}" ${EXTRA_COMPARED:-}; do
         h5_same "$T/$1/out.h5" "$T/$2/out.h5" "$o" || fail "$3: $o differs from the 1-rank run"
     done
     ok "$3: ${COMPARED[*]} identical to 1 rank (h5diff)"
@@ -84,7 +85,16 @@ check_config_same()
     ok "$2: stored config identical to 1 rank"
 }
 
-for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none; do
+# The emulating mode (node ranks track progress, docs/architecture.md#two-modes) with every node
+# model on and a decision latency of 1 s. Racks of 2 nodes and gangs of up to 32 GPUs (4 nodes) make
+# many gangs cross racks, and so cross the boundaries of the ranks' blocks: their homes get factor
+# records from other ranks (checked through /perf remote_records below).
+MODELS=(--set node_model.interference=0.2 --set node_model.network=rack --set cluster.rack_uplink_gbps=100
+        --set node_model.slowdown_mtbf_s=30000 --set scheduler.decision_latency_s=1
+        --set cluster.nodes_per_rack=2 --set workload.gpu_mix=1:0.5,4:0.2,8:0.1,16:0.1,32:0.1
+        --set output.node_timeseries_s=7200)
+
+for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-models dike-models; do
     case "$policy" in
     fifo) pargs=(--policy fifo) ;;
     sjf-backfill) pargs=(--policy sjf --set scheduler.backfill=true) ;;
@@ -96,7 +106,11 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none; do
     # history follows the completions. Neither may depend on the rank count.
     srtf-noisy) pargs=(--policy srtf --set scheduler.duration_knowledge=noisy) ;;
     themis-none) pargs=(--policy themis --set scheduler.duration_knowledge=none) ;;
+    fifo-models) pargs=(--policy fifo "${MODELS[@]}") ;;
+    dike-models) pargs=(--policy dike "${MODELS[@]}" --set faults.mtbf_s=500000 --set faults.mttr_s=3600) ;;
     esac
+    EXTRA_COMPARED=
+    case "$policy" in *-models) EXTRA_COMPARED=/node_timeseries ;; esac
     echo "== $policy: ${pargs[*]}"
     ref="$policy/np1"
     run_np "$ref" 1 "${CONFIG[@]}" "${pargs[@]}"
@@ -113,12 +127,12 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none; do
     qdelay=$(h5_attr "$T/$ref/out.h5" /summary/avg_queue_delay)
     awk -v q="$qdelay" 'BEGIN { exit !(q > 0) }' || fail "$ref: no queueing (avg_queue_delay $qdelay)"
     ok "$ref: jobs queue (avg_queue_delay $qdelay s)"
-    if [ "$policy" != fifo ] && [ "$policy" != sjf-backfill ]; then
+    if [ "$policy" != fifo ] && [ "$policy" != sjf-backfill ] && [ "$policy" != fifo-models ]; then
         pre=$(h5_attr "$T/$ref/out.h5" /summary/preemptions)
         [ "$pre" -gt 0 ] || fail "$ref: $policy preempted nothing"
         ok "$ref: $pre preemptions"
     fi
-    if [ "$policy" = dike-faults ]; then
+    if [ "$policy" = dike-faults ] || [ "$policy" = dike-models ]; then
         restarts=$(h5_attr "$T/$ref/out.h5" /summary/restarts)
         [ "$restarts" -gt 0 ] || fail "$ref: no job was restarted after a node failure"
         ok "$ref: $restarts restarts after node failures"
@@ -135,6 +149,18 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none; do
         [ -n "$w" ] && [ "$w" -gt 1 ] || fail "$policy/$run: ${w:-?} windows"
         ok "$policy/$run: $w windows"
     done
+    case "$policy" in
+    *-models)
+        # gangs span ranks: some home got slice factors from another rank's nodes
+        remote=0
+        for r in 0 1 2 3; do
+            v=$(h5_column "$T/$policy/np4/out.h5" /perf remote_records $r) || fail "cannot read /perf remote_records"
+            remote=$((remote + v))
+        done
+        [ "$remote" -gt 0 ] || fail "$policy/np4: no slice factor crossed ranks (no gang spans ranks)"
+        ok "$policy/np4: $remote slice factors sent to another rank's home (gangs span ranks)"
+        ;;
+    esac
     # Repeated runs give the same file contents, not only the same as np1 (a direct check).
     h5_same "$T/$policy/np2/out.h5" "$T/$policy/np2-again/out.h5" /jobs || fail "$policy: two 2-rank runs differ"
     ok "$policy: the two 2-rank runs have identical /jobs"
@@ -151,4 +177,15 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none; do
     [ $((n1 + n2)) -eq 96 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
         fail "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 nodes, expected 96 in two non-empty blocks"
     ok "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 = 96 nodes"
+done
+
+# The emulating mode with every model off and no latency computes the same progress as the
+# coordinator's predictions, so it must give the same schedule (one rank; a fast check that the
+# node-side integration and the window protocol add nothing of their own).
+for policy in fifo srtf; do
+    run_np "same-$policy/predict" 1 "${CONFIG[@]}" --policy $policy
+    run_np "same-$policy/nodes" 1 "${CONFIG[@]}" --policy $policy --set node_model.progress=nodes
+    h5_same "$T/same-$policy/predict/out.h5" "$T/same-$policy/nodes/out.h5" /jobs ||
+        fail "$policy: node_model.progress=nodes changes /jobs with every model off"
+    ok "$policy: node_model.progress=nodes (models off, latency 0) gives the same /jobs"
 done

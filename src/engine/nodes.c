@@ -1,0 +1,884 @@
+/* Node-side progress: owners run the node models, homes integrate their jobs' progress
+ * (see nodes.h and docs/architecture.md#two-modes). */
+#include "engine/nodes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/coord.h"
+
+/* A job's slice on a node, as its owner sees it. */
+typedef struct nslot {
+    uint32_t job;   /**< UINT32_MAX = empty */
+    uint32_t epoch, slice;
+    int32_t home;   /**< rank of the gang's home */
+    uint32_t gpus;
+    double value;   /**< factor last sent to the home (NaN: none yet) */
+} nslot;
+
+/* A gang crossing a rack's uplink (network = rack). */
+typedef struct rflow {
+    uint32_t job, epoch;
+    uint32_t gpus;  /**< the gang's GPUs in this rack */
+    double iota;    /**< communication fraction of its step */
+    double netf;    /**< its speed factor from this uplink */
+} rflow;
+
+typedef struct rack {
+    rflow *f;
+    uint32_t n, cap;
+} rack;
+
+/* A run this rank is home to. */
+typedef struct nrun {
+    uint32_t job, epoch, nslices, version;
+    dike_time tc;       /**< completion at the current rate (valid while in the heap) */
+    int active, done;
+    double work;        /**< reference work left at t_last, us */
+    double rate0;       /**< the placement's rate */
+    double rate;        /**< rate0 x slowest slice factor */
+    double work_ckpt;   /**< work left at the last checkpoint */
+    dike_time t_last, t_prog, t_ckpt;
+    double *f;          /**< per-slice factors (< 0: not known yet) */
+    int dirty;
+} nrun;
+
+enum { EV_SLOW = 6 }; /* node heap: a slowdown boundary (failures use DIKE_EV_NODE_*) */
+
+struct dike_nodes {
+    dike_nodes_params np;
+    const dike_cluster *cl;
+    const dike_part_layout *l;
+    int rank;
+    dike_part *p;
+    uint32_t first, n, G;
+    uint32_t first_rack, nracks;
+
+    /* owner */
+    nslot *slots;          /* n x G */
+    uint32_t *cnt;         /* jobs per node */
+    uint8_t *down;
+    dike_slowdown *slow;   /* NULL when episodes are off */
+    double *phi;           /* node factor: up x slowdown x interference */
+    uint32_t *nseq;        /* per-node event sequence */
+    dike_rng *frng;        /* per-node failure streams, NULL when off */
+    dike_event_pool pool;
+    dike_heap nheap;       /* failures, repairs, ends of slowdown episodes */
+    dike_heap sheap;       /* starts of slowdown episodes: they only slow jobs down, so they
+                              cannot bring a completion forward and do not bound the next window */
+    rack *racks;
+    uint32_t *tn, ntn;     /* touched nodes */
+    uint8_t *tnf;
+    uint32_t *tr, ntr;     /* touched racks */
+    uint8_t *trf;
+    double *sc_d, *sc_s;   /* scratch for shares */
+    uint32_t *sc_o;
+    size_t sc_cap;
+
+    dike_nact *q;          /* queued actions */
+    size_t qh, qn, qcap;
+    uint64_t remote_slots;  /* resident slots whose home is another rank */
+    uint64_t remote_queued; /* queued starts whose home is another rank */
+
+    dike_jrec *loc;        /* records for this rank's own runs */
+    size_t nloc, loccap;
+    dike_jrec *rem;        /* records for other homes, with their ranks */
+    int *rem_to;
+    size_t nrem, remcap;
+    dike_jrec *out;
+    size_t outcap;
+
+    /* home */
+    uint32_t *run_of;      /* per job: run index, UINT32_MAX none */
+    uint32_t njobs;
+    nrun *runs;
+    uint32_t nruns, runcap, *freeruns, nfree;
+    /* Completions: an indexed min-heap of runs by (completion time, job), so a new rate moves the
+     * run's one entry instead of leaving a stale one behind (long jobs change rate many times). */
+    uint32_t *ch;          /* heap of run indices */
+    uint32_t nch;
+    uint32_t *chpos;       /* per run: position in ch, UINT32_MAX = not in it */
+    uint32_t *dirty, ndirty, dirtycap;
+
+    dike_nrep *rep;
+    size_t nrep, repcap;
+
+    /* samples */
+    dike_time next_sample;
+    size_t nsamples, samplecap;
+    uint16_t *s_busy;
+    float *s_factor;
+    uint8_t *s_up;
+
+    uint64_t events;
+};
+
+void dike_nodes_params_read(dike_nodes_params *np, const dike_config *cfg)
+{
+    memset(np, 0, sizeof *np);
+    np->alpha = cfg->node_model_interference;
+    np->network = strcmp(cfg->node_model_network, "rack") == 0;
+    np->uplink_gbps = cfg->cluster_rack_uplink_gbps;
+    np->gpu_gbps = cfg->node_model_gpu_gbps;
+    np->slow_mtbf_us = cfg->node_model_slowdown_mtbf_s * 1e6;
+    np->slow_dur_us = dike_time_from_s(cfg->node_model_slowdown_duration_s);
+    np->slow_factor = cfg->node_model_slowdown_factor;
+    if (cfg->faults_mtbf_s > 0) {
+        np->fail_mtbf_us = cfg->faults_mtbf_s * 1e6;
+        np->fail_mttr_us = cfg->faults_mttr_s * 1e6;
+    }
+    np->ckpt_us = dike_time_from_s(cfg->faults_checkpoint_interval_s);
+    if (np->ckpt_us <= 0)
+        np->ckpt_us = 1;
+    np->sample_us = dike_time_from_s(cfg->output_node_timeseries_s);
+    np->seed = (uint64_t)cfg->run_seed;
+}
+
+/* The same draw as the coordinating mode's failures (partition.c), so both modes see the same
+ * failure times. */
+static dike_time draw_exp(dike_rng *r, double mean_us)
+{
+    dike_time d = (dike_time)llround(-log(dike_rng_uniform(r)) * mean_us);
+    return d > 0 ? d : 1;
+}
+
+static void push_node_event(dike_nodes *ns, uint32_t k, dike_time t, int kind)
+{
+    /* a slowdown boundary whose episode is not on yet is an episode start */
+    int start = kind == EV_SLOW && !ns->slow[k].on;
+    dike_event *ev = dike_pool_get(&ns->pool);
+    ev->time = t;
+    ev->kind = (uint8_t)kind;
+    ev->phase = 0;
+    ev->entity = ns->first + k;
+    ev->seq = ns->nseq[k]++;
+    ev->data = 0;
+    ev->pad_ = 0;
+    dike_heap_push(start ? &ns->sheap : &ns->nheap, ev);
+}
+
+dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
+                           const dike_part_layout *l, int rank, dike_part *p, uint32_t njobs)
+{
+    dike_nodes *ns = dike_xcalloc(1, sizeof *ns);
+    ns->np = *np;
+    ns->cl = cl;
+    ns->l = l;
+    ns->rank = rank;
+    ns->p = p;
+    ns->first = p->first;
+    ns->n = p->n;
+    ns->G = cl->gpus_per_node;
+    uint32_t n = p->n;
+    ns->first_rack = n ? p->first / cl->nodes_per_rack : 0;
+    ns->nracks = n ? (p->first + n - 1) / cl->nodes_per_rack - ns->first_rack + 1 : 0;
+    ns->slots = dike_xmalloc(((size_t)n * ns->G + 1) * sizeof *ns->slots);
+    for (size_t i = 0; i < (size_t)n * ns->G; i++)
+        ns->slots[i].job = UINT32_MAX;
+    ns->cnt = dike_xcalloc(n + 1, sizeof *ns->cnt);
+    ns->down = dike_xcalloc(n + 1, 1);
+    ns->phi = dike_xmalloc((n + 1) * sizeof *ns->phi);
+    ns->nseq = dike_xcalloc(n + 1, sizeof *ns->nseq);
+    ns->tn = dike_xmalloc((n + 1) * sizeof *ns->tn);
+    ns->tnf = dike_xcalloc(n + 1, 1);
+    ns->racks = dike_xcalloc(ns->nracks + 1, sizeof *ns->racks);
+    ns->tr = dike_xmalloc((ns->nracks + 1) * sizeof *ns->tr);
+    ns->trf = dike_xcalloc(ns->nracks + 1, 1);
+    dike_pool_init(&ns->pool);
+    dike_heap_init(&ns->nheap);
+    dike_heap_init(&ns->sheap);
+
+    for (uint32_t k = 0; k < n; k++)
+        ns->phi[k] = 1.0;
+    if (np->slow_mtbf_us > 0) {
+        ns->slow = dike_xmalloc((n + 1) * sizeof *ns->slow);
+        for (uint32_t k = 0; k < n; k++) {
+            dike_slowdown_init(&ns->slow[k], np->seed, p->first + k, np->slow_mtbf_us);
+            push_node_event(ns, k, ns->slow[k].next, EV_SLOW);
+        }
+    }
+    if (np->fail_mtbf_us > 0) {
+        ns->frng = dike_xmalloc((n + 1) * sizeof *ns->frng);
+        for (uint32_t k = 0; k < n; k++) {
+            dike_rng_init(&ns->frng[k], np->seed, p->first + k, DIKE_STREAM_FAILURE);
+            push_node_event(ns, k, draw_exp(&ns->frng[k], np->fail_mtbf_us), DIKE_EV_NODE_FAIL);
+        }
+    }
+    ns->njobs = njobs;
+    ns->run_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->run_of);
+    memset(ns->run_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->run_of);
+    ns->next_sample = np->sample_us > 0 ? 0 : DIKE_TIME_INF;
+    return ns;
+}
+
+void dike_nodes_free(dike_nodes *ns)
+{
+    if (!ns)
+        return;
+    free(ns->slots);
+    free(ns->cnt);
+    free(ns->down);
+    free(ns->phi);
+    free(ns->nseq);
+    free(ns->slow);
+    free(ns->frng);
+    dike_heap_free(&ns->nheap);
+    dike_heap_free(&ns->sheap);
+    dike_pool_free(&ns->pool);
+    free(ns->ch);
+    free(ns->chpos);
+    for (uint32_t r = 0; r < ns->nracks; r++)
+        free(ns->racks[r].f);
+    free(ns->racks);
+    free(ns->tn);
+    free(ns->tnf);
+    free(ns->tr);
+    free(ns->trf);
+    free(ns->sc_d);
+    free(ns->sc_s);
+    free(ns->sc_o);
+    free(ns->q);
+    free(ns->loc);
+    free(ns->rem);
+    free(ns->rem_to);
+    free(ns->out);
+    free(ns->run_of);
+    for (uint32_t i = 0; i < ns->nruns; i++)
+        free(ns->runs[i].f);
+    free(ns->runs);
+    free(ns->freeruns);
+    free(ns->dirty);
+    free(ns->rep);
+    free(ns->s_busy);
+    free(ns->s_factor);
+    free(ns->s_up);
+    free(ns);
+}
+
+/* ---- small helpers ---- */
+
+static void report(dike_nodes *ns, dike_time t, uint32_t kind, uint32_t entity, uint32_t seq,
+                   double work, double lost)
+{
+    if (ns->nrep == ns->repcap) {
+        ns->repcap = ns->repcap ? 2 * ns->repcap : 256;
+        ns->rep = dike_xrealloc(ns->rep, ns->repcap * sizeof *ns->rep);
+    }
+    dike_nrep *r = &ns->rep[ns->nrep++];
+    memset(r, 0, sizeof *r);
+    r->time = t;
+    r->kind = kind;
+    r->entity = entity;
+    r->seq = seq;
+    r->work = work;
+    r->lost_us = lost;
+}
+
+static void send_rec(dike_nodes *ns, int to, const dike_jrec *rec)
+{
+    if (to == ns->rank) {
+        if (ns->nloc == ns->loccap) {
+            ns->loccap = ns->loccap ? 2 * ns->loccap : 1024;
+            ns->loc = dike_xrealloc(ns->loc, ns->loccap * sizeof *ns->loc);
+        }
+        ns->loc[ns->nloc++] = *rec;
+        return;
+    }
+    if (ns->nrem == ns->remcap) {
+        ns->remcap = ns->remcap ? 2 * ns->remcap : 1024;
+        ns->rem = dike_xrealloc(ns->rem, ns->remcap * sizeof *ns->rem);
+        ns->rem_to = dike_xrealloc(ns->rem_to, ns->remcap * sizeof *ns->rem_to);
+    }
+    ns->rem_to[ns->nrem] = to;
+    ns->rem[ns->nrem++] = *rec;
+}
+
+static void touch_node(dike_nodes *ns, uint32_t k)
+{
+    if (!ns->tnf[k]) {
+        ns->tnf[k] = 1;
+        ns->tn[ns->ntn++] = k;
+    }
+}
+
+static void touch_rack(dike_nodes *ns, uint32_t r)
+{
+    if (!ns->trf[r]) {
+        ns->trf[r] = 1;
+        ns->tr[ns->ntr++] = r;
+    }
+}
+
+static rflow *find_flow(rack *rk, uint32_t job, uint32_t epoch)
+{
+    for (uint32_t i = 0; i < rk->n; i++)
+        if (rk->f[i].job == job && rk->f[i].epoch == epoch)
+            return &rk->f[i];
+    return NULL;
+}
+
+/* ---- owner ---- */
+
+void dike_nodes_enqueue(dike_nodes *ns, const dike_nact *a, size_t n)
+{
+    if (n == 0)
+        return;
+    if (ns->qh == ns->qn)
+        ns->qh = ns->qn = 0;
+    if (ns->qn + n > ns->qcap) {
+        /* drop what was consumed before growing */
+        if (ns->qn > ns->qh)
+            memmove(ns->q, ns->q + ns->qh, (ns->qn - ns->qh) * sizeof *ns->q);
+        ns->qn -= ns->qh;
+        ns->qh = 0;
+        if (ns->qn + n > ns->qcap) {
+            ns->qcap = 2 * (ns->qn + n);
+            ns->q = dike_xrealloc(ns->q, ns->qcap * sizeof *ns->q);
+        }
+    }
+    memcpy(ns->q + ns->qn, a, n * sizeof *a);
+    ns->qn += n;
+    for (size_t i = 0; i < n; i++)
+        ns->remote_queued += a[i].kind == DIKE_ACT_START && dike_part_owner(ns->l, a[i].home_node) != ns->rank;
+}
+
+static void apply_action(dike_nodes *ns, const dike_nact *a)
+{
+    uint32_t node = a->node;
+    if (node < ns->first || node - ns->first >= ns->n)
+        dike_fatal("action for node %u reached the owner of nodes [%u, %u)", node, ns->first,
+                   ns->first + ns->n);
+    uint32_t k = node - ns->first;
+    dike_action acc = {a->time, a->run_start, node, a->gpus, a->job, a->kind};
+    dike_part_apply(ns->p, &acc, 1); /* free GPUs, busy GPU-seconds, the GPU-twice check */
+    nslot *sl = &ns->slots[(size_t)k * ns->G];
+    uint32_t rk = dike_cluster_rack(ns->cl, node) - ns->first_rack;
+    if (a->kind == DIKE_ACT_START) {
+        uint32_t i = 0;
+        while (i < ns->G && sl[i].job != UINT32_MAX)
+            i++;
+        if (i == ns->G)
+            dike_fatal("node %u hosts more jobs than GPUs", node);
+        sl[i] = (nslot){a->job, a->epoch, a->slice, dike_part_owner(ns->l, a->home_node), a->gpus, NAN};
+        ns->cnt[k]++;
+        if (sl[i].home != ns->rank) {
+            ns->remote_queued--;
+            ns->remote_slots++;
+        }
+        if (ns->np.network && a->iota > 0) {
+            rack *r = &ns->racks[rk];
+            rflow *f = find_flow(r, a->job, a->epoch);
+            if (f) {
+                f->gpus += a->gpus;
+            } else {
+                if (r->n == r->cap) {
+                    r->cap = r->cap ? 2 * r->cap : 8;
+                    r->f = dike_xrealloc(r->f, r->cap * sizeof *r->f);
+                }
+                r->f[r->n++] = (rflow){a->job, a->epoch, a->gpus, a->iota, 1.0};
+            }
+            touch_rack(ns, rk);
+        }
+        if (a->slice == 0) {
+            dike_jrec rec = {a->time, a->delay, a->work, a->rate, a->job, a->epoch, 0,
+                             DIKE_JREC_START, a->nslices, 0};
+            send_rec(ns, ns->rank, &rec);
+        }
+    } else {
+        uint32_t i = 0;
+        while (i < ns->G && !(sl[i].job == a->job && sl[i].epoch == a->epoch && sl[i].slice == a->slice))
+            i++;
+        if (i == ns->G)
+            dike_fatal("job %u stops on node %u where it does not run", a->job, node);
+        sl[i].job = UINT32_MAX;
+        ns->cnt[k]--;
+        ns->remote_slots -= sl[i].home != ns->rank;
+        if (ns->np.network) {
+            rack *r = &ns->racks[rk];
+            rflow *f = find_flow(r, a->job, a->epoch);
+            if (f) {
+                f->gpus -= a->gpus;
+                if (f->gpus == 0)
+                    *f = r->f[--r->n];
+                touch_rack(ns, rk);
+            }
+        }
+        if (a->slice == 0) {
+            dike_jrec rec = {a->time, a->reason == DIKE_STOP_EVICT ? a->delay : -1, 0, 0, a->job,
+                             a->epoch, 0, DIKE_JREC_END, 0, a->reason};
+            send_rec(ns, ns->rank, &rec);
+        }
+    }
+    touch_node(ns, k);
+    ns->events++;
+}
+
+static void node_event(dike_nodes *ns, dike_event *ev)
+{
+    uint32_t k = ev->entity - ns->first;
+    dike_time t = ev->time;
+    switch (ev->kind) {
+    case DIKE_EV_NODE_FAIL:
+        ns->down[k] = 1;
+        ns->p->failures[k]++;
+        report(ns, t, DIKE_NREP_FAIL, ev->entity, ev->seq, 0, 0);
+        push_node_event(ns, k, t + draw_exp(&ns->frng[k], ns->np.fail_mttr_us), DIKE_EV_NODE_REPAIR);
+        break;
+    case DIKE_EV_NODE_REPAIR:
+        ns->down[k] = 0;
+        report(ns, t, DIKE_NREP_REPAIR, ev->entity, ev->seq, 0, 0);
+        push_node_event(ns, k, t + draw_exp(&ns->frng[k], ns->np.fail_mtbf_us), DIKE_EV_NODE_FAIL);
+        break;
+    case EV_SLOW:
+        dike_slowdown_step(&ns->slow[k], ns->np.slow_mtbf_us, ns->np.slow_dur_us);
+        push_node_event(ns, k, ns->slow[k].next, EV_SLOW);
+        break;
+    default:
+        dike_fatal("unknown node event %u", ev->kind);
+    }
+    touch_node(ns, k);
+    ns->events++;
+}
+
+static void rack_shares(dike_nodes *ns, uint32_t rk)
+{
+    rack *r = &ns->racks[rk];
+    if (r->n > ns->sc_cap) {
+        ns->sc_cap = 2 * r->n;
+        ns->sc_d = dike_xrealloc(ns->sc_d, ns->sc_cap * sizeof *ns->sc_d);
+        ns->sc_s = dike_xrealloc(ns->sc_s, ns->sc_cap * sizeof *ns->sc_s);
+        ns->sc_o = dike_xrealloc(ns->sc_o, ns->sc_cap * sizeof *ns->sc_o);
+    }
+    /* Flows in a canonical order (by job), so the shares do not depend on arrival order. */
+    for (uint32_t i = 1; i < r->n; i++) {
+        rflow v = r->f[i];
+        uint32_t j = i;
+        while (j > 0 && r->f[j - 1].job > v.job) {
+            r->f[j] = r->f[j - 1];
+            j--;
+        }
+        r->f[j] = v;
+    }
+    for (uint32_t i = 0; i < r->n; i++)
+        ns->sc_d[i] = r->f[i].iota * r->f[i].gpus * ns->np.gpu_gbps;
+    dike_netshare_maxmin(ns->np.uplink_gbps, r->n, ns->sc_d, ns->sc_s, ns->sc_o);
+    for (uint32_t i = 0; i < r->n; i++)
+        r->f[i].netf = dike_net_factor(r->f[i].iota, ns->sc_s[i] / ns->sc_d[i]);
+    /* every node of the rack may host one of these gangs */
+    uint32_t n0 = (ns->first_rack + rk) * ns->cl->nodes_per_rack;
+    for (uint32_t node = n0; node < n0 + ns->cl->nodes_per_rack && node < ns->first + ns->n; node++)
+        if (node >= ns->first)
+            touch_node(ns, node - ns->first);
+}
+
+static void node_factors(dike_nodes *ns, uint32_t k, dike_time t)
+{
+    double f = ns->down[k] ? 0.0 : 1.0;
+    if (ns->slow && ns->slow[k].on)
+        f *= ns->np.slow_factor;
+    if (ns->cnt[k] > 1 && ns->np.alpha > 0)
+        f *= dike_interference_factor(ns->np.alpha, ns->cnt[k] - 1);
+    ns->phi[k] = f;
+    nslot *sl = &ns->slots[(size_t)k * ns->G];
+    rack *r = ns->np.network ? &ns->racks[dike_cluster_rack(ns->cl, ns->first + k) - ns->first_rack] : NULL;
+    for (uint32_t i = 0; i < ns->G; i++) {
+        if (sl[i].job == UINT32_MAX)
+            continue;
+        double v = f;
+        if (r) {
+            const rflow *fl = find_flow(r, sl[i].job, sl[i].epoch);
+            if (fl)
+                v *= fl->netf;
+        }
+        if (v == sl[i].value)
+            continue;
+        sl[i].value = v;
+        dike_jrec rec = {t, -1, v, 0, sl[i].job, sl[i].epoch, sl[i].slice, DIKE_JREC_FACTOR, 0, 0};
+        send_rec(ns, sl[i].home, &rec);
+    }
+}
+
+/* Samples at times before t see every node event before t. */
+static void sample_until(dike_nodes *ns, dike_time t)
+{
+    while (ns->next_sample < t) {
+        if (ns->nsamples == ns->samplecap) {
+            ns->samplecap = ns->samplecap ? 2 * ns->samplecap : 64;
+            size_t cells = ns->samplecap * ns->n + 1;
+            ns->s_busy = dike_xrealloc(ns->s_busy, cells * sizeof *ns->s_busy);
+            ns->s_factor = dike_xrealloc(ns->s_factor, cells * sizeof *ns->s_factor);
+            ns->s_up = dike_xrealloc(ns->s_up, cells * sizeof *ns->s_up);
+        }
+        size_t off = ns->nsamples * ns->n;
+        for (uint32_t k = 0; k < ns->n; k++) {
+            uint32_t g = dike_cluster_node_gpus(ns->cl, ns->first + k);
+            ns->s_busy[off + k] = (uint16_t)(g - ns->p->free[k]);
+            ns->s_factor[off + k] = (float)ns->phi[k];
+            ns->s_up[off + k] = !ns->down[k];
+        }
+        ns->nsamples++;
+        ns->next_sample += ns->np.sample_us;
+    }
+}
+
+void dike_nodes_owner_advance(dike_nodes *ns, dike_time end)
+{
+    for (;;) {
+        dike_time x = ns->qh < ns->qn ? ns->q[ns->qh].time : DIKE_TIME_INF;
+        const dike_event *top = dike_heap_top(&ns->nheap);
+        if (top && top->time < x)
+            x = top->time;
+        top = dike_heap_top(&ns->sheap);
+        if (top && top->time < x)
+            x = top->time;
+        if (x >= end)
+            break;
+        sample_until(ns, x);
+        /* Everything at x, then the factors: a node's factor changes once per timestamp. */
+        while (ns->qh < ns->qn && ns->q[ns->qh].time == x)
+            apply_action(ns, &ns->q[ns->qh++]);
+        /* node events of x in one order whatever heap they sit in: by (kind, node, seq) */
+        for (;;) {
+            const dike_event *a = dike_heap_top(&ns->nheap), *b = dike_heap_top(&ns->sheap);
+            a = a && a->time == x ? a : NULL;
+            b = b && b->time == x ? b : NULL;
+            if (!a && !b)
+                break;
+            dike_heap *h = !b || (a && dike_event_cmp(a, b) < 0) ? &ns->nheap : &ns->sheap;
+            dike_event *ev = dike_heap_pop(h);
+            node_event(ns, ev);
+            dike_pool_put(&ns->pool, ev);
+        }
+        for (uint32_t i = 0; i < ns->ntr; i++) {
+            rack_shares(ns, ns->tr[i]);
+            ns->trf[ns->tr[i]] = 0;
+        }
+        ns->ntr = 0;
+        for (uint32_t i = 0; i < ns->ntn; i++) {
+            node_factors(ns, ns->tn[i], x);
+            ns->tnf[ns->tn[i]] = 0;
+        }
+        ns->ntn = 0;
+    }
+}
+
+const dike_jrec *dike_nodes_outbox(dike_nodes *ns, int *counts, int *displs)
+{
+    int nr = ns->l->nranks;
+    memset(counts, 0, (size_t)nr * sizeof *counts);
+    for (size_t i = 0; i < ns->nrem; i++)
+        counts[ns->rem_to[i]]++;
+    int off = 0;
+    for (int r = 0; r < nr; r++) {
+        displs[r] = off;
+        off += counts[r];
+    }
+    if (ns->nrem > ns->outcap) {
+        ns->outcap = ns->nrem;
+        ns->out = dike_xrealloc(ns->out, ns->outcap * sizeof *ns->out);
+    }
+    int *pos = dike_xmalloc((size_t)nr * sizeof *pos);
+    memcpy(pos, displs, (size_t)nr * sizeof *pos);
+    for (size_t i = 0; i < ns->nrem; i++)
+        ns->out[pos[ns->rem_to[i]]++] = ns->rem[i];
+    free(pos);
+    ns->nrem = 0;
+    return ns->out;
+}
+
+/* ---- home ---- */
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+    const dike_jrec *a = pa, *b = pb;
+    if (a->time != b->time) return a->time < b->time ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    if (a->job != b->job) return a->job < b->job ? -1 : 1;
+    if (a->epoch != b->epoch) return a->epoch < b->epoch ? -1 : 1;
+    if (a->slice != b->slice) return a->slice < b->slice ? -1 : 1;
+    return 0;
+}
+
+/* Work done up to x at the current rate; checkpoints fall every ckpt_us of progress time after
+ * t_prog and are only taken while the run progresses (a run on a failed node takes none). */
+static void progress_to(dike_nodes *ns, nrun *r, dike_time x)
+{
+    dike_time from = r->t_last > r->t_prog ? r->t_last : r->t_prog;
+    if (x > from && r->rate > 0 && !r->done) {
+        if (ns->np.fail_mtbf_us > 0) {
+            dike_time c = r->t_prog + (x - r->t_prog) / ns->np.ckpt_us * ns->np.ckpt_us;
+            if (c >= from) {
+                r->work_ckpt = r->work - r->rate * (double)(c - from);
+                r->t_ckpt = c;
+            }
+        }
+        r->work -= r->rate * (double)(x - from);
+    }
+    if (x > r->t_last)
+        r->t_last = x;
+}
+
+static void mark_dirty(dike_nodes *ns, uint32_t ri)
+{
+    nrun *r = &ns->runs[ri];
+    if (r->dirty)
+        return;
+    r->dirty = 1;
+    if (ns->ndirty == ns->dirtycap) {
+        ns->dirtycap = ns->dirtycap ? 2 * ns->dirtycap : 64;
+        ns->dirty = dike_xrealloc(ns->dirty, ns->dirtycap * sizeof *ns->dirty);
+    }
+    ns->dirty[ns->ndirty++] = ri;
+}
+
+static int ch_before(const dike_nodes *ns, uint32_t a, uint32_t b)
+{
+    const nrun *x = &ns->runs[a], *y = &ns->runs[b];
+    return x->tc != y->tc ? x->tc < y->tc : x->job < y->job;
+}
+
+static void ch_set(dike_nodes *ns, uint32_t i, uint32_t ri)
+{
+    ns->ch[i] = ri;
+    ns->chpos[ri] = i;
+}
+
+static void ch_sift(dike_nodes *ns, uint32_t i)
+{
+    uint32_t ri = ns->ch[i];
+    while (i > 0 && ch_before(ns, ri, ns->ch[(i - 1) / 2])) {
+        ch_set(ns, i, ns->ch[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= ns->nch)
+            break;
+        if (c + 1 < ns->nch && ch_before(ns, ns->ch[c + 1], ns->ch[c]))
+            c++;
+        if (!ch_before(ns, ns->ch[c], ri))
+            break;
+        ch_set(ns, i, ns->ch[c]);
+        i = c;
+    }
+    ch_set(ns, i, ri);
+}
+
+/* Put run ri in the heap at its r->tc, or move it there. */
+static void ch_update(dike_nodes *ns, uint32_t ri)
+{
+    if (ns->chpos[ri] == UINT32_MAX) {
+        ns->chpos[ri] = ns->nch;
+        ns->ch[ns->nch++] = ri;
+    }
+    ch_sift(ns, ns->chpos[ri]);
+}
+
+static void ch_remove(dike_nodes *ns, uint32_t ri)
+{
+    uint32_t i = ns->chpos[ri];
+    if (i == UINT32_MAX)
+        return;
+    ns->chpos[ri] = UINT32_MAX;
+    uint32_t last = ns->ch[--ns->nch];
+    if (i < ns->nch) {
+        ch_set(ns, i, last);
+        ch_sift(ns, i);
+    }
+}
+
+static void free_run(dike_nodes *ns, uint32_t ri)
+{
+    ch_remove(ns, ri);
+    nrun *r = &ns->runs[ri];
+    ns->run_of[r->job] = UINT32_MAX;
+    r->active = 0;
+    r->version++; /* its completion event, if any, is stale */
+    free(r->f);
+    r->f = NULL;
+    if (!ns->freeruns)
+        ns->freeruns = dike_xmalloc((ns->runcap + 1) * sizeof *ns->freeruns);
+    ns->freeruns[ns->nfree++] = ri;
+}
+
+static uint32_t new_run(dike_nodes *ns)
+{
+    if (ns->nfree)
+        return ns->freeruns[--ns->nfree];
+    if (ns->nruns == ns->runcap) {
+        ns->runcap = ns->runcap ? 2 * ns->runcap : 256;
+        ns->runs = dike_xrealloc(ns->runs, ns->runcap * sizeof *ns->runs);
+        ns->freeruns = dike_xrealloc(ns->freeruns, (ns->runcap + 1) * sizeof *ns->freeruns);
+        ns->ch = dike_xrealloc(ns->ch, ns->runcap * sizeof *ns->ch);
+        ns->chpos = dike_xrealloc(ns->chpos, ns->runcap * sizeof *ns->chpos);
+    }
+    memset(&ns->runs[ns->nruns], 0, sizeof *ns->runs);
+    ns->chpos[ns->nruns] = UINT32_MAX;
+    return ns->nruns++;
+}
+
+static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
+{
+    uint32_t ri = ns->run_of[rec->job];
+    nrun *r = ri != UINT32_MAX ? &ns->runs[ri] : NULL;
+    switch (rec->kind) {
+    case DIKE_JREC_START:
+        if (r)
+            dike_fatal("job %u starts run %u while run %u is on", rec->job, rec->epoch, r->epoch);
+        ri = new_run(ns);
+        r = &ns->runs[ri];
+        uint32_t version = r->version;
+        memset(r, 0, sizeof *r);
+        r->version = version + 1;
+        r->job = rec->job;
+        r->epoch = rec->epoch;
+        r->nslices = rec->nslices;
+        r->active = 1;
+        r->work = r->work_ckpt = rec->value;
+        r->rate0 = rec->rate;
+        r->t_last = rec->time;
+        r->t_prog = r->t_ckpt = rec->time + rec->aux;
+        r->f = dike_xmalloc(rec->nslices * sizeof *r->f);
+        for (uint32_t i = 0; i < rec->nslices; i++)
+            r->f[i] = -1;
+        ns->run_of[rec->job] = ri;
+        mark_dirty(ns, ri);
+        break;
+    case DIKE_JREC_END:
+        if (!r || r->epoch != rec->epoch)
+            dike_fatal("job %u: end of run %u, which is not on", rec->job, rec->epoch);
+        progress_to(ns, r, rec->time);
+        if (rec->reason == DIKE_STOP_PREEMPT) {
+            report(ns, rec->time, DIKE_NREP_STOPPED, r->job, r->epoch, r->done ? 0 : r->work, 0);
+        } else if (rec->reason == DIKE_STOP_EVICT) {
+            dike_time tf = rec->aux;
+            double lost = tf > r->t_prog ? (double)(tf - r->t_ckpt) : 0;
+            report(ns, rec->time, DIKE_NREP_STOPPED, r->job, r->epoch, r->done ? 0 : r->work_ckpt,
+                   lost > 0 ? lost : 0);
+        }
+        free_run(ns, ri);
+        break;
+    case DIKE_JREC_FACTOR:
+        if (!r || r->epoch != rec->epoch || rec->slice >= r->nslices)
+            dike_fatal("job %u: factor for run %u slice %u, which is not on", rec->job, rec->epoch,
+                       rec->slice);
+        progress_to(ns, r, rec->time);
+        r->f[rec->slice] = rec->value;
+        mark_dirty(ns, ri);
+        break;
+    default:
+        dike_fatal("unknown job record %u", rec->kind);
+    }
+    ns->events++;
+}
+
+/* New rate after every change at x, and the completion it implies. */
+static void reschedule(dike_nodes *ns, uint32_t ri, dike_time x)
+{
+    nrun *r = &ns->runs[ri];
+    r->dirty = 0;
+    if (!r->active || r->done)
+        return;
+    progress_to(ns, r, x);
+    double m = 1.0;
+    for (uint32_t i = 0; i < r->nslices; i++)
+        if (r->f[i] < m)
+            m = r->f[i];
+    r->rate = m > 0 ? r->rate0 * m : 0;
+    if (r->rate <= 0) {
+        ch_remove(ns, ri); /* stalled (a failed node): no completion until the rate comes back */
+        return;
+    }
+    dike_time from = x > r->t_prog ? x : r->t_prog;
+    dike_time tc = from + (dike_time)ceil(r->work / r->rate);
+    r->tc = tc <= x ? x + 1 : tc;
+    ch_update(ns, ri);
+}
+
+static dike_time ch_top_time(const dike_nodes *ns)
+{
+    return ns->nch ? ns->runs[ns->ch[0]].tc : DIKE_TIME_INF;
+}
+
+void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, dike_time end)
+{
+    for (size_t i = 0; i < nin; i++)
+        send_rec(ns, ns->rank, &in[i]);
+    if (ns->nloc > 1)
+        qsort(ns->loc, ns->nloc, sizeof *ns->loc, rec_cmp);
+    size_t i = 0;
+    for (;;) {
+        dike_time x = i < ns->nloc ? ns->loc[i].time : DIKE_TIME_INF;
+        if (ch_top_time(ns) < x)
+            x = ch_top_time(ns);
+        if (x >= end)
+            break;
+        /* completions first: they follow from the rates before x */
+        while (ch_top_time(ns) == x) {
+            uint32_t ri = ns->ch[0];
+            nrun *r = &ns->runs[ri];
+            ch_remove(ns, ri);
+            r->done = 1;
+            r->work = 0;
+            report(ns, x, DIKE_NREP_FINISH, r->job, r->epoch, 0, 0);
+            ns->events++;
+        }
+        while (i < ns->nloc && ns->loc[i].time == x)
+            apply_rec(ns, &ns->loc[i++]);
+        for (uint32_t d = 0; d < ns->ndirty; d++)
+            reschedule(ns, ns->dirty[d], x);
+        ns->ndirty = 0;
+    }
+    if (i != ns->nloc)
+        dike_fatal("%zu job records at or after the window end", ns->nloc - i);
+    ns->nloc = 0;
+}
+
+const dike_nrep *dike_nodes_reports(const dike_nodes *ns, size_t *n)
+{
+    *n = ns->nrep;
+    return ns->rep;
+}
+
+void dike_nodes_clear_reports(dike_nodes *ns) { ns->nrep = 0; }
+
+dike_time dike_nodes_next_time(dike_nodes *ns)
+{
+    dike_time t = ns->qh < ns->qn ? ns->q[ns->qh].time : DIKE_TIME_INF;
+    const dike_event *top = dike_heap_top(&ns->nheap);
+    if (top && top->time < t)
+        t = top->time;
+    if (ch_top_time(ns) < t)
+        t = ch_top_time(ns);
+    return t;
+}
+
+void dike_nodes_finish(dike_nodes *ns, dike_time last)
+{
+    /* The last releases take effect after the last finish: they only return GPUs and close the
+     * busy GPU-seconds, so they are applied without the node events between. */
+    sample_until(ns, last + 1);
+    while (ns->qh < ns->qn) {
+        const dike_nact *a = &ns->q[ns->qh++];
+        dike_action acc = {a->time, a->run_start, a->node, a->gpus, a->job, a->kind};
+        if (a->node >= ns->first && a->node - ns->first < ns->n)
+            dike_part_apply(ns->p, &acc, 1);
+    }
+}
+
+void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t **busy,
+                        const float **factor, const uint8_t **up)
+{
+    *nsamples = ns->nsamples;
+    *busy = ns->s_busy;
+    *factor = ns->s_factor;
+    *up = ns->s_up;
+}
+
+uint64_t dike_nodes_events(const dike_nodes *ns) { return ns->events; }
+
+int dike_nodes_may_send_remote(const dike_nodes *ns)
+{
+    return ns->remote_slots > 0 || ns->remote_queued > 0;
+}
