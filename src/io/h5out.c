@@ -567,6 +567,9 @@ static hid_t nts_file_type(int i)
     return i == 0 ? H5T_STD_U16LE : i == 1 ? H5T_IEEE_F32LE : H5T_STD_U8LE;
 }
 
+static int annotate(const h5ctx *c, hid_t obj, const char *objpath, const char *units,
+                    const char *desc);
+
 /* Rank 0, in the skeleton: the group, its interval attribute and the three datasets. */
 static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nodes, size_t ns,
                       double interval_s)
@@ -579,6 +582,10 @@ static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nod
     if (sc < 0 || (a = H5Acreate2(g, "interval_s", H5T_IEEE_F64LE, sc, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         H5Awrite(a, H5T_NATIVE_DOUBLE, &interval_s) < 0)
         st = h5fail(c, "writing attribute interval_s of /node_timeseries");
+    if (!st)
+        st = annotate(c, g, "/node_timeseries", NULL,
+                      "per-node samples written by the nodes' owners: row = node, column = sample k "
+                      "at k x interval_s");
     h5close(c, &st, a, H5Aclose, "attribute interval_s of", "/node_timeseries");
     h5close(c, &st, sc, H5Sclose, "dataspace of", "interval_s");
     h5close(c, &st, g, H5Gclose, "group", "/node_timeseries");

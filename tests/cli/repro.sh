@@ -350,6 +350,13 @@ schema_doc)
     $PY -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r")["summary"].attrs; assert a["restarts"] > 0 and a["lost_work"] > 0 and a["goodput"] < 1, dict(a)' "$T/f.h5" \
         || fail "no failure effects in the run"
     ok "restarts > 0, lost_work > 0, goodput < 1 in the checked file"
+    # The optional objects ("only with ..." in the doc): the emulating mode's /node_timeseries and
+    # a metrics window's /summary/window are checked too when a file has them.
+    run_ok opt run -q -p fifo --set workload.jobs=300 --set node_model.interference=0.1 \
+        --set output.node_timeseries_s=3600 --out "$T/o.h5"
+    $PY "$SRC/tests/cli/schema_doc.py" --check "$SRC/docs/output-schema.md" "$T/o.h5" || fail "docs/output-schema.md and the emulating mode's file differ"
+    $PY -c 'import h5py, sys; assert "node_timeseries" in h5py.File(sys.argv[1], "r")' "$T/o.h5" || fail "no /node_timeseries"
+    ok "docs/output-schema.md = the layout of a file with /node_timeseries (both ways)"
     ;;
 
 *)

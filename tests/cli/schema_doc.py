@@ -9,8 +9,11 @@
 
 The doc is read the way a person reads it: a `## ` heading whose first backticked name is a path
 (`/`, `/jobs`, `/timeseries`) introduces that object; the first table under it lists its
-attributes (first header "attribute"), compound columns ("column") or child datasets ("dataset");
-each row's first cell names one or more objects in backticks, its "unit" cell their unit.
+attributes (first header "attribute"), compound columns ("column") or child datasets ("dataset",
+where a row named `@X` is the group's own attribute X);
+each row's first cell names one or more objects in backticks, its "unit" cell their unit. A
+heading that says "only with" (a setting) marks an optional object: --list leaves it out, and
+--check checks it only in a file that has it.
 `units_<attribute>` in an attribute table stands for one `units_X` per attribute X of that table
 with a unit. By the doc's conventions every dataset has `units` and `description`, every group
 `description`, and every compound column X a `units_X` attribute.
@@ -23,8 +26,9 @@ import sys
 
 
 def parse(doc):
-    """{path: (kind, [(name, unit), ...])} for every documented object."""
-    objs = {}
+    """({path: (kind, [(name, unit), ...])} for every documented object, the set of paths whose
+    heading says they are written "only with" some setting: optional objects)."""
+    objs, optional = {}, set()
     path = None
     header = None
     for line in open(doc, encoding="utf-8"):
@@ -32,6 +36,8 @@ def parse(doc):
         if line.startswith("## "):
             m = re.search(r"`(/[^`]*)`", line)
             path = m.group(1) if m else None
+            if path and "only with" in line:
+                optional.add(path)
             header = None
             continue
         if path is None or not line.startswith("|"):
@@ -53,7 +59,7 @@ def parse(doc):
         unit = cells[header.index("unit")] if "unit" in header else ""
         for name in re.findall(r"`([^`]+)`", cells[0]):
             objs[path][1].append((name, unit))
-    return objs
+    return objs, optional
 
 
 def expected(objs):
@@ -88,6 +94,9 @@ def expected(objs):
             out.add("group " + path)
             out.add("attr %s@description" % path)
             for n, u in rows:
+                if n.startswith("@"):  # an attribute of the group itself
+                    out.add("attr %s%s" % (path, n))
+                    continue
                 d = path.rstrip("/") + "/" + n
                 out.add("dataset " + d)
                 out.add("attr %s@units" % d)
@@ -117,15 +126,19 @@ def actual(h5):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "--list":
-        for line in sorted(expected(parse(argv[2]))[0]):
+    if len(argv) == 3 and argv[1] == "--list":  # what every run writes (no optional object)
+        objs, optional = parse(argv[2])
+        for line in sorted(expected({p: o for p, o in objs.items() if p not in optional})[0]):
             print(line)
         return 0
     if len(argv) != 4 or argv[1] != "--check":
         print(__doc__, file=sys.stderr)
         return 2
-    want, units = expected(parse(argv[2]))
+    objs, optional = parse(argv[2])
     have, values = actual(argv[3])
+    # an optional object is checked, both ways, when the file has it
+    want, units = expected({p: o for p, o in objs.items()
+                            if p not in optional or {"group " + p, "dataset " + p} & have})
     bad = 0
     for line in sorted(want - have):
         print("documented but not in the file: " + line)
