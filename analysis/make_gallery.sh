@@ -19,7 +19,9 @@
 # ranks (scaling figure). Then analysis/describe_grid.py writes the introduction from the grid's
 # runs (traces, loads, cluster sizes, knowledge modes, weightings as stored in the files) and
 # analysis/report.py the page: the grid's groups with the frontier figure only, of the headline
-# setting (oracle durations, tenant weights $HEADLINE = demand), the week with every figure, so
+# setting (oracle durations, tenant weights $HEADLINE = demand), plus per trace and cluster size
+# average JCT and unfair fraction against the grid's loads ("Against load"), the week with every
+# figure, so
 # that docs/results/ stays under 3 MB (about 1.3 MB). The text of docs/results.md comes out the same on every run
 # (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
 # python3-h5py, python3-numpy, python3-matplotlib, and mpiexec for the 2-rank run ($MPIEXEC).
@@ -221,7 +223,7 @@ echo "make_gallery: report"
 # every section (or --allow-drop).
 "$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$tmp/page/results.md" --figures "$tmp/page/results" \
     --formats png --no-tables --dpi 150 --figsize column --units h,p50_jct=min,avg_queue_delay=min \
-    --headline-weights "$HEADLINE" --figure-kinds frontier \
+    --headline-weights "$HEADLINE" --figure-kinds frontier,against_load \
     --full-figures '^philly-vc-week' --title "$title" --preamble "$tmp/preamble.md"
 if [ -f "$OUT_MD" ]; then
     dropped=$(grep '^## ' "$OUT_MD" | sort -u | comm -23 - <(grep '^## ' "$tmp/page/results.md" | sort -u) || true)
