@@ -1240,7 +1240,8 @@ def build(args):
     md += ["Groups:", ""] + ["- [%s](#%s) — %s jobs, %d configurations%s" %
                              (g.title, anchor(g.title), "{:,}".format(g.jobs), len(g.points), verdict(g))
                              for g in groups]
-    md += (["- [Against load](#against-load)"] if load_families(groups) else []) + \
+    families = load_families(groups)
+    md += (["- [Against load](#against-load)"] if families else []) + \
         ["- [Scaling](#scaling)", "- [Inputs](#inputs)", ""]
 
     paired_entries = []
@@ -1356,7 +1357,6 @@ def build(args):
         for r in g.runs:
             r.release()   # the group's jobs and time series, read for its figures, are not needed again
 
-    families = load_families(groups)
     if families:
         md += ["## Against load", "",
                "Average JCT and unfair fraction against the offered load (`workload.trace_load`; `workload.load` "
@@ -1464,7 +1464,8 @@ def main(argv=None):
                     help="figures to draw, comma-separated (default: all of %s; %s: one per trace and cluster "
                          "size run at several loads)" % (", ".join(ALL_KINDS), LOAD_KIND))
     ap.add_argument("--full-figures", metavar="REGEX",
-                    help="groups whose SLUG matches REGEX get every per-group figure whatever --figure-kinds says")
+                    help="groups whose SLUG matches REGEX get every per-group figure whatever --figure-kinds says "
+                         "(and figures against load whose name matches are drawn)")
     ap.add_argument("--dpi", type=int, default=110, help="PNG resolution (default: 110)")
     ap.add_argument("--title", default="dike-emu report")
     ap.add_argument("--preamble", help="a Markdown file to put under the title")
