@@ -101,30 +101,36 @@ long dike_grid_parse_selection(const char *text, size_t npoints, bool *sel, dike
 
 /* ---- running ---- */
 
-/** Point status in the manifest (docs/campaigns.md). */
+/** Point state in the manifest and in `--status`, named as Slurm names job states
+ *  (docs/campaigns.md). */
 typedef enum dike_point_status {
-    DIKE_POINT_PENDING = 0, /**< no complete output and no recorded failure */
-    DIKE_POINT_DONE,        /**< output complete (run by this invocation, or earlier and not asked for) */
-    DIKE_POINT_SKIPPED,     /**< asked for, but its output was already complete: not run again */
-    DIKE_POINT_FAILED       /**< the last attempt failed (error recorded); no complete output */
+    DIKE_POINT_PENDING = 0, /**< not run yet: no complete output, no record of a run */
+    DIKE_POINT_COMPLETED,   /**< the output is complete */
+    DIKE_POINT_FAILED,      /**< the last run failed (error recorded), or ended without a record */
+    DIKE_POINT_TIMEOUT,     /**< stopped by SIGTERM/SIGUSR1 (a time limit) with a checkpoint to continue */
+    DIKE_POINT_RUNNING      /**< being run now (a live process on this host, or on another host) */
 } dike_point_status;
+
+#define DIKE_POINT_NSTATES 5
 
 const char *dike_point_status_name(dike_point_status s);
 
 typedef struct dike_campaign_opts {
     int ranks_per_run;   /**< R, ranks per point; 0 = the grid's [campaign] ranks_per_run */
     const bool *select;  /**< npoints flags: the points to run; NULL = every point */
+    const char *select_text; /**< the selection as written (--point), for the manifest; or NULL */
     bool quiet;          /**< no progress lines on stdout */
 } dike_campaign_opts;
 
 typedef struct dike_campaign_stats {
     size_t points;        /**< points of the grid */
-    size_t done;          /**< manifest count: output complete (run now, or earlier and not asked for) */
-    size_t skipped;       /**< manifest count: asked for, already complete, not run again */
-    size_t failed;        /**< manifest count: last attempt failed, no complete output */
-    size_t pending;       /**< manifest count: neither complete nor failed */
-    size_t ran;           /**< points this invocation ran (done or failed) */
-    size_t ran_failed;    /**< points this invocation ran that failed */
+    size_t state[DIKE_POINT_NSTATES]; /**< points per dike_point_status, whole grid */
+    size_t asked;         /**< points this invocation was asked for */
+    size_t skipped;       /**< asked for, but already complete: not run again */
+    size_t ran;           /**< points this invocation ran (to any end) */
+    size_t ran_completed; /**< ... that completed */
+    size_t ran_failed;    /**< ... that failed */
+    size_t ran_timeout;   /**< ... that a stop request interrupted (TIMEOUT) */
     bool stopped;         /**< a stop request (SIGTERM/SIGUSR1) ended it before every point ran */
     double wall_seconds;  /**< whole invocation, s */
 } dike_campaign_stats;
@@ -133,16 +139,17 @@ typedef struct dike_campaign_stats {
  *  ranks, which pull the incomplete points from a shared counter (MPI one-sided, on world rank 0)
  *  and run each with dike_run over the group. A failed point is recorded and the others go on.
  *  A stop request (dike_stop_requested) ends it after the running points (interrupted ones stay
- *  pending). World rank 0 then writes <out_dir>/campaign.json. Returns 0 (point failures are counted in
+ *  TIMEOUT). World rank 0 then writes <out_dir>/campaign.json. Returns 0 (point failures are counted in
  *  @p st, the same on every rank) or a negative code for a setup error (bad R, out_dir not
  *  creatable) found before any point ran. */
 int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm world,
                       dike_campaign_stats *st, dike_err *e);
 
-/** `campaign FILE --status` (one process, no collectives): look at every point's output and
- *  failure record, rewrite campaign.json, and print one line per point (index TAB status TAB
- *  output TAB error) to @p out (may be NULL). */
-int dike_campaign_status(const dike_grid *g, FILE *out, dike_campaign_stats *st, dike_err *e);
+/** `campaign FILE --status` (one process, no collectives, writes nothing): every point's state
+ *  from its output and run record, and the invocations listed in campaign.json. Prints one line
+ *  per point (index TAB state TAB slurm job TAB output TAB reason) to @p out, or with @p json the
+ *  manifest document campaign.json would hold now. */
+int dike_campaign_status(const dike_grid *g, FILE *out, bool json, dike_campaign_stats *st, dike_err *e);
 
 /** An output is complete when it opens as HDF5 and holds the root attribute schema_version equal
  *  to DIKE_SCHEMA_VERSION (written last, before the atomic rename) and the /jobs and /summary

@@ -6,17 +6,31 @@
 #include <stdint.h>
 #include "dike/campaign.h"
 
-/** What is known about one point: by this invocation (it ran or skipped it) or read from disk.
- *  Plain old data: group leaders send these to world rank 0 as bytes. */
+/** The Slurm job a process belongs to, from the variables Slurm sets (all "" outside Slurm). */
+typedef struct dike__slurm {
+    char job_id[32];        /**< SLURM_JOB_ID: this job (an array task has its own) */
+    char array_job_id[32];  /**< SLURM_ARRAY_JOB_ID: the array, "" if not an array task */
+    char array_task_id[16]; /**< SLURM_ARRAY_TASK_ID */
+    int32_t restart_count;  /**< SLURM_RESTART_COUNT: times the job was requeued (0 = first run) */
+} dike__slurm;
+
+/** What is known about one point's last run: by this invocation (it ran or skipped it) or read
+ *  from its run record on disk. Plain old data: group leaders send these to world rank 0 as bytes. */
 typedef struct dike__point_result {
     int64_t index;        /**< point index */
     int32_t status;       /**< dike_point_status, or -1 = unknown here (look on disk) */
     int32_t ranks;        /**< ranks that ran it (0 = unknown) */
     int32_t group;        /**< ensemble group that ran it in this invocation, -1 = none */
     int32_t ran;          /**< 1 = run by this invocation */
-    int32_t resumed;      /**< 1 = continued from its checkpoint by this invocation */
+    int32_t resumed;      /**< 1 = the last run continued it from a checkpoint */
+    int32_t skipped;      /**< 1 = asked for, already complete, not run again */
+    int32_t pid;          /**< process of the run's group leader (0 = unknown) */
     double wall_seconds;  /**< wall time of the run, s (-1 = unknown) */
-    char error[1024];     /**< failure message, "" if none */
+    char host[64];        /**< host of the run's group leader ("" = unknown) */
+    char started_at[32];  /**< UTC, ISO 8601 ("" = unknown) */
+    char ended_at[32];    /**< UTC, ISO 8601 ("" = not ended or unknown) */
+    dike__slurm slurm;    /**< the Slurm job that ran it */
+    char error[1024];     /**< why it failed or stopped, "" if not */
 } dike__point_result;
 
 /** How this invocation ran, for the manifest's "invocation" object. */
@@ -26,21 +40,26 @@ typedef struct dike__invocation {
     int ranks_per_run;    /**< R */
     int groups;           /**< world_ranks / R */
     double wall_seconds;  /**< whole invocation so far, s */
+    const char *points;   /**< the --point selection as given, or NULL */
 } dike__invocation;
 
 /** mkdir -p. */
 int dike__mkdirs(const char *dir, dike_err *e);
 
-/** Write <out_dir>/<point name>.failed.json (atomically) for a failed point. */
-int dike__failure_write(const dike_grid *g, size_t i, const dike__point_result *r, dike_err *e);
+/** This process's Slurm job (from the environment). */
+void dike__slurm_ids(dike__slurm *s);
 
-/** Remove a point's failure record (after it succeeded). */
-void dike__failure_clear(const dike_grid *g, size_t i);
+/** UTC now as "YYYY-MM-DDTHH:MM:SSZ". */
+void dike__utc_now(char *buf, size_t n);
 
-/** Complete @p known (npoints entries; status -1 = look on disk) from the outputs and failure
- *  records, write <out_dir>/campaign.json atomically under a lock on campaign.json.lock, count the
- *  statuses into @p st, and print one line per point to @p table if not NULL. */
+/** Write <out_dir>/<point name>.run.json (atomically): the point's state and who ran it. */
+int dike__record_write(const dike_grid *g, size_t i, const dike__point_result *r, dike_err *e);
+
+/** Complete @p known (npoints entries; status -1 = look on disk) from the outputs and run
+ *  records, count the states into @p st, and with @p write_file write <out_dir>/campaign.json
+ *  atomically under a lock on campaign.json.lock (appending @p inv to the invocations it lists).
+ *  @p table (may be NULL) receives one line per point, @p json (may be NULL) the document. */
 int dike__manifest_write(const dike_grid *g, dike__point_result *known, const dike__invocation *inv,
-                         dike_campaign_stats *st, FILE *table, bool write_file, dike_err *e);
+                         dike_campaign_stats *st, FILE *table, FILE *json, bool write_file, dike_err *e);
 
 #endif

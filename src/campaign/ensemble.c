@@ -155,8 +155,9 @@ static char *point_axes(const dike_grid *g, size_t i)
     return s;
 }
 
-/* Run one point over @p group; the leader records the outcome in @p r. Returns dike_run's status
- * (the same on every rank of the group). */
+/* Run one point over @p group; the leader records the outcome in @p r and in the point's run
+ * record (RUNNING when it starts, its end state when it ends), so that `--status` and other
+ * invocations see it. Returns dike_run's status (the same on every rank of the group). */
 static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, int ngroups,
                       const dike_campaign_opts *o, dike__point_result *r)
 {
@@ -167,6 +168,22 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
     dike_results res;
     dike_err pe = {0};
     memset(&res, 0, sizeof res);
+    if (grank == 0) {
+        memset(r, 0, sizeof *r);
+        r->index = (int64_t)i;
+        r->status = DIKE_POINT_RUNNING;
+        r->ranks = gsize;
+        r->group = color;
+        r->ran = 1;
+        r->pid = (int32_t)getpid();
+        r->wall_seconds = -1;
+        gethostname(r->host, sizeof r->host - 1);
+        dike__utc_now(r->started_at, sizeof r->started_at);
+        dike__slurm_ids(&r->slurm);
+        dike_err we = {0};
+        if (dike__record_write(g, i, r, &we))
+            fprintf(stderr, "dike-emu: campaign: %s\n", we.msg);
+    }
     double t0 = MPI_Wtime();
     /* The grid was checked at load, so building the configuration fails only if the output path
      * is too long; every rank of the group computes the same answer. */
@@ -180,31 +197,26 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
     free(axes);
     double wall = MPI_Wtime() - t0;
     if (grank == 0) {
-        memset(r, 0, sizeof *r);
-        r->index = (int64_t)i;
-        r->status = rc == DIKE_ESTOPPED ? DIKE_POINT_PENDING : rc ? DIKE_POINT_FAILED : DIKE_POINT_DONE;
-        r->ranks = gsize;
-        r->group = color;
-        r->ran = 1;
+        r->status = rc == DIKE_ESTOPPED ? DIKE_POINT_TIMEOUT : rc ? DIKE_POINT_FAILED : DIKE_POINT_COMPLETED;
         r->resumed = resumed;
         r->wall_seconds = wall;
+        dike__utc_now(r->ended_at, sizeof r->ended_at);
         char name[DIKE_GRID_POINT_NAME_MAX];
         dike_grid_point_name(g, i, name, sizeof name);
-        if (rc == DIKE_ESTOPPED) {
-            /* Interrupted (SIGTERM at a Slurm time limit, SIGUSR1): not a failure; the rerun
-             * continues the point from the checkpoint dike_run wrote. */
+        if (rc)
             snprintf(r->error, sizeof r->error, "%s", pe.msg);
-            fprintf(stderr, "dike-emu: campaign point %zu (%s) stopped: %s\n", i, name, pe.msg);
+        dike_err we = {0};
+        if (dike__record_write(g, i, r, &we))
+            fprintf(stderr, "dike-emu: campaign: %s\n", we.msg);
+        if (rc == DIKE_ESTOPPED) {
+            /* Interrupted (SIGTERM at a Slurm time limit, SIGUSR1): TIMEOUT, not a failure; the
+             * rerun continues the point from the checkpoint dike_run wrote. */
+            fprintf(stderr, "dike-emu: campaign point %zu (%s) stopped (TIMEOUT): %s\n", i, name, pe.msg);
             fflush(stderr);
         } else if (rc) {
-            snprintf(r->error, sizeof r->error, "%s", pe.msg);
-            dike_err we = {0};
-            if (dike__failure_write(g, i, r, &we))
-                fprintf(stderr, "dike-emu: campaign: %s\n", we.msg);
             fprintf(stderr, "dike-emu: campaign point %zu (%s) failed: %s\n", i, name, pe.msg);
             fflush(stderr);
         } else {
-            dike__failure_clear(g, i);
             dike_results_free(&res);
             if (!o->quiet) {
                 printf("campaign: point %zu/%zu done in %.2f s%s (group %d/%d, %d rank%s): %s\n", i,
@@ -253,11 +265,12 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
                 double wall = -1;
                 int ranks = 0;
                 dike_grid_point_output(g, i, out, sizeof out);
+                st->asked++;
                 if (dike_campaign_output_complete(out, &wall, &ranks)) {
-                    r->status = DIKE_POINT_SKIPPED;
-                    r->wall_seconds = wall;
-                    r->ranks = ranks;
+                    r->status = -1; /* COMPLETED: the manifest reads who ran it from its record */
+                    r->skipped = 1;
                     nskip++;
+                    st->skipped++;
                 } else {
                     todo[ntodo++] = i;
                 }
@@ -280,9 +293,15 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
     MPI_Comm_split(world, color, wrank, &group);
     MPI_Comm_rank(group, &grank);
     if (wrank == 0 && !o->quiet) {
-        printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
-               g->name, g->npoints, (unsigned long long)ntodo, (unsigned long long)nskip, ngroups,
-               ngroups == 1 ? "" : "s", R, R == 1 ? "" : "s");
+        if (o->select) /* a Slurm array task: about its own points */
+            printf("campaign %s: points %s of %zu: %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+                   g->name, o->select_text ? o->select_text : "(selection)", g->npoints,
+                   (unsigned long long)ntodo, (unsigned long long)nskip, ngroups, ngroups == 1 ? "" : "s", R,
+                   R == 1 ? "" : "s");
+        else
+            printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+                   g->name, g->npoints, (unsigned long long)ntodo, (unsigned long long)nskip, ngroups,
+                   ngroups == 1 ? "" : "s", R, R == 1 ? "" : "s");
         fflush(stdout);
     }
 
@@ -351,33 +370,36 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
     MPI_Gatherv(mine, count * (int)sizeof *mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, world);
 
     MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, world);
-    uint64_t stats[6] = {0};
+    /* The counts go to every rank (the exit status is decided on each), as bytes. */
     if (wrank == 0) {
         for (int r = 0, k = 0; r < wsize; r++)
             for (int j = 0; j < counts[r] / (int)sizeof *all; j++, k++)
                 known[all[k].index] = all[k];
-        dike__invocation inv = {o->select ? "points" : "ensemble", wsize, R, ngroups, MPI_Wtime() - t0};
+        dike__invocation inv = {o->select ? "points" : "ensemble", wsize, R, ngroups, MPI_Wtime() - t0,
+                                o->select_text};
         dike_err me = {0};
-        if (dike__manifest_write(g, known, &inv, st, NULL, true, &me))
+        if (dike__manifest_write(g, known, &inv, st, NULL, NULL, true, &me))
             fprintf(stderr, "dike-emu: campaign: %s\n", me.msg);
-        stats[0] = st->done, stats[1] = st->skipped, stats[2] = st->failed, stats[3] = st->pending;
-        stats[4] = st->ran;
-        /* Failures of this invocation only: a failed point not asked for is not this run's failure. */
-        for (size_t i = 0; i < g->npoints; i++)
-            stats[5] += known[i].ran && known[i].status == DIKE_POINT_FAILED;
         if (!o->quiet) {
-            printf("campaign %s: %zu points: %zu done, %zu skipped, %zu failed, %zu pending; ran %zu in "
-                   "%.2f s; manifest %s%scampaign.json\n", g->name, st->points, st->done, st->skipped,
-                   st->failed, st->pending, st->ran, inv.wall_seconds, g->out_dir,
-                   g->out_dir[strlen(g->out_dir) - 1] == '/' ? "" : "/");
+            const char *sep = g->out_dir[strlen(g->out_dir) - 1] == '/' ? "" : "/";
+            if (o->select) {
+                /* A Slurm array task's log: about its own points only; the campaign as a whole is
+                 * `campaign --status` (other tasks may still be running). */
+                printf("campaign %s: points %s: %zu asked, %zu completed, %zu failed, %zu timeout, %zu already "
+                       "complete; %.2f s; manifest %s%scampaign.json\n", g->name, o->select_text ? o->select_text
+                       : "(selection)", st->asked, st->ran_completed, st->ran_failed, st->ran_timeout, st->skipped,
+                       inv.wall_seconds, g->out_dir, sep);
+            } else {
+                printf("campaign %s: %zu points: %zu COMPLETED (%zu ran now, %zu already complete), %zu FAILED, "
+                       "%zu TIMEOUT, %zu RUNNING, %zu PENDING; %.2f s; manifest %s%scampaign.json\n", g->name,
+                       st->points, st->state[DIKE_POINT_COMPLETED], st->ran_completed, st->skipped,
+                       st->state[DIKE_POINT_FAILED], st->state[DIKE_POINT_TIMEOUT], st->state[DIKE_POINT_RUNNING],
+                       st->state[DIKE_POINT_PENDING], inv.wall_seconds, g->out_dir, sep);
+            }
             fflush(stdout);
         }
     }
-    MPI_Bcast(stats, 6, MPI_UINT64_T, 0, world);
-    st->points = g->npoints;
-    st->done = stats[0], st->skipped = stats[1], st->failed = stats[2], st->pending = stats[3];
-    st->ran = stats[4];
-    st->ran_failed = stats[5];
+    MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, 0, world);
     st->stopped = stopped != 0;
     st->wall_seconds = MPI_Wtime() - t0;
 
@@ -391,16 +413,13 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
     return 0;
 }
 
-int dike_campaign_status(const dike_grid *g, FILE *out, dike_campaign_stats *st, dike_err *e)
+int dike_campaign_status(const dike_grid *g, FILE *out, bool json, dike_campaign_stats *st, dike_err *e)
 {
     dike__point_result *known = dike_xcalloc(g->npoints, sizeof *known);
     for (size_t i = 0; i < g->npoints; i++)
         known[i].status = -1;
-    struct dike__invocation inv = {"status", 1, 0, 0, -1};
-    /* Without the folder nothing ran yet: report, but create nothing. */
-    struct stat sb;
-    bool have_dir = stat(g->out_dir, &sb) == 0 && S_ISDIR(sb.st_mode);
-    int rc = dike__manifest_write(g, known, &inv, st, out, have_dir, e);
+    memset(st, 0, sizeof *st);
+    int rc = dike__manifest_write(g, known, NULL, st, json ? NULL : out, json ? out : NULL, false, e);
     free(known);
     return rc;
 }

@@ -791,8 +791,8 @@ void dike_grid_point_axes(const dike_grid *g, size_t i, char *buf, size_t n)
 void dike_grid_print_list(const dike_grid *g, FILE *f)
 {
     char out[DIKE_STR_MAX + NAME_LIMIT + 16], axes[2048];
-    fprintf(f, "# campaign: %s\n# grid: %s\n# out_dir: %s\n# points: %zu\n", g->name, g->path, g->out_dir,
-            g->npoints);
+    fprintf(f, "# campaign: %s\n# grid: %s\n# out_dir: %s\n# points: %zu\n# ranks_per_run: %lld\n", g->name,
+            g->path, g->out_dir, g->npoints, (long long)g->ranks_per_run);
     if (g->nblocks > 1 || g->blocks[0].name[0]) {
         fprintf(f, "# blocks:");
         for (size_t b = 0; b < g->nblocks; b++)

@@ -1,20 +1,26 @@
-/* Campaign bookkeeping on disk: is a point's output complete, failure records, and the manifest
- * <out_dir>/campaign.json (format in docs/campaigns.md).
+/* Campaign bookkeeping on disk: is a point's output complete, the run record of each point, and
+ * the manifest <out_dir>/campaign.json (formats in docs/campaigns.md). JSON is written and read
+ * with cJSON.
  *
  * The outputs themselves are the record of success: dike_h5_write builds a file under a temporary
  * name and renames it only when complete, and writes the schema_version attribute before that, so
  * "opens as HDF5 and has schema_version" means "complete". A truncated or corrupt file does not
- * open (HDF5 checks the end-of-file address) and is run again. Failures leave no output, so they
- * get a small JSON record next to where the output would be; it is removed once the point
- * succeeds. The manifest is derived from these files plus what the current invocation knows, so
- * any invocation (an ensemble, one Slurm array task, `--status`) can rewrite it. */
-/* realpath(3) */
+ * open (HDF5 checks the end-of-file address) and is run again. Everything else about a point -
+ * running now, failed, stopped at a time limit, who ran it (host, Slurm job) - is in its run
+ * record <name>.run.json beside the output, written when a run starts and again when it ends.
+ * The manifest is derived from these files plus what the current invocation knows, so any
+ * invocation (an ensemble, one Slurm array task) can rewrite it; `--status` derives the same
+ * document and writes nothing. */
+/* realpath(3), kill(2) */
 #define _XOPEN_SOURCE 700
 #include "campaign/campaign_internal.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +103,7 @@ int dike__mkdirs(const char *dir, dike_err *e)
     return rc;
 }
 
-/* ---- JSON ---- */
+/* ---- JSON helpers (cJSON) ---- */
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
@@ -111,118 +117,131 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped; bytes that are not UTF-8
- * (a file name in another encoding) become U+FFFD so the document stays valid. */
-static void json_str(FILE *f, const char *s)
+/* A JSON string value. cJSON escapes quotes and control characters but copies other bytes as
+ * they are; bytes that are not UTF-8 (a file name in another encoding) become U+FFFD here so the
+ * document stays valid JSON. NULL becomes null. */
+static cJSON *jstr(const char *s)
 {
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p < 0x80)
-            fputc(*p, f);
-        else {
-            size_t n = utf8_len(p);
-            if (n) {
-                fwrite(p, 1, n, f);
-                p += n - 1;
-            } else {
-                fputs("\\ufffd", f);
-            }
-        }
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-    if (v < 0)
-        fputs("null", f);
-    else
-        fprintf(f, "%.6f", v);
-}
-
-/* Reading back our own failure records: the value of "key" at the top level of a flat object
- * written by failure_write (strings with the escapes json_str makes, plain numbers). */
-static const char *json_find(const char *text, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = text; (p = strchr(p, '"')); p++) {
-        if (strncmp(p + 1, key, kl) == 0 && p[kl + 1] == '"') {
-            const char *q = p + kl + 2;
-            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-                q++;
-            if (*q == ':') {
-                q++;
-                while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-                    q++;
-                return q;
-            }
-        }
-        /* skip over a string so that a key inside a value is not found */
-        for (p++; *p && *p != '"'; p++)
-            if (*p == '\\' && p[1])
-                p++;
-        if (!*p)
-            break;
-    }
-    return NULL;
-}
-
-static void json_get_str(const char *text, const char *key, char *buf, size_t n)
-{
-    const char *p = json_find(text, key);
-    size_t len = 0;
-    buf[0] = '\0';
-    if (!p || *p != '"')
-        return;
-    for (p++; *p && *p != '"' && len + 1 < n; p++) {
-        char c = *p;
-        if (c == '\\' && p[1]) {
+    if (!s)
+        return cJSON_CreateNull();
+    size_t n = strlen(s);
+    char *clean = dike_xmalloc(3 * n + 1), *o = clean;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = *p < 0x80 ? 1 : utf8_len(p);
+        if (k) {
+            memcpy(o, p, k);
+            o += k;
+            p += k;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
             p++;
-            switch (*p) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'u': {
-                unsigned v = 0;
-                if (sscanf(p + 1, "%4x", &v) == 1)
-                    p += 4;
-                c = v < 0x80 ? (char)v : '?';
-                break;
-            }
-            default: c = *p;
-            }
         }
-        buf[len++] = c;
     }
-    buf[len] = '\0';
+    *o = '\0';
+    cJSON *v = cJSON_CreateString(clean);
+    free(clean);
+    return v;
 }
 
-static double json_get_num(const char *text, const char *key, double dflt)
+/* "" is unknown: null. */
+static cJSON *jstr_or_null(const char *s)
 {
-    const char *p = json_find(text, key);
-    char *end;
-    double v = p ? strtod(p, &end) : dflt;
-    return p && end != p ? v : dflt;
+    return jstr(s && *s ? s : NULL);
 }
 
-/* Write @p fill's document to @p path through a temporary file in the same folder and rename(2),
- * so a reader sees the old file or the new one, never half of one. */
-static int write_atomically(const char *path, void (*fill)(FILE *, const void *), const void *arg, dike_err *e)
+/* Non-negative seconds to the microsecond (so the text is short); negative = unknown = null. */
+static cJSON *jsec(double v)
 {
-    char host[64] = "host";
-    gethostname(host, sizeof host - 1);
-    host[sizeof host - 1] = '\0';
+    return v < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(round(v * 1e6) / 1e6);
+}
+
+static cJSON *jint_or_null(int v)
+{
+    return v > 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static void jcopy_str(const cJSON *obj, const char *key, char *buf, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    snprintf(buf, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static double jnum(const cJSON *obj, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static cJSON *slurm_json(const dike__slurm *s)
+{
+    if (!s->job_id[0])
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "job_id", jstr(s->job_id));
+    cJSON_AddItemToObject(o, "array_job_id", jstr_or_null(s->array_job_id));
+    cJSON_AddItemToObject(o, "array_task_id", jstr_or_null(s->array_task_id));
+    cJSON_AddNumberToObject(o, "restart_count", s->restart_count);
+    return o;
+}
+
+static void slurm_from_json(const cJSON *o, dike__slurm *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!cJSON_IsObject(o))
+        return;
+    jcopy_str(o, "job_id", s->job_id, sizeof s->job_id);
+    jcopy_str(o, "array_job_id", s->array_job_id, sizeof s->array_job_id);
+    jcopy_str(o, "array_task_id", s->array_task_id, sizeof s->array_task_id);
+    s->restart_count = (int32_t)jnum(o, "restart_count", 0);
+}
+
+/* "JOB_TASK" for an array task, else "JOB"; "-" outside Slurm. */
+static void slurm_label(const dike__slurm *s, char *buf, size_t n)
+{
+    if (s->array_job_id[0])
+        snprintf(buf, n, "%s_%s", s->array_job_id, s->array_task_id);
+    else
+        snprintf(buf, n, "%s", s->job_id[0] ? s->job_id : "-");
+}
+
+void dike__slurm_ids(dike__slurm *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *v;
+    if ((v = getenv("SLURM_JOB_ID")))
+        snprintf(s->job_id, sizeof s->job_id, "%s", v);
+    if (!s->job_id[0])
+        return;
+    if ((v = getenv("SLURM_ARRAY_JOB_ID")))
+        snprintf(s->array_job_id, sizeof s->array_job_id, "%s", v);
+    if ((v = getenv("SLURM_ARRAY_TASK_ID")))
+        snprintf(s->array_task_id, sizeof s->array_task_id, "%s", v);
+    if ((v = getenv("SLURM_RESTART_COUNT")))
+        s->restart_count = atoi(v);
+}
+
+void dike__utc_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void host_name(char *buf, size_t n)
+{
+    buf[0] = '\0';
+    gethostname(buf, n - 1);
+    buf[n - 1] = '\0';
+}
+
+/* Write @p text to @p path through a temporary file in the same folder and rename(2), so a reader
+ * sees the old file or the new one, never half of one. */
+static int write_atomically(const char *path, const char *text, dike_err *e)
+{
+    char host[64];
+    host_name(host, sizeof host);
     size_t n = strlen(path) + 128;
     char *tmp = dike_xmalloc(n);
     snprintf(tmp, n, "%s.tmp-%s-%ld", path, host, (long)getpid());
@@ -232,7 +251,8 @@ static int write_atomically(const char *path, void (*fill)(FILE *, const void *)
         rc = dike_err_set(e, DIKE_EIO, "%s: cannot write: %s", tmp, strerror(errno));
         goto out;
     }
-    fill(f, arg);
+    fputs(text, f);
+    fputc('\n', f);
     bool bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
     int err = errno;
     if (fclose(f) != 0 && !bad) {
@@ -250,252 +270,373 @@ out:
     return rc;
 }
 
-static void utc_now(char *buf, size_t n)
+/* A whole (small) JSON file, parsed; NULL if missing, unreadable, too large or not JSON. */
+static cJSON *read_json(const char *path, size_t limit)
 {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *text = dike_xmalloc(cap);
+    for (;;) {
+        if (n + 1 == cap) {
+            if (cap >= limit)
+                break;
+            cap *= 2;
+            text = dike_xrealloc(text, cap);
+        }
+        size_t got = fread(text + n, 1, cap - 1 - n, f);
+        if (!got)
+            break;
+        n += got;
+    }
+    bool whole = feof(f) && !ferror(f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *doc = whole ? cJSON_ParseWithLength(text, n) : NULL;
+    free(text);
+    return doc;
 }
 
-/* ---- failure records ---- */
+/* ---- run records ---- */
 
-static char *failure_path(const dike_grid *g, size_t i)
+const char *dike_point_status_name(dike_point_status s)
+{
+    switch (s) {
+    case DIKE_POINT_PENDING: return "PENDING";
+    case DIKE_POINT_COMPLETED: return "COMPLETED";
+    case DIKE_POINT_FAILED: return "FAILED";
+    case DIKE_POINT_TIMEOUT: return "TIMEOUT";
+    case DIKE_POINT_RUNNING: return "RUNNING";
+    }
+    return "?";
+}
+
+static int status_from_name(const char *s)
+{
+    for (int k = 0; k < DIKE_POINT_NSTATES; k++)
+        if (strcmp(s, dike_point_status_name((dike_point_status)k)) == 0)
+            return k;
+    return -1;
+}
+
+/* <out_dir>/<name> + @p suffix. */
+static char *point_path(const dike_grid *g, size_t i, const char *suffix)
 {
     char out[DIKE_STR_MAX + 256];
     dike_grid_point_output(g, i, out, sizeof out);
-    size_t len = strlen(out);
-    char *p = dike_xmalloc(len + 16);
-    snprintf(p, len + 16, "%.*s.failed.json", (int)(len - 3), out); /* out ends in ".h5" */
+    size_t len = strlen(out), n = len + strlen(suffix) + 1;
+    char *p = dike_xmalloc(n);
+    snprintf(p, n, "%.*s%s", (int)(len - 3), out, suffix); /* out ends in ".h5" */
     return p;
 }
 
-typedef struct failure_doc {
-    const dike_grid *g;
-    size_t i;
-    const dike__point_result *r;
-} failure_doc;
-
-static void fill_failure(FILE *f, const void *arg)
+int dike__record_write(const dike_grid *g, size_t i, const dike__point_result *r, dike_err *e)
 {
-    const failure_doc *d = arg;
-    char name[DIKE_GRID_POINT_NAME_MAX], when[32], host[64] = "";
-    dike_grid_point_name(d->g, d->i, name, sizeof name);
-    utc_now(when, sizeof when);
-    gethostname(host, sizeof host - 1);
-    fprintf(f, "{\n  \"index\": %zu,\n  \"name\": ", d->i);
-    json_str(f, name);
-    fprintf(f, ",\n  \"status\": \"failed\",\n  \"error\": ");
-    json_str(f, d->r->error);
-    fprintf(f, ",\n  \"wall_seconds\": ");
-    json_num(f, d->r->wall_seconds);
-    fprintf(f, ",\n  \"ranks\": %d,\n  \"finished_at\": \"%s\",\n  \"host\": ", d->r->ranks, when);
-    json_str(f, host);
-    fprintf(f, "\n}\n");
-}
-
-int dike__failure_write(const dike_grid *g, size_t i, const dike__point_result *r, dike_err *e)
-{
-    char *path = failure_path(g, i);
-    failure_doc d = {g, i, r};
-    int rc = write_atomically(path, fill_failure, &d, e);
+    char name[DIKE_GRID_POINT_NAME_MAX];
+    dike_grid_point_name(g, i, name, sizeof name);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", (double)i);
+    cJSON_AddItemToObject(o, "name", jstr(name));
+    cJSON_AddItemToObject(o, "state", jstr(dike_point_status_name((dike_point_status)r->status)));
+    cJSON_AddItemToObject(o, "error", jstr_or_null(r->error));
+    cJSON_AddItemToObject(o, "started_at", jstr_or_null(r->started_at));
+    cJSON_AddItemToObject(o, "ended_at", jstr_or_null(r->ended_at));
+    cJSON_AddItemToObject(o, "wall_seconds", jsec(r->wall_seconds));
+    cJSON_AddItemToObject(o, "ranks", jint_or_null(r->ranks));
+    cJSON_AddBoolToObject(o, "resumed", r->resumed != 0);
+    cJSON_AddItemToObject(o, "host", jstr_or_null(r->host));
+    cJSON_AddItemToObject(o, "pid", jint_or_null(r->pid));
+    cJSON_AddItemToObject(o, "slurm", slurm_json(&r->slurm));
+    char *text = cJSON_Print(o);
+    char *path = point_path(g, i, ".run.json");
+    int rc = write_atomically(path, text, e);
     free(path);
+    cJSON_free(text);
+    cJSON_Delete(o);
     return rc;
 }
 
-void dike__failure_clear(const dike_grid *g, size_t i)
+/* Read a point's run record into @p r; false if there is none (or it is unreadable). */
+static bool record_read(const dike_grid *g, size_t i, dike__point_result *r)
 {
-    char *path = failure_path(g, i);
-    unlink(path);
+    char *path = point_path(g, i, ".run.json");
+    cJSON *o = read_json(path, 1 << 20);
     free(path);
+    int st = -1;
+    if (o) {
+        char state[32];
+        jcopy_str(o, "state", state, sizeof state);
+        st = status_from_name(state);
+    }
+    if (st < 0) {
+        cJSON_Delete(o);
+        return false;
+    }
+    r->status = st;
+    jcopy_str(o, "error", r->error, sizeof r->error);
+    jcopy_str(o, "started_at", r->started_at, sizeof r->started_at);
+    jcopy_str(o, "ended_at", r->ended_at, sizeof r->ended_at);
+    jcopy_str(o, "host", r->host, sizeof r->host);
+    r->wall_seconds = jnum(o, "wall_seconds", -1);
+    r->ranks = (int32_t)jnum(o, "ranks", 0);
+    r->pid = (int32_t)jnum(o, "pid", 0);
+    r->resumed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "resumed"));
+    slurm_from_json(cJSON_GetObjectItemCaseSensitive(o, "slurm"), &r->slurm);
+    cJSON_Delete(o);
+    return true;
 }
 
-/* A point's state on disk: complete output, else a failure record, else pending. */
+/* A point's state on disk: a complete output is COMPLETED whatever its record says; else the
+ * record's state, except that a RUNNING record whose process is gone from this host is a run that
+ * ended without saying how (killed: SIGKILL after a time limit's grace period, out of memory, an
+ * MPI_Abort of the whole job). Without a record: PENDING. */
 static void scan_point(const dike_grid *g, size_t i, dike__point_result *r)
 {
     char out[DIKE_STR_MAX + 256];
     double wall = -1;
     int ranks = 0;
     dike_grid_point_output(g, i, out, sizeof out);
+    memset(r, 0, sizeof *r);
     r->index = (int64_t)i;
     r->group = -1;
-    r->ran = 0;
-    r->error[0] = '\0';
+    r->wall_seconds = -1;
+    bool have = record_read(g, i, r);
     if (dike_campaign_output_complete(out, &wall, &ranks)) {
-        r->status = DIKE_POINT_DONE;
+        if (!have || r->status != DIKE_POINT_COMPLETED) {
+            /* an output from before run records, or a stale record: the file is the truth */
+            memset(r, 0, sizeof *r);
+            r->index = (int64_t)i;
+            r->group = -1;
+        }
+        r->status = DIKE_POINT_COMPLETED;
+        r->error[0] = '\0';
         r->wall_seconds = wall;
         r->ranks = ranks;
         return;
     }
-    r->status = DIKE_POINT_PENDING;
-    r->wall_seconds = -1;
-    r->ranks = 0;
-    char *path = failure_path(g, i);
-    FILE *f = fopen(path, "r");
-    free(path);
-    if (!f)
+    if (!have || r->status == DIKE_POINT_COMPLETED) { /* never run, or its output was deleted */
+        memset(r, 0, sizeof *r);
+        r->index = (int64_t)i;
+        r->group = -1;
+        r->wall_seconds = -1;
+        r->status = DIKE_POINT_PENDING;
         return;
-    char text[8192];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    char status[32];
-    json_get_str(text, "status", status, sizeof status);
-    if (strcmp(status, "failed") != 0)
-        return;
-    r->status = DIKE_POINT_FAILED;
-    json_get_str(text, "error", r->error, sizeof r->error);
-    r->wall_seconds = json_get_num(text, "wall_seconds", -1);
-    r->ranks = (int32_t)json_get_num(text, "ranks", 0);
+    }
+    if (r->status == DIKE_POINT_RUNNING && r->pid > 0) {
+        char host[64];
+        host_name(host, sizeof host);
+        if (strcmp(host, r->host) == 0 && kill(r->pid, 0) != 0 && errno == ESRCH) {
+            r->status = DIKE_POINT_FAILED;
+            snprintf(r->error, sizeof r->error, "the run (pid %d on %s) ended without recording how: "
+                     "killed (a time limit's SIGKILL, out of memory) or aborted with the whole MPI job; "
+                     "see its log", r->pid, r->host);
+        }
+    }
 }
 
 /* ---- the manifest ---- */
 
-const char *dike_point_status_name(dike_point_status s)
+/* Invocations kept in the manifest's history (the oldest are dropped). */
+#define INVOCATIONS_KEPT 100
+
+static char *manifest_path(const dike_grid *g, const char *suffix)
 {
-    switch (s) {
-    case DIKE_POINT_DONE: return "done";
-    case DIKE_POINT_SKIPPED: return "skipped";
-    case DIKE_POINT_FAILED: return "failed";
-    case DIKE_POINT_PENDING: return "pending";
-    }
-    return "?";
+    size_t dl = strlen(g->out_dir), n = dl + 64;
+    const char *sep = dl && g->out_dir[dl - 1] == '/' ? "" : "/";
+    char *p = dike_xmalloc(n);
+    snprintf(p, n, "%s%scampaign.json%s", g->out_dir, sep, suffix);
+    return p;
 }
 
-typedef struct manifest_doc {
-    const dike_grid *g;
-    const dike__point_result *known;
-    const dike__invocation *inv;
-    const dike_campaign_stats *st;
-} manifest_doc;
-
-static void fill_manifest(FILE *f, const void *arg)
+static cJSON *invocation_json(const dike__invocation *inv, const dike_campaign_stats *st, const char *when)
 {
-    const manifest_doc *d = arg;
-    const dike_grid *g = d->g;
-    char when[32], name[DIKE_GRID_POINT_NAME_MAX];
-    utc_now(when, sizeof when);
-    fprintf(f, "{\n  \"format\": \"dike-emu campaign manifest\",\n  \"format_version\": 1,\n");
-    fprintf(f, "  \"campaign\": ");
-    json_str(f, g->name);
-    fprintf(f, ",\n  \"grid\": ");
+    cJSON *o = cJSON_CreateObject();
+    char host[64];
+    dike__slurm sl;
+    host_name(host, sizeof host);
+    dike__slurm_ids(&sl);
+    cJSON_AddItemToObject(o, "mode", jstr(inv->mode));
+    cJSON_AddItemToObject(o, "points", jstr(inv->points));
+    cJSON_AddItemToObject(o, "ended_at", jstr(when));
+    cJSON_AddItemToObject(o, "host", jstr_or_null(host));
+    cJSON_AddItemToObject(o, "slurm", slurm_json(&sl));
+    cJSON_AddNumberToObject(o, "world_ranks", inv->world_ranks);
+    cJSON_AddNumberToObject(o, "ranks_per_run", inv->ranks_per_run);
+    cJSON_AddNumberToObject(o, "groups", inv->groups);
+    cJSON_AddItemToObject(o, "wall_seconds", jsec(inv->wall_seconds));
+    cJSON_AddNumberToObject(o, "asked", (double)st->asked);
+    cJSON_AddNumberToObject(o, "skipped", (double)st->skipped);
+    cJSON_AddNumberToObject(o, "ran", (double)st->ran);
+    cJSON_AddNumberToObject(o, "completed", (double)st->ran_completed);
+    cJSON_AddNumberToObject(o, "failed", (double)st->ran_failed);
+    cJSON_AddNumberToObject(o, "timeout", (double)st->ran_timeout);
+    return o;
+}
+
+static cJSON *point_json(const dike_grid *g, size_t i, const dike__point_result *r)
+{
+    char name[DIKE_GRID_POINT_NAME_MAX], out[DIKE_GRID_POINT_NAME_MAX + 16];
+    const dike_grid_block *b = dike_grid_block_of(g, i);
+    dike_grid_point_name(g, i, name, sizeof name);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", (double)i);
+    cJSON_AddItemToObject(o, "name", jstr(name));
+    /* Relative to the manifest's folder: the folder can be moved or copied as a whole. */
+    snprintf(out, sizeof out, "%s.h5", name);
+    cJSON_AddItemToObject(o, "output", jstr(out));
+    cJSON_AddItemToObject(o, "block", jstr(b->name));
+    cJSON *axes = cJSON_AddObjectToObject(o, "axes");
+    for (size_t a = 0; a < b->naxes; a++)
+        cJSON_AddItemToObject(axes, b->axes[a].label, jstr(b->axes[a].shown[dike_grid_coord(g, i, a)]));
+    cJSON_AddItemToObject(o, "status", jstr(dike_point_status_name((dike_point_status)r->status)));
+    cJSON_AddItemToObject(o, "error", jstr_or_null(r->error));
+    /* An unfinished point's checkpoint, which the next run continues. */
+    char ckpt[DIKE_STR_MAX + 300];
+    dike_grid_point_output(g, i, ckpt, sizeof ckpt - 16);
+    strcat(ckpt, ".ckpt.h5");
+    snprintf(out, sizeof out, "%s.h5.ckpt.h5", name);
+    bool unfinished = r->status != DIKE_POINT_COMPLETED;
+    cJSON_AddItemToObject(o, "checkpoint", jstr(unfinished && access(ckpt, R_OK) == 0 ? out : NULL));
+    cJSON_AddBoolToObject(o, "ran", r->ran != 0);
+    cJSON_AddBoolToObject(o, "resumed", r->resumed != 0);
+    cJSON_AddBoolToObject(o, "skipped", r->skipped != 0);
+    cJSON_AddItemToObject(o, "wall_seconds", jsec(r->wall_seconds));
+    cJSON_AddItemToObject(o, "ranks", jint_or_null(r->ranks));
+    cJSON_AddItemToObject(o, "group", r->group >= 0 ? cJSON_CreateNumber(r->group) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "host", jstr_or_null(r->host));
+    cJSON_AddItemToObject(o, "started_at", jstr_or_null(r->started_at));
+    cJSON_AddItemToObject(o, "ended_at", jstr_or_null(r->ended_at));
+    cJSON_AddItemToObject(o, "slurm", slurm_json(&r->slurm));
+    return o;
+}
+
+/* The manifest document. @p old (may be NULL): the manifest on disk, whose invocations are kept;
+ * @p inv is appended to them unless NULL (--status appends nothing). */
+static cJSON *manifest_json(const dike_grid *g, const dike__point_result *known, const dike__invocation *inv,
+                            const dike_campaign_stats *st, const cJSON *old)
+{
+    char when[32];
+    dike__utc_now(when, sizeof when);
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "format", "dike-emu campaign manifest");
+    cJSON_AddNumberToObject(d, "format_version", 2);
+    cJSON_AddItemToObject(d, "campaign", jstr(g->name));
     char *grid = realpath(g->path, NULL);
-    json_str(f, grid ? grid : g->path);
+    cJSON_AddItemToObject(d, "grid", jstr(grid ? grid : g->path));
     free(grid);
-    fprintf(f, ",\n  \"out_dir\": ");
-    json_str(f, g->out_dir);
-    fprintf(f, ",\n  \"version\": \"%s\",\n  \"written_at\": \"%s\",\n", DIKE_VERSION, when);
-    fprintf(f, "  \"invocation\": {\"mode\": ");
-    json_str(f, d->inv->mode);
-    fprintf(f, ", \"world_ranks\": %d, \"ranks_per_run\": %d, \"groups\": %d, \"wall_seconds\": ",
-            d->inv->world_ranks, d->inv->ranks_per_run, d->inv->groups);
-    json_num(f, d->inv->wall_seconds);
-    fprintf(f, "},\n  \"overrides\": [");
-    for (size_t s = 0; s < g->nsets; s++) {
-        fprintf(f, "%s", s ? ", " : "");
-        json_str(f, g->sets[s]);
-    }
-    fprintf(f, "],\n  \"counts\": {\"points\": %zu, \"done\": %zu, \"skipped\": %zu, \"failed\": %zu, "
-            "\"pending\": %zu},\n  \"points\": [\n", d->st->points, d->st->done, d->st->skipped,
-            d->st->failed, d->st->pending);
-    for (size_t i = 0; i < g->npoints; i++) {
-        const dike__point_result *r = &d->known[i];
-        const dike_grid_block *b = dike_grid_block_of(g, i);
-        dike_grid_point_name(g, i, name, sizeof name);
-        fprintf(f, "    {\"index\": %zu, \"name\": ", i);
-        json_str(f, name);
-        /* Relative to the manifest's folder: the folder can be moved or copied as a whole. */
-        fprintf(f, ", \"output\": \"");
-        fprintf(f, "%s.h5\", \"block\": ", name); /* names hold only [A-Za-z0-9._+=-] */
-        json_str(f, b->name);
-        fprintf(f, ", \"axes\": {");
-        for (size_t a = 0; a < b->naxes; a++) {
-            fprintf(f, "%s", a ? ", " : "");
-            json_str(f, b->axes[a].label);
-            fprintf(f, ": ");
-            json_str(f, b->axes[a].shown[dike_grid_coord(g, i, a)]);
-        }
-        fprintf(f, "}, \"status\": \"%s\", \"ran\": %s, \"resumed\": %s, \"checkpoint\": ",
-                dike_point_status_name((dike_point_status)r->status), r->ran ? "true" : "false",
-                r->resumed ? "true" : "false");
-        /* An unfinished point's checkpoint, which the next run continues. */
-        char ckpt[DIKE_STR_MAX + 300];
-        dike_grid_point_output(g, i, ckpt, sizeof ckpt - 16);
-        strcat(ckpt, ".ckpt.h5");
-        bool unfinished = r->status == DIKE_POINT_PENDING || r->status == DIKE_POINT_FAILED;
-        if (unfinished && access(ckpt, R_OK) == 0)
-            fprintf(f, "\"%s.h5.ckpt.h5\"", name);
-        else
-            fputs("null", f);
-        fprintf(f, ", \"error\": ");
-        json_str(f, r->error[0] ? r->error : NULL);
-        fprintf(f, ", \"wall_seconds\": ");
-        json_num(f, r->wall_seconds);
-        fprintf(f, ", \"ranks\": ");
-        if (r->ranks > 0)
-            fprintf(f, "%d", r->ranks);
-        else
-            fputs("null", f);
-        fprintf(f, ", \"group\": ");
-        if (r->group >= 0)
-            fprintf(f, "%d", r->group);
-        else
-            fputs("null", f);
-        fprintf(f, "}%s\n", i + 1 < g->npoints ? "," : "");
-    }
-    fprintf(f, "  ]\n}\n");
+    cJSON_AddItemToObject(d, "out_dir", jstr(g->out_dir));
+    cJSON_AddStringToObject(d, "version", DIKE_VERSION);
+    cJSON_AddItemToObject(d, "written_at", jstr(when));
+    cJSON *invs = cJSON_CreateArray();
+    const cJSON *prev = old ? cJSON_GetObjectItemCaseSensitive(old, "invocations") : NULL;
+    int nprev = cJSON_IsArray(prev) ? cJSON_GetArraySize(prev) : 0;
+    int keep = nprev - (INVOCATIONS_KEPT - (inv ? 1 : 0));
+    for (int k = keep > 0 ? keep : 0; k < nprev; k++)
+        cJSON_AddItemToArray(invs, cJSON_Duplicate(cJSON_GetArrayItem(prev, k), true));
+    if (inv)
+        cJSON_AddItemToArray(invs, invocation_json(inv, st, when));
+    /* The invocation that wrote the file (the last one), then the history. */
+    int ninvs = cJSON_GetArraySize(invs);
+    cJSON_AddItemToObject(d, "invocation", ninvs ? cJSON_Duplicate(cJSON_GetArrayItem(invs, ninvs - 1), true)
+                                                 : cJSON_CreateNull());
+    cJSON *sets = cJSON_AddArrayToObject(d, "overrides");
+    for (size_t s = 0; s < g->nsets; s++)
+        cJSON_AddItemToArray(sets, jstr(g->sets[s]));
+    cJSON *counts = cJSON_AddObjectToObject(d, "counts");
+    cJSON_AddNumberToObject(counts, "points", (double)st->points);
+    for (int k = 0; k < DIKE_POINT_NSTATES; k++)
+        cJSON_AddNumberToObject(counts, dike_point_status_name((dike_point_status)k), (double)st->state[k]);
+    cJSON *pts = cJSON_AddArrayToObject(d, "points");
+    for (size_t i = 0; i < g->npoints; i++)
+        cJSON_AddItemToArray(pts, point_json(g, i, &known[i]));
+    cJSON_AddItemToObject(d, "invocations", invs);
+    return d;
 }
 
 int dike__manifest_write(const dike_grid *g, dike__point_result *known, const dike__invocation *inv,
-                         dike_campaign_stats *st, FILE *table, bool write_file, dike_err *e)
+                         dike_campaign_stats *st, FILE *table, FILE *json, bool write_file, dike_err *e)
 {
-    size_t dl = strlen(g->out_dir);
-    const char *sep = dl && g->out_dir[dl - 1] == '/' ? "" : "/";
-    size_t n = dl + 64;
-    char *path = dike_xmalloc(n), *lock = dike_xmalloc(n);
-    snprintf(path, n, "%s%s%s", g->out_dir, sep, MANIFEST);
-    snprintf(lock, n, "%s%s%s.lock", g->out_dir, sep, MANIFEST);
+    char *path = manifest_path(g, ""), *lock = manifest_path(g, ".lock");
 
     /* Concurrent writers (Slurm array tasks ending together) take turns, so the last manifest
-     * written has seen every earlier one's outputs. Where the file system has no locks, the
-     * manifest may miss a point that finished at the same moment; `--status` rewrites it. */
+     * written has seen every earlier one's outputs and records, and none loses another's entry in
+     * the list of invocations. Where the file system has no locks, one of two writers ending at
+     * the same moment may be missing from that list; the point states are read from the files
+     * beside the outputs, and are complete in the next manifest or in `--status`. */
     int fd = write_file ? open(lock, O_RDWR | O_CREAT, 0666) : -1;
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fd >= 0)
         while (fcntl(fd, F_SETLKW, &fl) != 0 && errno == EINTR)
             continue;
 
-    memset(st, 0, sizeof *st);
+    size_t asked = st->asked, skipped = st->skipped;
+    memset(st->state, 0, sizeof st->state);
     st->points = g->npoints;
+    st->asked = asked;
+    st->skipped = skipped;
+    st->ran = st->ran_completed = st->ran_failed = st->ran_timeout = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         dike__point_result *r = &known[i];
-        if (r->status < 0)
+        if (r->status < 0) {
+            int32_t was_skipped = r->skipped;
             scan_point(g, i, r);
-        switch ((dike_point_status)r->status) {
-        case DIKE_POINT_DONE: st->done++; break;
-        case DIKE_POINT_SKIPPED: st->skipped++; break;
-        case DIKE_POINT_FAILED: st->failed++; break;
-        case DIKE_POINT_PENDING: st->pending++; break;
+            r->skipped = was_skipped;
         }
-        st->ran += r->ran ? 1 : 0;
+        if (r->status >= 0 && r->status < DIKE_POINT_NSTATES)
+            st->state[r->status]++;
+        if (r->ran) {
+            st->ran++;
+            st->ran_completed += r->status == DIKE_POINT_COMPLETED;
+            st->ran_failed += r->status == DIKE_POINT_FAILED;
+            st->ran_timeout += r->status == DIKE_POINT_TIMEOUT;
+        }
     }
-    st->wall_seconds = inv->wall_seconds;
+    st->wall_seconds = inv ? inv->wall_seconds : -1;
     int rc = 0;
-    if (write_file) {
-        manifest_doc d = {g, known, inv, st};
-        rc = write_atomically(path, fill_manifest, &d, e);
+    /* 256 MiB: a manifest takes about 800 bytes per point (trace-comparison.ini: 573 kB for 720
+     * points), 80 MB for the largest grid (100,000 points). A larger or unreadable one only costs
+     * the list of earlier invocations. */
+    cJSON *old = write_file || json || table ? read_json(path, (size_t)256 << 20) : NULL;
+    if (write_file || json) {
+        cJSON *doc = manifest_json(g, known, write_file ? inv : NULL, st, old);
+        char *text = cJSON_Print(doc);
+        cJSON_Delete(doc);
+        if (!text)
+            rc = dike_err_set(e, DIKE_ENOMEM, "%s: cannot build the manifest (out of memory)", path);
+        if (!rc && write_file)
+            rc = write_atomically(path, text, e);
+        if (!rc && json)
+            fprintf(json, "%s\n", text);
+        cJSON_free(text);
     }
     if (fd >= 0)
         close(fd); /* releases the lock */
     if (table) {
-        char out[DIKE_STR_MAX + 256];
-        fprintf(table, "# index\tstatus\toutput\terror\n");
+        char out[DIKE_STR_MAX + 256], job[80];
+        /* what last wrote campaign.json (status reads it, writes nothing) */
+        const cJSON *last = old ? cJSON_GetObjectItemCaseSensitive(old, "invocation") : NULL;
+        if (cJSON_IsObject(last)) {
+            char mode[32], at[32], pts[256];
+            dike__slurm sl;
+            jcopy_str(last, "mode", mode, sizeof mode);
+            jcopy_str(last, "ended_at", at, sizeof at);
+            jcopy_str(last, "points", pts, sizeof pts);
+            slurm_from_json(cJSON_GetObjectItemCaseSensitive(last, "slurm"), &sl);
+            slurm_label(&sl, job, sizeof job);
+            fprintf(table, "# campaign.json last written at %s by a%s %s invocation%s%s%s%s\n", at,
+                    mode[0] == 'e' ? "n" : "", mode, pts[0] ? " of points " : "", pts,
+                    sl.job_id[0] ? ", Slurm job " : "", sl.job_id[0] ? job : "");
+        }
+        fprintf(table, "# index\tstatus\tslurm_job\toutput\terror\n");
         for (size_t i = 0; i < g->npoints; i++) {
             dike_grid_point_output(g, i, out, sizeof out);
-            fprintf(table, "%zu\t%s\t%s\t%s\n", i, dike_point_status_name((dike_point_status)known[i].status),
-                    out, known[i].error);
+            slurm_label(&known[i].slurm, job, sizeof job);
+            fprintf(table, "%zu\t%s\t%s\t%s\t%s\n", i, dike_point_status_name((dike_point_status)known[i].status),
+                    job, out, known[i].error);
         }
     }
+    cJSON_Delete(old);
     free(path);
     free(lock);
     return rc;

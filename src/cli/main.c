@@ -17,11 +17,13 @@
 #include "dike/sched.h"
 #include "dike/tenants.h"
 #include "dike/workload.h"
+#include "engine/progress.h"
 
 static int rank;
 
 enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
-       OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006 }; /* long-only options */
+       OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006,
+       OPT_PROGRESS = 1007 }; /* long-only options */
 
 static void usage(FILE *f)
 {
@@ -51,6 +53,9 @@ static void usage(FILE *f)
           "  -o, --out FILE.h5        output file (written under a temporary name, renamed when complete)\n"
           "  -S, --set SECTION.KEY=V  override any configuration key (repeatable)\n"
           "  -q, --quiet              no progress on stderr, no summary table on stdout\n"
+          "      --progress MODE      auto (default: a live line on the terminal, also under mpirun;\n"
+          "                           log lines otherwise), live, log (a line every\n"
+          "                           output.progress_interval_s), off\n"
           "      --checkpoint-every S write a checkpoint every S simulated seconds\n"
           "      --checkpoint FILE    checkpoint file (default: the output path + .ckpt.h5)\n"
           "\n"
@@ -305,6 +310,19 @@ static int dry_run(const dike_config *cfg)
     return rc ? fail(rc, e.msg) : 0;
 }
 
+/* --progress MODE (src/engine/progress.h): how every later run shows its progress. */
+static int set_progress(const char *mode)
+{
+    int m = dike_progress_mode_parse(mode);
+    if (m < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--progress '%.100s': expected auto, live, log or off", mode);
+        return fail(DIKE_EINVAL, msg);
+    }
+    dike_progress_set_mode((dike_progress_mode)m);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -317,6 +335,7 @@ static int cmd_run(int argc, char **argv)
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
         {"checkpoint", required_argument, 0, OPT_CKPT}, {"config-from", required_argument, 0, OPT_CONFIG_FROM},
         {"print-config", no_argument, 0, OPT_PRINT_CONFIG}, {"dry-run", no_argument, 0, OPT_DRY_RUN},
+        {"progress", required_argument, 0, OPT_PROGRESS},
         {0, 0, 0, 0}};
     dike_config cfg;
     dike_err e = {0};
@@ -362,6 +381,10 @@ static int cmd_run(int argc, char **argv)
         case OPT_CLUSTER:
             if (set_cluster(&cfg, optarg, &e))
                 return fail(e.code, e.msg);
+            continue;
+        case OPT_PROGRESS:
+            if (set_progress(optarg))
+                return 2;
             continue;
         case 'h':
             if (rank == 0)
@@ -443,7 +466,8 @@ static int cmd_resume(int argc, char **argv)
     static const struct option opts[] = {
         {"out", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-        {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'},
+        {"progress", required_argument, 0, OPT_PROGRESS}, {0, 0, 0, 0}};
     dike_err e = {0};
     resume_opts o = {0};
     int c;
@@ -455,6 +479,10 @@ static int cmd_resume(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case OPT_CKPT_EVERY: o.every = optarg; break;
         case OPT_CKPT: o.ckpt = optarg; break;
+        case OPT_PROGRESS:
+            if (set_progress(optarg))
+                return 2;
+            break;
         case 'h':
             if (rank == 0)
                 usage(stdout);
@@ -747,7 +775,7 @@ static int cmd_export(int argc, char **argv)
 
 static void campaign_usage(FILE *f)
 {
-    fputs("usage: dike-emu campaign GRID.ini --list | --status [--out-dir DIR]\n"
+    fputs("usage: dike-emu campaign GRID.ini --list | --status [--json] [--out-dir DIR]\n"
           "       mpirun -np P dike-emu campaign GRID.ini [--ranks-per-run R] [--point LIST] [options]\n"
           "\n"
           "A grid is a configuration INI plus [campaign] (name, out_dir, ranks_per_run) and [sweep] or\n"
@@ -756,7 +784,9 @@ static void campaign_usage(FILE *f)
           "order with the last axis varying fastest. docs/campaigns.md has the details.\n"
           "\n"
           "      --list               print every point: index, output file, axis values (no mpirun needed)\n"
-          "      --status             print every point's status (done, failed, pending), rewrite campaign.json\n"
+          "      --status             print every point's state (COMPLETED, FAILED, TIMEOUT, RUNNING, PENDING)\n"
+          "                           and Slurm job; reads the outputs and campaign.json, writes nothing\n"
+          "      --json               with --status: the manifest document as it would be written now\n"
           "      --ranks-per-run R    MPI ranks per point: the P ranks form P/R groups that share the points\n"
           "                           (default: [campaign] ranks_per_run, else 1)\n"
           "      --point LIST         run only these points: 3 | 0,4,7 | 2..5 | 2-5 (e.g. $SLURM_ARRAY_TASK_ID)\n"
@@ -766,23 +796,23 @@ static void campaign_usage(FILE *f)
           "\n"
           "Points whose output is already complete are skipped, so a rerun resumes. Exit status: 0 every\n"
           "point asked for is complete, 1 a point failed (campaign.json has its error), 2 bad grid or\n"
-          "command line, 4 stopped by SIGTERM/SIGUSR1 (rerun to continue). --status: 0 when every point\n"
-          "is done, else 1.\n",
+          "command line, 4 stopped by SIGTERM/SIGUSR1 (TIMEOUT; rerun to continue from the checkpoint).\n"
+          "--status: 0 when every point is COMPLETED, else 1.\n",
           f);
 }
 
 static int cmd_campaign(int argc, char **argv)
 {
-    enum { C_LIST = 2000, C_STATUS, C_RANKS, C_POINT };
+    enum { C_LIST = 2000, C_STATUS, C_RANKS, C_POINT, C_JSON };
     static const struct option opts[] = {
-        {"list", no_argument, 0, C_LIST}, {"status", no_argument, 0, C_STATUS},
+        {"list", no_argument, 0, C_LIST}, {"status", no_argument, 0, C_STATUS}, {"json", no_argument, 0, C_JSON},
         {"ranks-per-run", required_argument, 0, C_RANKS}, {"point", required_argument, 0, C_POINT},
         {"out-dir", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char **sets = dike_xcalloc((size_t)argc + 1, sizeof *sets);
     const char *points = NULL, *out_dir = NULL;
     size_t nsets = 0;
-    int c, list = 0, status = 0, rc = 0;
+    int c, list = 0, status = 0, json = 0, rc = 0;
     long ranks = 0;
     char msg[512];
     dike_campaign_opts o = {0};
@@ -797,6 +827,7 @@ static int cmd_campaign(int argc, char **argv)
         switch (c) {
         case C_LIST: list = 1; break;
         case C_STATUS: status = 1; break;
+        case C_JSON: json = 1; break;
         case C_RANKS:
             ranks = strtol(optarg, &end, 10);
             if (end == optarg || *end || ranks < 1 || ranks > 1000000) {
@@ -830,6 +861,10 @@ static int cmd_campaign(int argc, char **argv)
         rc = fail(DIKE_EINVAL, "campaign: --list, --status and --point exclude each other");
         goto out;
     }
+    if (json && !status) {
+        rc = fail(DIKE_EINVAL, "campaign: --json goes with --status");
+        goto out;
+    }
     if (dike_grid_load(&g, argv[optind], sets, nsets, &e) || (out_dir && dike_grid_set_out_dir(&g, out_dir, &e))) {
         rc = fail(e.code, e.msg);
         goto out;
@@ -839,12 +874,15 @@ static int cmd_campaign(int argc, char **argv)
             dike_grid_print_list(&g, stdout);
         if (rank == 0 && status) {
             dike_campaign_stats st;
-            if (dike_campaign_status(&g, stdout, &st, &e)) {
+            if (dike_campaign_status(&g, stdout, json, &st, &e)) {
                 rc = fail(e.code, e.msg);
             } else {
-                printf("# campaign %s: %zu points: %zu done, %zu failed, %zu pending\n", g.name, st.points,
-                       st.done, st.failed, st.pending);
-                rc = st.done == st.points ? 0 : 1;
+                if (!json)
+                    printf("# campaign %s: %zu points: %zu COMPLETED, %zu FAILED, %zu TIMEOUT, %zu RUNNING, "
+                           "%zu PENDING\n", g.name, st.points, st.state[DIKE_POINT_COMPLETED],
+                           st.state[DIKE_POINT_FAILED], st.state[DIKE_POINT_TIMEOUT],
+                           st.state[DIKE_POINT_RUNNING], st.state[DIKE_POINT_PENDING]);
+                rc = st.state[DIKE_POINT_COMPLETED] == st.points ? 0 : 1;
             }
         }
         goto out;
@@ -859,6 +897,7 @@ static int cmd_campaign(int argc, char **argv)
     }
     o.ranks_per_run = (int)ranks;
     o.select = sel;
+    o.select_text = points;
     dike_campaign_stats st;
     if (dike_campaign_run(&g, &o, MPI_COMM_WORLD, &st, &e))
         rc = fail(e.code, e.msg);

@@ -286,7 +286,7 @@ emu campaign broken.ini -q >camp-run.log 2>&1 || rc=$?
 cp "$SJF" camp/stray.h5
 report camp.log camp -o camp-report --no-figures
 [ "$rc" -eq 0 ] || { show_file log camp.log; fail "report.py on a campaign folder: exit $rc"; }
-grep -q "warning: camp/campaign.json: point 2 (br-0002-.*\.h5) has status 'failed': .*missing.csv.*; skipped" camp.log ||
+grep -q "warning: camp/campaign.json: point 2 (br-0002-.*\.h5) has status 'FAILED': .*missing.csv.*; skipped" camp.log ||
     { show_file log camp.log; fail "no warning naming the failed point and its error"; }
 grep -qF 'from 2 runs in 1 (trace, load, cluster size) group' camp-report/report.md ||
     { show_file log camp.log; fail "campaign report: expected 2 runs (the manifest's completed points)"; }

@@ -126,16 +126,18 @@ ensemble)
     run_status 0 ens.log emu_mpi 4 campaign grid.ini --ranks-per-run 2
     show_file "mpiexec -n 4 campaign --ranks-per-run 2" ens.log
     m=ens/campaign.json
-    [ "$(json $m 'd["counts"]')" = "{'points': 6, 'done': 6, 'skipped': 0, 'failed': 0, 'pending': 0}" ] ||
+    [ "$(json $m 'd["counts"]')" = "{'points': 6, 'PENDING': 0, 'COMPLETED': 6, 'FAILED': 0, 'TIMEOUT': 0, 'RUNNING': 0}" ] ||
         fail "manifest counts: $(json $m 'd["counts"]')"
-    ok "manifest: 6 done"
+    [ "$(json $m '(d["invocation"]["asked"], d["invocation"]["ran"], d["invocation"]["skipped"])')" = "(6, 6, 0)" ] ||
+        fail "manifest invocation counts: $(json $m 'd["invocation"]')"
+    ok "manifest: 6 COMPLETED, all 6 ran by this invocation"
     [ "$(json $m '(d["invocation"]["world_ranks"], d["invocation"]["ranks_per_run"], d["invocation"]["groups"])')" = "(4, 2, 2)" ] ||
         fail "manifest invocation: $(json $m 'd["invocation"]')"
     ok "manifest: 4 ranks in 2 groups of 2"
     [ "$(json $m 'sorted(set(p["ranks"] for p in d["points"]))')" = "[2]" ] || fail "every point ran on 2 ranks"
     ok "every point ran on 2 ranks"
     echo "points per group: $(json $m '[sum(1 for p in d["points"] if p["group"] == g) for g in (0, 1)]')"
-    [ "$(json $m 'all(p["status"] == "done" and p["ran"] and p["group"] in (0, 1) for p in d["points"])')" = True ] ||
+    [ "$(json $m 'all(p["status"] == "COMPLETED" and p["ran"] and p["group"] in (0, 1) for p in d["points"])')" = True ] ||
         fail "points not all done by groups 0/1"
     ok "every point done by group 0 or 1"
 
@@ -157,9 +159,17 @@ ensemble)
     run_status 0 single.log emu campaign grid.ini --point 3 --out-dir single -q
     same_outputs "$(output_of grid.ini 3 | sed 's|^ens/|single/|')" "$(output_of grid.ini 3)" \
         "point 3: campaign --point on 1 rank vs the ensemble"
-    [ "$(json single/campaign.json 'd["counts"]["done"], d["counts"]["pending"], d["invocation"]["mode"]')" = "(1, 5, 'points')" ] ||
+    [ "$(json single/campaign.json 'd["counts"]["COMPLETED"], d["counts"]["PENDING"], d["invocation"]["mode"], d["invocation"]["points"]')" = "(1, 5, 'points', '3')" ] ||
         fail "--point manifest: $(json single/campaign.json 'd["counts"]')"
-    ok "--point manifest: 1 done, 5 pending"
+    ok "--point manifest: 1 COMPLETED, 5 PENDING, mode points, points 3"
+    # Its own log line is about its own point, not campaign-wide counts.
+    run_status 0 single2.log emu campaign grid.ini --point 3 --out-dir single
+    grep -q "^campaign six: points 3 of 6: 0 to run, 1 complete already; 1 group of 1 rank$" single2.log &&
+    grep -q "^campaign six: points 3: 1 asked, 0 completed, 0 failed, 0 timeout, 1 already complete;" single2.log ||
+        { show_file stdout single2.log; fail "a --point invocation's last line is not about its point"; }
+    ok "--point log line: about point 3 only"
+    [ "$(json single/campaign.json 'len(d["invocations"])')" = 2 ] || fail "the manifest lists 2 invocations"
+    ok "the manifest keeps both invocations"
     ;;
 
 resume)
@@ -180,16 +190,16 @@ resume)
 
     run_status 1 status.log emu campaign grid.ini --status
     show_file "campaign --status" status.log
-    [ "$(awk -F'\t' '!/^#/ { printf "%s ", $2 }' status.log)" = "done pending pending done pending done " ] ||
+    [ "$(awk -F'\t' '!/^#/ { printf "%s ", $2 }' status.log)" = "COMPLETED PENDING PENDING COMPLETED PENDING COMPLETED " ] ||
         fail "--status does not show 1, 2, 4 pending"
-    ok "--status: points 1, 2, 4 pending, exit 1"
+    ok "--status: points 1, 2, 4 PENDING, exit 1"
 
     run_status 0 second.log emu_mpi 2 campaign grid.ini
     show_file "rerun" second.log
     m=res/campaign.json
-    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['skipped', 'done', 'done', 'skipped', 'done', 'skipped']" ] ||
-        fail "rerun statuses: $(json $m '[p["status"] for p in d["points"]]')"
-    ok "rerun: 0, 3, 5 skipped; 1, 2, 4 done"
+    [ "$(json $m '[(p["status"], p["skipped"]) for p in d["points"]]')" = "[('COMPLETED', True), ('COMPLETED', False), ('COMPLETED', False), ('COMPLETED', True), ('COMPLETED', False), ('COMPLETED', True)]" ] ||
+        fail "rerun statuses: $(json $m '[(p["status"], p["skipped"]) for p in d["points"]]')"
+    ok "rerun: all COMPLETED; 0, 3, 5 skipped"
     [ "$(json $m '[p["ran"] for p in d["points"]]')" = "[False, True, True, False, True, False]" ] || fail "ran flags"
     ok "rerun ran exactly points 1, 2, 4"
     for i in 0 3 5; do
@@ -201,7 +211,7 @@ resume)
     done
     grep -q "6 points, 3 to run, 3 complete already" second.log || fail "rerun did not announce 3 to run"
     run_status 0 third.log emu_mpi 2 campaign grid.ini
-    [ "$(json $m 'd["counts"]["skipped"]')" = 6 ] || fail "third run did not skip all"
+    [ "$(json $m 'd["invocation"]["skipped"]')" = 6 ] || fail "third run did not skip all"
     ok "third run: all 6 skipped"
     ;;
 
@@ -235,10 +245,21 @@ EOF
         [ ! -e "${outs[$i]}" ] || fail "point $i has an output"
     done
     ok "points 0-2 complete, 3-5 absent"
+    # Point 3's record still says RUNNING, but its process is gone: --status calls it FAILED.
+    # (Open MPI may end the aborted ranks a moment after mpiexec returns: wait for that first.)
+    for _ in $(seq 50); do
+        emu campaign grid.ini --status 2>&1 | grep -q $'^3\tRUNNING' || break
+        sleep 0.2
+    done
+    run_status 1 status.log emu campaign grid.ini --status
+    [ "$(awk -F'\t' '!/^#/ { printf "%s ", $2 }' status.log)" = "COMPLETED COMPLETED COMPLETED FAILED PENDING PENDING " ] ||
+        { show_file status status.log; fail "--status after the crash"; }
+    grep -q $'^3\tFAILED\t.*ended without recording how' status.log || fail "--status: reason of point 3"
+    ok "--status after the crash: point 3 FAILED (its run ended without a record), 4-5 PENDING"
     run_status 0 rerun.log emu_mpi 2 campaign grid.ini --ranks-per-run 2 --set engine.inject_fatal_rank=-1
     show_file "rerun" rerun.log
-    [ "$(json out/campaign.json '[p["status"] for p in d["points"]]')" = "['skipped', 'skipped', 'skipped', 'done', 'done', 'done']" ] ||
-        fail "rerun statuses: $(json out/campaign.json '[p["status"] for p in d["points"]]')"
+    [ "$(json out/campaign.json '[(p["status"], p["skipped"]) for p in d["points"]]')" = "[('COMPLETED', True), ('COMPLETED', True), ('COMPLETED', True), ('COMPLETED', False), ('COMPLETED', False), ('COMPLETED', False)]" ] ||
+        fail "rerun statuses: $(json out/campaign.json '[(p["status"], p["skipped"]) for p in d["points"]]')"
     ok "rerun: 0-2 skipped, 3-5 done"
     for i in 0 1 2; do
         [ "$(stamp "${outs[$i]}")" = "$(cat "stamp.$i")" ] || fail "point $i was rewritten"
@@ -257,17 +278,22 @@ stop_resume)
     run_status 4 stop.log emu_mpi 2 campaign grid.ini --set engine.inject_stop_s=20000
     show_file stderr stop.log.err
     m=out/campaign.json
-    [ "$(json $m 'd["counts"]["pending"]')" = 6 ] || fail "after the stop: $(json $m 'd["counts"]')"
+    [ "$(json $m 'd["counts"]["TIMEOUT"], d["counts"]["PENDING"]')" = "(2, 4)" ] || fail "after the stop: $(json $m 'd["counts"]')"
+    [ "$(json $m 'sorted(p["status"] for p in d["points"] if p["checkpoint"])')" = "['TIMEOUT', 'TIMEOUT']" ] ||
+        fail "the stopped points are not TIMEOUT"
     [ "$(json $m 'sum(1 for p in d["points"] if p["checkpoint"])')" = 2 ] || fail "manifest: two checkpoints expected"
     [ "$(ls out/*.ckpt.h5 | wc -l)" = 2 ] || fail "two checkpoint files expected"
     [ -z "$(ls out/*.h5 2>/dev/null | grep -v ckpt)" ] || fail "an output exists after the stop"
-    ok "stop: exit 4, 6 pending, one checkpoint per group, no output"
+    ok "stop: exit 4, 2 TIMEOUT (one checkpoint per group), 4 PENDING, no output"
+    run_status 1 status.log emu campaign grid.ini --status
+    [ "$(grep -c $'\tTIMEOUT\t' status.log)" = 2 ] || { show_file status status.log; fail "--status: 2 TIMEOUT"; }
+    ok "--status: 2 TIMEOUT"
     run_status 0 rerun.log emu_mpi 2 campaign grid.ini --ranks-per-run 2
     show_file rerun rerun.log
     [ "$(grep -c 'from its checkpoint' rerun.log)" = 2 ] || fail "two points should continue from their checkpoints"
-    [ "$(json $m 'sum(1 for p in d["points"] if p["resumed"])'),$(json $m 'd["counts"]["done"]')" = "2,6" ] ||
+    [ "$(json $m 'sum(1 for p in d["points"] if p["resumed"])'),$(json $m 'd["counts"]["COMPLETED"]')" = "2,6" ] ||
         fail "rerun manifest: $(json $m 'd["counts"]')"
-    ok "rerun (1 group of 2 ranks): 2 points continued from their checkpoints, 6 done"
+    ok "rerun (1 group of 2 ranks): 2 points continued from their checkpoints, 6 COMPLETED"
     [ -z "$(ls out/*.ckpt.h5 2>/dev/null)" ] || fail "checkpoints left after completion"
     ok "no checkpoint left"
     for f in ref/*.h5; do
@@ -297,9 +323,9 @@ EOF
         fail "expected one stderr line for the failed point"
     ok "one stderr line names the failed point and its error"
     m=out/campaign.json
-    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['done', 'done', 'done', 'failed']" ] ||
+    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED']" ] ||
         fail "statuses: $(json $m '[p["status"] for p in d["points"]]')"
-    ok "manifest: 0-2 done, 3 failed"
+    ok "manifest: 0-2 COMPLETED, 3 FAILED"
     json $m 'd["points"][3]["error"]' | grep -q "missing.csv: cannot open" || fail "manifest error of point 3"
     ok "manifest: the error of point 3 names missing.csv"
     for i in 0 1 2; do
@@ -308,27 +334,36 @@ EOF
     done
     ok "points 0-2 have complete outputs"
     [ ! -e "${outs[3]}" ] || fail "the failed point has an output"
-    rec="${outs[3]%.h5}.failed.json"
-    [ "$(json "$rec" 'd["status"], d["index"]')" = "('failed', 3)" ] || fail "failure record $rec"
-    ok "failure record $(basename "$rec")"
+    rec="${outs[3]%.h5}.run.json"
+    [ "$(json "$rec" 'd["state"], d["index"]')" = "('FAILED', 3)" ] || fail "run record $rec"
+    ok "run record $(basename "$rec"): FAILED"
+    before="$(stamp $m)"
     run_status 1 status.log emu campaign grid.ini --status
-    grep -q $'^3\tfailed\t.*missing.csv' status.log || fail "--status does not show point 3 failed"
-    ok "--status shows point 3 failed with its error"
+    grep -q $'^3\tFAILED\t-\t.*missing.csv' status.log || fail "--status does not show point 3 FAILED"
+    ok "--status shows point 3 FAILED with its error"
+    [ "$(stamp $m)" = "$before" ] || fail "--status rewrote campaign.json"
+    ok "--status left campaign.json as it was"
+    run_status 1 status.json emu campaign grid.ini --status --json
+    [ "$(json status.json '[p["status"] for p in d["points"]], d["invocation"]["mode"]')" = "(['COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED'], 'ensemble')" ] ||
+        fail "--status --json: $(cat status.json | head -20)"
+    ok "--status --json: the manifest document (states, the invocation that wrote campaign.json)"
 
     # Rerun without fixing: the failed point is tried again, the others skipped.
     run_status 1 rerun.log emu_mpi 2 campaign grid.ini
-    [ "$(json $m '[p["status"] for p in d["points"]]')" = "['skipped', 'skipped', 'skipped', 'failed']" ] ||
-        fail "rerun statuses: $(json $m '[p["status"] for p in d["points"]]')"
+    [ "$(json $m '[(p["status"], p["skipped"]) for p in d["points"]]')" = "[('COMPLETED', True), ('COMPLETED', True), ('COMPLETED', True), ('FAILED', False)]" ] ||
+        fail "rerun statuses: $(json $m '[(p["status"], p["skipped"]) for p in d["points"]]')"
     ok "rerun: the failed point is tried again, the others skipped"
 
     # Fixed (the trace now exists): the rerun completes it and drops the failure record.
     printf 'job_id,tenant,submit_time,num_gpus,duration\n1,a,0,8,3600\n2,b,10,1,60\n3,a,20,16,600\n' >missing.csv
     run_status 0 fixed.log emu_mpi 2 campaign grid.ini
-    [ "$(json $m 'd["counts"]')" = "{'points': 4, 'done': 1, 'skipped': 3, 'failed': 0, 'pending': 0}" ] ||
+    [ "$(json $m 'd["counts"]')" = "{'points': 4, 'PENDING': 0, 'COMPLETED': 4, 'FAILED': 0, 'TIMEOUT': 0, 'RUNNING': 0}" ] ||
         fail "fixed rerun counts: $(json $m 'd["counts"]')"
-    ok "fixed: point 3 done, 0-2 skipped"
-    [ ! -e "$rec" ] || fail "failure record left after success"
-    ok "failure record removed after success"
+    [ "$(json $m 'd["invocation"]["completed"], d["invocation"]["skipped"]')" = "(1, 3)" ] ||
+        fail "fixed rerun: $(json $m 'd["invocation"]')"
+    ok "fixed: point 3 COMPLETED, 0-2 skipped"
+    [ "$(json "$rec" 'd["state"], d["error"]')" = "('COMPLETED', None)" ] || fail "run record after success"
+    ok "run record after success: COMPLETED"
     ;;
 
 cli)
@@ -341,9 +376,9 @@ cli)
     [ ! -e out ] || fail "--list created the output folder"
     ok "--list without mpiexec: header, 6 points, nothing created"
     run_status 1 status.log emu campaign grid.ini --status
-    [ "$(grep -c $'\tpending\t' status.log)" = 6 ] || fail "--status before any run"
+    [ "$(grep -c $'\tPENDING\t' status.log)" = 6 ] || fail "--status before any run"
     [ ! -e out ] || fail "--status created the output folder"
-    ok "--status before any run: 6 pending, exit 1, nothing created"
+    ok "--status before any run: 6 PENDING, exit 1, nothing created"
 
     # expect_bad FRAGMENT ARGS...: exit 2, exactly one stderr line "dike-emu: ..." holding
     # FRAGMENT (and nothing else, unless under mpiexec, which adds its own banner), no stdout.
@@ -366,6 +401,7 @@ cli)
     expect_bad "nope.ini: cannot open" emu campaign nope.ini --list
     expect_bad "--point '6': point 6 does not exist" emu campaign grid.ini --point 6
     expect_bad "exclude each other" emu campaign grid.ini --list --status
+    expect_bad "--json goes with --status" emu campaign grid.ini --json
     expect_bad "--ranks-per-run 'x'" emu campaign grid.ini --ranks-per-run x
     expect_bad "unknown or incomplete option '--bogus'" emu campaign grid.ini --bogus
     expect_bad "--set 'run.out=a.h5'" emu campaign grid.ini --set run.out=a.h5

@@ -118,7 +118,9 @@ SlurmdPort=$((ctld_port + 1))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$socket
+# A requeued job may start again only cred_expire + 1 s after it ended (default 120 s): 10 s keeps
+# the requeue test short.
+AuthInfo=socket=$socket,cred_expire=10
 StateSaveLocation=$S/state
 SlurmdSpoolDir=$S/spool
 SlurmctldPidFile=$S/slurmctld.pid

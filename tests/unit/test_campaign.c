@@ -1,6 +1,7 @@
 /* Campaign grids (src/campaign/grid.c): expansion order, point names, shorthands, relative paths,
  * quoted values and ranges, blocks, --set overrides, point selections, the "complete output" test
- * of resume, and one error per class with "FILE:LINE: " in front. */
+ * of resume, and one error per class with "FILE:LINE: " in front; point states from run records
+ * (src/campaign/manifest.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "campaign/campaign_internal.h"
 #include "dike/campaign.h"
 #include "dike/run.h"
 
@@ -357,6 +360,71 @@ static void test_output_complete(void **state)
     assert_false(dike_campaign_output_complete(tmpdir, NULL, NULL)); /* a folder */
 }
 
+/* Point states from run records, as `--status` derives them: a RUNNING record of a live process
+ * stays RUNNING, of a process that is gone becomes FAILED; FAILED and TIMEOUT records are taken
+ * as they are (the error read back byte for byte: UTF-8 and a control character round-trip, a
+ * byte that is not UTF-8 becomes U+FFFD); no record is PENDING. --status writes no manifest. */
+static void test_run_records(void **state)
+{
+    char text[512], dir[128];
+    snprintf(dir, sizeof dir, "%s/rr", tmpdir);
+    snprintf(text, sizeof text, "[campaign]\nname = rr\nout_dir = %s\n[sweep]\nseed = 1..5\n", dir);
+    dike_grid g;
+    load_ok(&g, text, NULL, 0);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    assert_true(child > 0);
+    assert_int_equal(waitpid(child, NULL, 0), child); /* reaped: that pid is gone */
+
+    dike__point_result r;
+    dike_err e = {0};
+    const struct { int status, pid; const char *error, *task; } recs[4] = {
+        {DIKE_POINT_RUNNING, (int)getpid(), "", ""},
+        {DIKE_POINT_RUNNING, (int)child, "", ""},
+        {DIKE_POINT_FAILED, 0, "na\xc3\xafve \x01 \xff end", ""},
+        {DIKE_POINT_TIMEOUT, 0, "stopped on request", "3"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        memset(&r, 0, sizeof r);
+        r.status = recs[i].status;
+        r.pid = recs[i].pid;
+        r.wall_seconds = -1;
+        gethostname(r.host, sizeof r.host - 1);
+        snprintf(r.error, sizeof r.error, "%s", recs[i].error);
+        if (recs[i].task[0]) {
+            snprintf(r.slurm.job_id, sizeof r.slurm.job_id, "15");
+            snprintf(r.slurm.array_job_id, sizeof r.slurm.array_job_id, "12");
+            snprintf(r.slurm.array_task_id, sizeof r.slurm.array_task_id, "%s", recs[i].task);
+        }
+        if (dike__record_write(&g, i, &r, &e))
+            fail_msg("record %zu: %s", i, e.msg);
+    }
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    dike_campaign_stats st;
+    assert_int_equal(dike_campaign_status(&g, f, false, &st, &e), 0);
+    fclose(f);
+    assert_int_equal(st.state[DIKE_POINT_RUNNING], 1);
+    assert_int_equal(st.state[DIKE_POINT_FAILED], 2);
+    assert_int_equal(st.state[DIKE_POINT_TIMEOUT], 1);
+    assert_int_equal(st.state[DIKE_POINT_PENDING], 1);
+    assert_int_equal(st.state[DIKE_POINT_COMPLETED], 0);
+    assert_non_null(strstr(out, "\n0\tRUNNING\t-\t"));
+    assert_non_null(strstr(out, "\n1\tFAILED\t-\t"));
+    assert_non_null(strstr(out, "ended without recording how"));
+    assert_non_null(strstr(out, "\tna\xc3\xafve \x01 \xef\xbf\xbd end\n"));
+    assert_non_null(strstr(out, "\n3\tTIMEOUT\t12_3\t"));
+    assert_non_null(strstr(out, "\n4\tPENDING\t-\t"));
+    free(out);
+    char manifest[256];
+    snprintf(manifest, sizeof manifest, "%s/campaign.json", dir);
+    assert_int_not_equal(access(manifest, F_OK), 0);
+    dike_grid_free(&g);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +439,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_output_complete),
+        cmocka_unit_test(test_run_records),
     };
     MPI_Init(&argc, &argv);
     int rc = cmocka_run_group_tests(tests, setup, teardown);
