@@ -453,6 +453,36 @@ def fig_jct_by_size(v, pal, fw):
     return fw.save(fig, "%s-jct_by_size" % v.slug)
 
 
+def fig_against_load(name, series, pal, fw, units, xlabel="offered load"):
+    """Average JCT and unfair fraction against offered load, one line per row (@p series: a list
+    of (label, [(load, Point), ...]) in load order), the markers at the loads run. Both y axes
+    start at zero (a JCT that doubles looks doubled); with several seeds, 95% bars of the mean
+    (cut at zero)."""
+    pr = fw.preset
+    fig, axs = panels(pr, 2, 0.6)
+    axes = list(axs.flat)
+    loads = sorted(set(x for _, pts in series for x, _ in pts))
+    div, un = units.div("avg_jct"), units.name("avg_jct")
+    for ax, key, ylabel, scale in ((axes[0], "avg_jct", "average JCT (%s)" % un, div),
+                                   (axes[1], "unfair_fraction", "unfair fraction (ρ > 1)", 1.0)):
+        top = 0.0
+        for label, pts in series:
+            p0 = pts[0][1]
+            xs = [x for x, _ in pts]
+            ys = [p.stats[key][0] / scale for _, p in pts]
+            es = [(p.stats[key][1] or 0.0) / scale for _, p in pts]
+            ax.errorbar(xs, ys, yerr=es if any(es) else None, marker=pal.marker(p0), ms=3.5, color=pal.color(p0),
+                        ls=pal.linestyle(p0), lw=0.7 * pal.linewidth(p0), elinewidth=0.6, capsize=1.5, label=label)
+            top = max([top] + [y + e for y, e in zip(ys, es) if math.isfinite(y + e)])
+        ax.set_ylim(0, top * 1.12 or 1.0)
+        ax.set_xticks(loads)
+        ax.set_xticklabels(["%g" % x for x in loads])
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+    legend_below(fig, axes, pr.ncol)
+    return fw.save(fig, name)
+
+
 def fig_scaling(groups, fw):
     """Engine wall time and events/s against MPI ranks, for the configurations run with several
     rank counts; None when there are none (one rank count says nothing about scaling)."""

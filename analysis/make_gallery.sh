@@ -19,9 +19,10 @@
 # ranks (scaling figure). Then analysis/describe_grid.py writes the introduction from the grid's
 # runs (traces, loads, cluster sizes, knowledge modes, weightings as stored in the files) and
 # analysis/report.py the page: the grid's groups with the frontier figure only, of the headline
-# setting (oracle durations, tenant weights $HEADLINE = demand), the week with every figure, so
-# that docs/results/ stays under 3 MB (about 1.3 MB). The text of docs/results.md comes out the same on every run
-# (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
+# setting (oracle durations, tenant weights $HEADLINE = demand), plus per trace and cluster size
+# average JCT and unfair fraction against the grid's loads ("Against load"), the week with every
+# figure, so that docs/results/ stays under 3 MB (about 2 MB). The text of docs/results.md comes
+# out the same on every run (only the scaling figure's wall times change). Needs Debian's /usr/bin/python3 with
 # python3-h5py, python3-numpy, python3-matplotlib, and mpiexec for the 2-rank run ($MPIEXEC).
 # GRID=other.ini and TRACES=folder (or --results FOLDER) point the script at another grid (e.g. a
 # smaller test grid, or another checkout's results/trace-comparison).
@@ -44,7 +45,7 @@ while [ $# -gt 0 ]; do
         --allow-drop) ALLOW_DROP=1; shift ;;
         --results) [ $# -ge 2 ] || { echo "make_gallery: --results needs a folder" >&2; exit 2; }
                    TRACES="$2"; shift 2 ;;
-        -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         -*) echo "make_gallery: unknown option $1 (--run-campaign, --week-only, --results DIR, --allow-drop)" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -191,7 +192,9 @@ comma() { echo "$*" | sed 's/ /, /g'; }
         echo "*target* (average JCT at most 5% and unfair fraction at most 0.01 above the best baseline's, at"
         echo "most 2 preemptions per job). The summary after this introduction counts the groups that pass;"
         echo "each group's section prints its lines with the numbers. Only the frontier figure is drawn per"
-        echo "grid group (the Philly week has every figure), to keep the page's images small."
+        echo "grid group (the Philly week has every figure), to keep the page's images small; [Against"
+        echo "load](#against-load) puts each trace and cluster size's three loads side by side (average JCT"
+        echo "and unfair fraction against load, one line per policy)."
         echo
         echo "**Where Dike's lead comes from.** Dike starts a gang only where it runs at its best rate (not"
         echo "spread over nodes or racks when it fits in one and spreading would slow it: a spread gang runs at"
@@ -229,7 +232,7 @@ echo "make_gallery: report"
 # every section (or --allow-drop).
 "$PY" analysis/report.py "$tmp/runs" "${extra[@]}" --report "$tmp/page/results.md" --figures "$tmp/page/results" \
     --formats png --no-tables --dpi 150 --figsize column --units h,p50_jct=min,avg_queue_delay=min \
-    --headline-weights "$HEADLINE" --figure-kinds frontier \
+    --headline-weights "$HEADLINE" --figure-kinds frontier,against_load \
     --full-figures '^philly-vc-week' --title "$title" --preamble "$tmp/preamble.md"
 if [ -f "$OUT_MD" ]; then
     dropped=$(grep '^## ' "$OUT_MD" | sort -u | comm -23 - <(grep '^## ' "$tmp/page/results.md" | sort -u) || true)

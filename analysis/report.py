@@ -29,6 +29,8 @@ Written under REPORT_DIR (default: report/):
     figures/SLUG-frontier.*         avg JCT vs max rho and vs unfair fraction: Dike over its knob,
                                     baselines as labelled points
     figures/SLUG-jct_by_size.*      mean JCT by job size (GPU count): markers on a log axis
+    figures/TRACE-G-gpus-against_load.*  avg JCT and unfair fraction vs offered load, one line per
+                                    row (only for a trace and cluster size run at several loads)
     figures/scaling.*               engine wall time and events/s vs MPI ranks (only with several)
     tables/paired.csv               with seeds: each row minus the reference row, per metric
 
@@ -139,6 +141,9 @@ FIGURE_TITLES = {"jct_cdf": "JCT CDF", "rho_cdf": "ρ CDF and tail", "frontier":
                  "tenant_entitlement": "Received vs entitled share per tenant"}
 FIGURE_KINDS = ("jct_cdf", "rho_cdf", "frontier", "jct_by_size", "timeseries", "tenant_share",
                 "tenant_entitlement")
+# Not per group: one figure per (trace, cluster size) run at several offered loads.
+LOAD_KIND = "against_load"
+ALL_KINDS = FIGURE_KINDS + (LOAD_KIND,)
 
 
 def config_items(run):
@@ -488,6 +493,66 @@ class FigureView:
         if not self.one_setting:
             return point.label
         return point.base_label + (", " + point.variant if point.variant else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Against load: one (trace, cluster size) at several offered loads
+
+def load_families(groups):
+    """[(trace, gpus, [(load, group), ...] by load)] for every (trace, cluster size) whose groups
+    are named by two or more offered loads ("load X": workload.trace_load of a trace,
+    workload.load of a synthetic workload). Groups named by a [run] label, a time_scale or "as
+    recorded" have no load to put on an axis and are left out."""
+    fam = {}
+    for g in groups:
+        x = g.load_value
+        if not math.isfinite(x):
+            continue
+        loads = fam.setdefault((g.trace, g.gpus), {})
+        if x in loads:   # "load 1" and "load 1.0": two groups, one point on the axis
+            print("report: warning: %s and %s: the same load on the axis; the figure against load shows the "
+                  "first" % (loads[x].title, g.title), file=sys.stderr)
+            continue
+        loads[x] = g
+    return [(t, G, sorted(d.items())) for (t, G), d in sorted(fam.items()) if len(d) >= 2]
+
+
+def load_series(loads, policies, units):
+    """The lines of a figure against load: per row the figures draw at each load (the baselines
+    and Dike's default knob of the headline setting, or --policies), matched across loads by
+    their name in the figures; [(label, [(load, Point), ...])] in the order rows first appear,
+    and the setting's caption suffix (e.g. " (oracle, demand)") of each load, in order."""
+    order, by_label, suffixes = [], {}, []
+    for x, g in loads:
+        v = g.figure_view(policies, units)
+        suffixes.append(v.title[len(g.title):])
+        for p in v.points:
+            lab = v.label(p)
+            if lab not in by_label:
+                by_label[lab] = []
+                order.append(lab)
+            by_label[lab].append((x, p))
+    return [(lab, by_label[lab]) for lab in order], suffixes
+
+
+def load_slug(trace, gpus):
+    """TRACE-G-gpus-against_load, e.g. philly-512-gpus-against_load (slug() without the load)."""
+    return slug((trace, "", gpus)) + "-against_load"
+
+
+def load_table(series, loads, units):
+    """Markdown: one row per line of the figure, avg JCT and unfair fraction at each load (the
+    printed mean, as in the group tables; – where the row was not run at that load)."""
+    xs = [x for x, _ in loads]
+    head = ["row"] + ["%s at %g" % (units.header("avg_jct"), x) for x in xs] + \
+        ["%s at %g" % (units.header("unfair_fraction"), x) for x in xs]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (2 * len(xs))]
+    for lab, pts in series:
+        at = dict(pts)
+        cells = [tables.shown(at[x], k, units) if x in at else "–" for k in ("avg_jct", "unfair_fraction")
+                 for x in xs]
+        lines.append("| " + " | ".join([md_escape(lab)] + cells) + " |")
+    return "\n".join(lines)
 
 
 def csv_value(v):
@@ -1175,7 +1240,9 @@ def build(args):
     md += ["Groups:", ""] + ["- [%s](#%s) — %s jobs, %d configurations%s" %
                              (g.title, anchor(g.title), "{:,}".format(g.jobs), len(g.points), verdict(g))
                              for g in groups]
-    md += ["- [Scaling](#scaling)", "- [Inputs](#inputs)", ""]
+    families = load_families(groups)
+    md += (["- [Against load](#against-load)"] if families else []) + \
+        ["- [Scaling](#scaling)", "- [Inputs](#inputs)", ""]
 
     paired_entries = []
     for g in groups:
@@ -1290,6 +1357,28 @@ def build(args):
         for r in g.runs:
             r.release()   # the group's jobs and time series, read for its figures, are not needed again
 
+    if families:
+        md += ["## Against load", "",
+               "Average JCT and unfair fraction against the offered load (`workload.trace_load`; `workload.load` "
+               "of a synthetic workload), for each trace and cluster size run at two or more loads. One line per "
+               "row the figures draw (%s), matched across loads by name; the values are the tables' (means over "
+               "seeds%s), with 95%% bars where there are seeds. Both y axes start at zero." %
+               ("`--policies`" if args.policies else "the baselines and Dike at its default knob, of the headline "
+                "setting where a group holds several",
+                ", over the steady-state window" if wins else ""), ""]
+        for trace, gpus, loads in families:
+            series, suffixes = load_series(loads, args.policies, units)
+            title = "%s, %s GPUs" % (trace, "{:,}".format(gpus))
+            setting = suffixes[0] if len(set(suffixes)) == 1 else " (%s)" % "; ".join(
+                "load %g%s" % (x, sfx) for (x, _), sfx in zip(loads, suffixes))
+            md += ["### Against load: %s" % title, "", load_table(series, loads, units), ""]
+            name = load_slug(trace, gpus)
+            draw = LOAD_KIND in args.figure_kinds or (args.full_figures and re.search(args.full_figures, name))
+            if not args.no_figures and draw and series:
+                xl = "offered load (%s)" % ("workload.load" if trace == "synthetic" else "workload.trace_load")
+                paths = figures.fig_against_load(name, series, pal, fw, units, xl)
+                md += [img(paths, "Average JCT and unfair fraction against load — %s%s" % (title, setting)), ""]
+
     md += ["## Scaling", ""]
     multi = figures.scaling_series(groups)
     if multi:
@@ -1371,10 +1460,12 @@ def main(argv=None):
     ap.add_argument("--no-tables", action="store_true", help="write no table files (tables stay in the report)")
     ap.add_argument("--no-figures", action="store_true", help="draw no figures (quick tables)")
     ap.add_argument("--formats", default="png,pdf", help="figure formats, comma-separated (default: png,pdf)")
-    ap.add_argument("--figure-kinds", default=",".join(FIGURE_KINDS), metavar="LIST",
-                    help="per-group figures to draw, comma-separated (default: all of %s)" % ", ".join(FIGURE_KINDS))
+    ap.add_argument("--figure-kinds", default=",".join(ALL_KINDS), metavar="LIST",
+                    help="figures to draw, comma-separated (default: all of %s; %s: one per trace and cluster "
+                         "size run at several loads)" % (", ".join(ALL_KINDS), LOAD_KIND))
     ap.add_argument("--full-figures", metavar="REGEX",
-                    help="groups whose SLUG matches REGEX get every per-group figure whatever --figure-kinds says")
+                    help="groups whose SLUG matches REGEX get every per-group figure whatever --figure-kinds says "
+                         "(and figures against load whose name matches are drawn)")
     ap.add_argument("--dpi", type=int, default=110, help="PNG resolution (default: 110)")
     ap.add_argument("--title", default="dike-emu report")
     ap.add_argument("--preamble", help="a Markdown file to put under the title")
@@ -1421,9 +1512,9 @@ def main(argv=None):
     if bad:
         ap.error("unknown figure format %s (png, pdf, svg)" % ", ".join(bad))
     args.figure_kinds = [k.strip() for k in args.figure_kinds.split(",") if k.strip()]
-    bad = [k for k in args.figure_kinds if k not in FIGURE_KINDS]
+    bad = [k for k in args.figure_kinds if k not in ALL_KINDS]
     if bad:
-        ap.error("unknown figure kind %s (%s)" % (", ".join(bad), ", ".join(FIGURE_KINDS)))
+        ap.error("unknown figure kind %s (%s)" % (", ".join(bad), ", ".join(ALL_KINDS)))
     if args.full_figures:
         try:
             re.compile(args.full_figures)

@@ -8,10 +8,12 @@
  * (= duration x num_gpus) is ignored. The rows are not sorted: the reader sorts them (ties keep
  * file order) and numbers the jobs by their position after sorting, exactly as
  * tools/philly_to_dike.py does. */
+#define _GNU_SOURCE /* strptime (X/Open) and timegm (BSD) are not C11 */
 #include "io/trace.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 enum { C_TIMESTAMP, C_DURATION, C_GPUS, C_GPU_TIME, C_CLUSTER, NCOLS };
 
@@ -21,46 +23,37 @@ static const dike__trace_col cols[NCOLS] = {
     [C_CLUSTER] = {"cluster", true},
 };
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): exact, with
- * no time zone or locale involved, unlike mktime. */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* The number written by @p n decimal digits at @p s (checked to be digits). */
-static int digits(const char *s, int n)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++)
-        v = 10 * v + (s[i] - '0');
-    return v;
-}
-
-/* "YYYY-MM-DD HH:MM:SS", exactly, into seconds since 1970-01-01 00:00:00; -1 if malformed. */
+/* "YYYY-MM-DD HH:MM:SS", exactly, into seconds since 1970-01-01 00:00:00 UTC; -1 if malformed.
+ * The calendar is the C library's (strptime reads the fields, timegm does the arithmetic, in UTC
+ * whatever TZ says); checked here is only what they leave out:
+ *  - the shape: strptime also takes one-digit fields and blanks before a number, so the length,
+ *    separators and digits are checked first;
+ *  - the day of the month: strptime takes any day 1-31 (2017-02-30), which timegm carries into
+ *    the next month; a date that comes back from timegm -> gmtime_r changed did not exist;
+ *  - seconds: 60 (a leap second) is accepted as before and counts as the first second of the
+ *    next minute, timegm's carry, so it is added after the round trip; 61, which glibc's %S
+ *    takes, is not. */
 static int64_t parse_datetime(const char *s)
 {
-    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (strlen(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
         return -1;
     for (int i = 0; i < 19; i++)
         if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
             return -1;
-    /* every digit checked above, so the fields are read directly (sscanf cost more than the rest
-     * of the row) */
-    int y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2), h = digits(s + 11, 2),
-        mi = digits(s + 14, 2), se = digits(s + 17, 2);
-    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || se > 60)
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
+    if (!end || *end || tm.tm_year < 70 || tm.tm_sec > 60)
         return -1;
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (mo == 2 && d == 29 && !leap)
+    const int sec = tm.tm_sec;
+    tm.tm_sec = 0;
+    const struct tm want = tm; /* timegm normalises its argument in place */
+    struct tm back;
+    const time_t t = timegm(&tm);
+    if (t == (time_t)-1 || !gmtime_r(&t, &back) || back.tm_year != want.tm_year ||
+        back.tm_mon != want.tm_mon || back.tm_mday != want.tm_mday)
         return -1;
-    return days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+    return (int64_t)t + sec;
 }
 
 static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)

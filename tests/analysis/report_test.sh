@@ -131,6 +131,14 @@ for slug in synthetic-load-0.7-64-gpus synthetic-load-1.2-64-gpus; do
         nfig=$((nfig + 1))
     done
 done
+# both loads (0.7, 1.2) on one cluster size: one figure against load, and its section
+for ext in png pdf; do
+    [ -s "report/figures/synthetic-64-gpus-against_load.$ext" ] || fail "missing or empty: figures/synthetic-64-gpus-against_load.$ext"
+done
+grep -q "(figures/synthetic-64-gpus-against_load.png)" report/report.md && grep -q '^## Against load$' report/report.md &&
+    grep -q '^| dike w=0 | ' report/report.md ||
+    fail "report.md does not embed the figure against load, its section or its table"
+nfig=$((nfig + 1))
 [ -s report/figures/scaling.png ] && [ -s report/figures/scaling.pdf ] || fail "missing scaling figure"
 grep -q "(figures/scaling.png)" report/report.md || fail "report.md does not embed the scaling figure"
 nfig=$((nfig + 1))
@@ -140,7 +148,7 @@ done
 for f in report/figures/*.pdf; do
     [ "$(head -c 5 "$f")" = "%PDF-" ] || fail "$(basename "$f") is not a PDF"
 done
-extra=$(ls report/figures | grep -cv -E '^(synthetic-load-(0\.7|1\.2)-64-gpus-(jct_cdf|rho_cdf|timeseries|tenant_share|tenant_entitlement|frontier|jct_by_size)|scaling)\.(png|pdf)$' || true)
+extra=$(ls report/figures | grep -cv -E '^(synthetic-load-(0\.7|1\.2)-64-gpus-(jct_cdf|rho_cdf|timeseries|tenant_share|tenant_entitlement|frontier|jct_by_size)|synthetic-64-gpus-against_load|scaling)\.(png|pdf)$' || true)
 [ "$extra" -eq 0 ] || fail "unexpected files in figures/: $(ls report/figures)"
 ok "$nfig figures (PNG and PDF, nothing else) and 2 x (3 + 2 tenant) group tables + runs/scaling tables exist; report.md embeds them"
 
@@ -180,7 +188,15 @@ print("column figures: 3.0-3.6 in wide")
 PYEOF
 [ ! -e paper/figures/scaling.png ] && grep -q 'so there is no scaling figure' paper/report.md ||
     fail "runs/ all ran on one rank, yet a scaling figure (or no sentence saying why there is none)"
+[ ! -e paper/figures/synthetic-64-gpus-against_load.png ] && grep -q '^## Against load$' paper/report.md ||
+    fail "--figure-kinds frontier,jct_cdf: a figure against load drawn (or its table missing)"
 ok "--units min, --columns (a 4-column LaTeX tabular), --reference fifo, column-wide figures, no scaling figure for one rank count"
+# --- one load: no figure against load, no section (the load axis needs two points)
+report oneload.log runs/*-load=0.7-*.h5 -o oneload --figure-kinds against_load --no-tables
+[ "$rc" -eq 0 ] || { show_file log oneload.log; fail "report.py on the runs of load 0.7: exit $rc"; }
+[ -z "$(ls oneload/figures 2>/dev/null)" ] && ! grep -q 'Against load' oneload/report.md ||
+    fail "one load: a figure against load or its section ($(ls oneload/figures 2>/dev/null))"
+ok "the figure against load: drawn for loads 0.7 and 1.2 (with its table), not with --figure-kinds without it, not for one load"
 # --- /summary/window (metrics.window): a copy of two runs with a window whose avg_jct is 1000 s
 # and 3000 s; --window on reads it (the table shows 1,000 and 3,000), --window off does not, and
 # --window on with a run lacking it stops with one line.

@@ -83,6 +83,11 @@ static void test_bad_date(void **state)
         {"2017-02-29 00:00:00", "not a leap year"}, {"2017-10-09T07:01:55", "ISO 'T'"},
         {"2017-10-9 07:01:55", "one-digit day"},    {"2017-10-09 24:00:00", "hour 24"},
         {"2017-10-09 07:01", "no seconds"},         {"1969-12-31 23:59:59", "before 1970"},
+        {"2100-02-29 00:00:00", "2100: not leap"},  {"2017-04-31 00:00:00", "April has 30"},
+        {"2017-02-30 00:00:00", "February 30"},     {"2017-10-00 07:01:55", "day 0"},
+        {"2017-00-09 07:01:55", "month 0"},         {"2017-10-09 07:60:00", "minute 60"},
+        {"2017-10-09 07:01:61", "second 61"},       {"2017-10-09  7:01:55", "blank for a 0"},
+        {"2017-10-09 07:01:5x", "not a digit"},     {"+017-10-09 07:01:55", "a sign"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[256], want[256];
@@ -99,6 +104,26 @@ static void test_bad_date(void **state)
     tt_read(p, "philly-vc", &cl, false, &w);
     assert_int_equal(w.jobs[0].num_gpus, 2);
     assert_int_equal(w.jobs[1].submit, US(86400));
+    dike_workload_free(&w);
+    tt_drop_tmp(p);
+
+    /* 2000 is a leap year (divisible by 400): 2000-02-29 is day 10,957 (2000-01-01, 30 years of
+     * which 7 leap) + 59 = 11,016 since 1970, 951,782,400 s. A leap second (:60) is the first
+     * second of the next minute: 23:59:60 on 2016-12-31 is 2017-01-01 00:00:00, 86,401 s after
+     * 2016-12-31 00:00:00. */
+    p = tt_write_tmp(HDR "2016-12-31 23:59:60,10,1,10,a\n2000-02-29 00:00:00,5,1,5,b\n"
+                         "2016-12-31 00:00:00,5,1,5,c\n2017-01-01 00:00:00,5,1,5,d\n");
+    tt_read(p, "philly-vc", &cl, false, &w);
+    assert_int_equal(w.njobs, 4);
+    assert_int_equal(w.time_offset, US(951782400));
+    assert_int_equal(w.jobs[0].submit, 0);
+    /* 2016-12-31 is day 17,166 (2017-01-01 is 17,167 above): 17,166 - 11,016 = 6,150 days */
+    assert_int_equal(w.jobs[1].submit, US(6150 * 86400LL));
+    /* the leap second and the next midnight tie; ties keep file order (line 2, then line 5) */
+    assert_int_equal(w.jobs[2].submit, US(6151 * 86400LL));
+    assert_int_equal(w.jobs[2].line, 2);
+    assert_int_equal(w.jobs[3].submit, US(6151 * 86400LL));
+    assert_int_equal(w.jobs[3].line, 5);
     dike_workload_free(&w);
     tt_drop_tmp(p);
 }
