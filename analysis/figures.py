@@ -232,6 +232,25 @@ def fig_timeseries(v, pal, fw):
     return fw.save(fig, "%s-timeseries" % v.slug)
 
 
+def fig_node_heatmap(v, fw):
+    """Node-by-time heat map (analysis/node_heatmap.py) of one run of the group with
+    /node_timeseries: Dike at its default knob if it has one, else the first row that has."""
+    import node_heatmap
+    order = ([v.default_dike] if v.default_dike else []) + list(v.points)
+    for p in order:
+        data = node_heatmap.read(p.first.path)
+        if data is None:
+            continue
+        dt, busy, factor, up = data
+        pr = fw.preset
+        fig, axes = plt.subplots(3, 1, figsize=pr.size(1.1 if pr.column else 0.6), sharex=True)
+        per = node_heatmap.draw(axes, fig, dt, busy, factor, up)
+        axes[0].set_title("%s: %s per row, samples every %g s" % (v.label(p), "%d nodes" % per if per > 1
+                                                                   else "one node", dt))
+        return fw.save(fig, "%s-node_heatmap" % v.slug)
+    return None
+
+
 def tenant_matrix(run, top, G):
     """Shares of the cluster over time: columns = the tenants in @p top, then the rest summed."""
     ts = run.timeseries

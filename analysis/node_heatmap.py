@@ -37,6 +37,32 @@ def group_rows(a, per):
     return out
 
 
+def read(path):
+    """(interval_s, busy, factor, up) of a run's /node_timeseries, or None when it has none."""
+    with h5py.File(path, "r") as f:
+        if "node_timeseries" not in f:
+            return None
+        g = f["node_timeseries"]
+        return float(g.attrs["interval_s"]), g["busy_gpus"][:], g["factor"][:], g["up"][:]
+
+
+def draw(axes, fig, dt, busy, factor, up, first=0):
+    """The three panels on @p axes (top to bottom): busy GPUs, speed factor, up/down, for nodes
+    first .. first + rows - 1, at most MAX_ROWS pixel rows. Returns the nodes per row."""
+    per = max(1, -(-busy.shape[0] // MAX_ROWS))
+    hours = busy.shape[1] * dt / 3600.0
+    extent = [0, hours, first + busy.shape[0], first]
+    panels = [(busy, "busy GPUs", "viridis", None), (factor, "speed factor", "magma", (0, 1)),
+              (up, "up (1) / down (0)", "gray", (0, 1))]
+    for ax, (data, label, cmap, lim) in zip(axes, panels):
+        im = ax.imshow(group_rows(data, per), aspect="auto", interpolation="nearest", cmap=cmap,
+                       extent=extent, vmin=lim[0] if lim else None, vmax=lim[1] if lim else None)
+        ax.set_ylabel("node")
+        fig.colorbar(im, ax=ax, label=label)
+    axes[-1].set_xlabel("simulated time (h)")
+    return per
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run", help="dike-emu output (.h5) with /node_timeseries")
@@ -45,16 +71,13 @@ def main():
     args = ap.parse_args()
     out = args.out or (args.run.rsplit(".h5", 1)[0] + ".nodes.png")
     try:
-        f = h5py.File(args.run, "r")
+        data = read(args.run)
     except OSError as e:
         sys.exit("node_heatmap: %s: %s" % (args.run, e))
-    with f:
-        if "node_timeseries" not in f:
-            sys.exit("node_heatmap: %s: no /node_timeseries (run with --set output.node_timeseries_s=S "
-                     "and a node model on)" % args.run)
-        g = f["node_timeseries"]
-        dt = float(g.attrs["interval_s"])
-        busy, factor, up = g["busy_gpus"][:], g["factor"][:], g["up"][:]
+    if data is None:
+        sys.exit("node_heatmap: %s: no /node_timeseries (run with --set output.node_timeseries_s=S "
+                 "and a node model on)" % args.run)
+    dt, busy, factor, up = data
     a, b = 0, busy.shape[0]
     if args.nodes:
         try:
@@ -64,18 +87,8 @@ def main():
         if not 0 <= a < b <= busy.shape[0]:
             sys.exit("node_heatmap: --nodes %d:%d outside 0:%d" % (a, b, busy.shape[0]))
     busy, factor, up = busy[a:b], factor[a:b], up[a:b]
-    per = max(1, -(-busy.shape[0] // MAX_ROWS))
-    hours = busy.shape[1] * dt / 3600.0
-    extent = [0, hours, b, a]
     fig, axes = plt.subplots(3, 1, figsize=(11, 9), sharex=True)
-    panels = [(busy, "busy GPUs", "viridis", None), (factor, "speed factor", "magma", (0, 1)),
-              (up, "up (1) / down (0)", "gray", (0, 1))]
-    for ax, (data, label, cmap, lim) in zip(axes, panels):
-        im = ax.imshow(group_rows(data, per), aspect="auto", interpolation="nearest", cmap=cmap,
-                       extent=extent, vmin=lim[0] if lim else None, vmax=lim[1] if lim else None)
-        ax.set_ylabel("node")
-        fig.colorbar(im, ax=ax, label=label)
-    axes[-1].set_xlabel("simulated time (h)")
+    per = draw(axes, fig, dt, busy, factor, up, a)
     axes[0].set_title("%s: nodes %d-%d, %s per row, samples every %g s"
                       % (args.run, a, b - 1, "%d nodes" % per if per > 1 else "one node", dt))
     fig.tight_layout()

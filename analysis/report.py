@@ -138,9 +138,10 @@ MAX_FIGURE_LINES = 10         # lines (rows) per axis in the per-row figures
 FIGURE_TITLES = {"jct_cdf": "JCT CDF", "rho_cdf": "ρ CDF and tail", "frontier": "Fairness-efficiency frontier",
                  "jct_by_size": "Mean JCT by job size", "timeseries": "Busy GPUs and queued jobs",
                  "tenant_share": "Share of the cluster by tenant over time",
-                 "tenant_entitlement": "Received vs entitled share per tenant"}
+                 "tenant_entitlement": "Received vs entitled share per tenant",
+                 "node_heatmap": "Nodes over time (busy GPUs, speed factor, up)"}
 FIGURE_KINDS = ("jct_cdf", "rho_cdf", "frontier", "jct_by_size", "timeseries", "tenant_share",
-                "tenant_entitlement")
+                "tenant_entitlement", "node_heatmap")
 # Not per group: one figure per (trace, cluster size) run at several offered loads.
 LOAD_KIND = "against_load"
 ALL_KINDS = FIGURE_KINDS + (LOAD_KIND,)
@@ -1350,6 +1351,8 @@ def build(args):
                             "total-variation distance of the tenants' shares over time from it: %s." %
                             (v.label(v.default_dike or v.points[0]), min(3, len(dist)),
                              ", ".join("%s %.3f" % (v.label(p), d) for d, p in dist)))
+            elif kind == "node_heatmap":   # only where a run has /node_timeseries (issue 14)
+                paths = figures.fig_node_heatmap(v, fw)
             else:
                 paths = figures.fig_tenant_entitlement(v, pal, fw, has_tenant_shares)
             if paths:

@@ -316,3 +316,16 @@ rc=0
 [ "$rc" -eq 1 ] && [ "$(wc -l <dikeio.err)" -eq 1 ] && grep -q "^dikeio: foreign.h5: .*not a complete dike-emu output" dikeio.err ||
     { show_file stderr dikeio.err; fail "dikeio.py on a foreign .h5: exit $rc, expected 1 and one line"; }
 ok "dikeio.py rejects a foreign .h5: $(cat dikeio.err)"
+
+# --- the node heat map (issue 14): drawn for a group whose runs have /node_timeseries (the
+# emulating mode with output.node_timeseries_s), from Dike's run; not for runs without it
+# (report/ above: no node_heatmap file, checked by the list of expected figures).
+for p in fifo dike; do
+    emu run -q -p $p --set workload.jobs=200 --set node_model.interference=0.1 \
+        --set output.node_timeseries_s=3600 --out "nodes-$p.h5" >/dev/null 2>&1 || fail "dike-emu run -p $p with node models"
+done
+report nodes.log nodes-fifo.h5 nodes-dike.h5 -o nodes --figure-kinds node_heatmap --no-tables
+[ "$rc" -eq 0 ] && ls nodes/figures/*-node_heatmap.png >/dev/null 2>&1 && grep -q "Nodes over time" nodes/report.md ||
+    { show_file log nodes.log; fail "no node heat map for runs with /node_timeseries"; }
+ls report/figures | grep -q node_heatmap && fail "a node heat map drawn for runs without /node_timeseries"
+ok "node heat map: drawn from runs with /node_timeseries, not for runs without"
