@@ -876,6 +876,15 @@ def checks_summary(groups, dom, mono):
         lines += ["**Knob monotonicity** (unfair fraction at w = 1 no higher than at w = 0, and average JCT "
                   "at w = 0 no higher than at w = 1): **%d of %d** groups pass (%d of %d settings)." %
                   (len(mok), len(mgs), nok, nset), ""]
+        kmodes = sorted(set(c.knowledge for g in mgs for c in mono[g.key]), key=knowledge_order)
+        if len(kmodes) > 1:   # by knowledge mode, as the dominance check
+            for k in kmodes:
+                gs = [g for g in mgs if any(c.knowledge == k for c in mono[g.key])]
+                ok = [g for g in gs if all(c.passed for c in mono[g.key] if c.knowledge == k)]
+                bad = [g.title for g in gs if g not in ok]
+                lines.append("- %s: **%d of %d** groups pass%s" %
+                             (k, len(ok), len(gs), "; failing: %s" % "; ".join(bad) if bad else ""))
+            lines.append("")
     return lines
 
 

@@ -206,6 +206,13 @@ def case_monotonicity():
     lines = report.monotonicity_lines(g, [ms[("noisy", "demand")]])
     check(lines[0] == "✗ knob NOT monotone (noisy, demand): unfair fraction 0.0300 at w=1 > 0.0200 at w=0; "
                       "avg JCT 90.00 s at w=0 ≤ 110.0 s at w=1", "the ✗ line: %s" % lines[0])
+    # the summary counts the group per knowledge mode too: oracle passes (both weightings), noisy
+    # and none fail, and the group as a whole fails
+    s = report.checks_summary([g], {g.key: []}, {g.key: report.monotonicity_checks(g)})
+    check(any("**0 of 1** groups pass (2 of 4 settings)" in ln for ln in s), "summary: 0 of 1 groups, 2 of 4 settings")
+    for k, n in (("oracle", 1), ("noisy", 0), ("none", 0)):
+        check(any(ln.startswith("- %s: **%d of 1** groups pass" % (k, n)) for ln in s),
+              "summary by mode: %s %d of 1: %s" % (k, n, s))
 
 
 def case_target():
