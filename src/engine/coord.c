@@ -847,6 +847,19 @@ static void decide_rows(const dike_sched *s, dike_results *r)
     }
 }
 
+void dike_coord_perf_decide(const dike_sched *s, dike_perf_record *perf)
+{
+    const dike_latency *lat = &s->decide_lat;
+    perf->decide_timed = lat->count;
+    perf->decide_mean_us = dike_lat_mean(lat) / 1e3;
+    perf->decide_p50_us = dike_lat_quantile(lat, 0.50) / 1e3;
+    perf->decide_p99_us = dike_lat_quantile(lat, 0.99) / 1e3;
+    perf->decide_max_us = (double)lat->max_ns / 1e3;
+    perf->active_mean = lat->count ? lat->active_sum / (double)lat->count : 0;
+    perf->active_max = lat->active_max;
+    perf->decide_max_active = lat->active_at_max;
+}
+
 void dike_coord_results(dike_sched *s, dike_results *r)
 {
     const dike_workload *w = s->w;

@@ -156,5 +156,7 @@ void dike__est_rebuild(dike_sched *s);
 void dike_coord_entitle_rebuild(dike_sched *s);
 /** Build the job-level results (jobs, tenants, timeseries, summary). */
 void dike_coord_results(dike_sched *s, dike_results *r);
+/** The decision-step latency columns of rank 0's /perf row (mean, p50, p99, max, active jobs). */
+void dike_coord_perf_decide(const dike_sched *s, dike_perf_record *perf);
 
 #endif

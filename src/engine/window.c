@@ -223,17 +223,8 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
     perf->wall_seconds = MPI_Wtime() - t_start;
     perf->comm_seconds = t_comm;
     perf->decide_seconds = rank == 0 ? s->decide_seconds : 0;
-    if (rank == 0) {
-        const dike_latency *lat = &s->decide_lat;
-        perf->decide_timed = lat->count;
-        perf->decide_mean_us = dike_lat_mean(lat) / 1e3;
-        perf->decide_p50_us = dike_lat_quantile(lat, 0.50) / 1e3;
-        perf->decide_p99_us = dike_lat_quantile(lat, 0.99) / 1e3;
-        perf->decide_max_us = (double)lat->max_ns / 1e3;
-        perf->active_mean = lat->count ? lat->active_sum / (double)lat->count : 0;
-        perf->active_max = lat->active_max;
-        perf->decide_max_active = lat->active_at_max;
-    }
+    if (rank == 0)
+        dike_coord_perf_decide(s, perf);
     perf->compute_seconds = perf->wall_seconds - t_comm - perf->decide_seconds;
     free(counts);
     free(displs);
