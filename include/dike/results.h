@@ -160,6 +160,10 @@ typedef struct dike_results {
     dike_summary summary;
     dike_perf_record *perf; size_t nperf; /**< every rank's perf row (rank 0 gathers them) */
     dike_decide_record *decide; size_t ndecide; /**< decision latency by active jobs (octaves with samples) */
+    /** The nodes of each job's last placement (/job_nodes): job i's are node_ids[node_off[i] ..
+     *  node_off[i + 1]), ascending; none for a job that never started. */
+    uint64_t *node_off;   /**< njobs + 1 offsets */
+    uint32_t *node_ids;   /**< node_off[njobs] node indices */
 } dike_results;
 
 void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);

@@ -52,6 +52,7 @@ typedef struct dike_job {
     double lost_gpu_s;         /**< GPU-seconds of progress lost to failures */
     uint32_t migrations;       /**< resumes on a different node set */
     uint32_t nslices;          /**< slices of the current placement */
+    uint32_t placed_n;         /**< slices of the last placement, kept after it stops (/job_nodes) */
     dike_slice *slices;        /**< placement slots: spec->num_gpus entries reserved */
     uint32_t last_sig;         /**< hash of the last node set (migration detection) */
     int32_t pol_i;             /**< policy-private index (e.g. heap position) */

@@ -18,7 +18,7 @@
  * 3: the decision-step latency histograms (dike_latency: all steps, then one per octave of active
  *    jobs) follow tick, so a resumed run reports the latency of all its steps, not only of those
  *    after the resume */
-#define CKPT_FORMAT 3
+#define CKPT_FORMAT 4
 
 /* ---- a growable byte buffer with typed put/get ---- */
 
@@ -65,8 +65,9 @@ static void save_job(buf *b, const dike_job *j)
     PUT(b, j->last_stop); PUT(b, j->remaining); PUT(b, j->rate); PUT(b, j->held_us);
     PUT(b, j->rate_gpu_us); PUT(b, j->attained_gpu_s); PUT(b, j->area_at_submit); PUT(b, j->navg);
     PUT(b, j->preemptions); PUT(b, j->restarts); PUT(b, j->lost_gpu_s); PUT(b, j->migrations);
-    PUT(b, j->nslices); PUT(b, j->last_sig);
-    put(b, j->slices, j->nslices * sizeof *j->slices);
+    PUT(b, j->nslices); PUT(b, j->placed_n); PUT(b, j->last_sig);
+    /* the last placement, also of a stopped job (nslices = 0): /job_nodes reports it */
+    put(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
 static void load_job(buf *b, dike_job *j)
@@ -76,12 +77,12 @@ static void load_job(buf *b, dike_job *j)
     GET(b, j->last_stop); GET(b, j->remaining); GET(b, j->rate); GET(b, j->held_us);
     GET(b, j->rate_gpu_us); GET(b, j->attained_gpu_s); GET(b, j->area_at_submit); GET(b, j->navg);
     GET(b, j->preemptions); GET(b, j->restarts); GET(b, j->lost_gpu_s); GET(b, j->migrations);
-    GET(b, j->nslices); GET(b, j->last_sig);
-    if (j->nslices > j->spec->num_gpus) {
+    GET(b, j->nslices); GET(b, j->placed_n); GET(b, j->last_sig);
+    if (j->placed_n > j->spec->num_gpus || (j->nslices && j->nslices != j->placed_n)) {
         b->bad = 1;
-        j->nslices = 0;
+        j->nslices = j->placed_n = 0;
     }
-    get(b, j->slices, j->nslices * sizeof *j->slices);
+    get(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
 static void save_coord(buf *b, dike_sched *s)

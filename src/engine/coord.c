@@ -374,6 +374,7 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
         return 0;
     memcpy(j->slices, s->scratch, n * sizeof *j->slices);
     j->nslices = n;
+    j->placed_n = n;
     int resume = j->first_start >= 0;
     if (resume && node_set_sig(j->slices, n) != j->last_sig) {
         j->migrations++;
@@ -847,6 +848,37 @@ static void decide_rows(const dike_sched *s, dike_results *r)
     }
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* /job_nodes: the distinct nodes of each job's last placement, ascending. */
+static void job_nodes(const dike_sched *s, dike_results *r)
+{
+    size_t n = s->w->njobs;
+    uint64_t total = 0;
+    r->node_off = dike_xcalloc(n + 1, sizeof *r->node_off);
+    for (size_t i = 0; i < n; i++)
+        total += s->jobs[i].placed_n;
+    r->node_ids = dike_xcalloc(total ? total : 1, sizeof *r->node_ids);
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dike_job *j = &s->jobs[i];
+        uint64_t first = k;
+        for (uint32_t m = 0; m < j->placed_n; m++)
+            r->node_ids[k++] = j->slices[m].node;
+        qsort(r->node_ids + first, k - first, sizeof *r->node_ids, cmp_u32);
+        uint64_t u = first; /* a node holds one slice of a gang, but stay safe: drop repeats */
+        for (uint64_t m = first; m < k; m++)
+            if (m == first || r->node_ids[m] != r->node_ids[u - 1])
+                r->node_ids[u++] = r->node_ids[m];
+        k = u;
+        r->node_off[i + 1] = k;
+    }
+}
+
 void dike_coord_perf_decide(const dike_sched *s, dike_perf_record *perf)
 {
     const dike_latency *lat = &s->decide_lat;
@@ -895,6 +927,7 @@ void dike_coord_results(dike_sched *s, dike_results *r)
             o->queue_delay = j->first_start >= 0 ? o->start_time - o->submit_time : -1;
         }
     }
+    job_nodes(s, r);
     r->ntenants = w->ntenants;
     r->tenants = dike_xcalloc(w->ntenants + 1, sizeof *r->tenants);
     for (uint32_t t = 0; t < w->ntenants; t++) {

@@ -103,10 +103,25 @@ static const char *const job_columns[] = {
     "job_id", "tenant", "tenant_index", "submission_time", "starting_time", "finish_time",
     "final_state", "num_gpus", "duration", "waiting_time", "execution_time", "run_time",
     "turnaround_time", "slowdown", "bounded_slowdown", "stretch", "t_ideal", "rho", "preemptions",
-    "migrations", "restarts", "lost_work", "gpu_type", NULL};
+    "migrations", "restarts", "lost_work", "gpu_type", "allocated_nodes", NULL};
+
+/* Batsim's interval-set notation of a job's nodes (ascending ids): "0-3 7 9-10". Empty if none. */
+static void csv_nodes(FILE *f, const uint32_t *ids, uint64_t n)
+{
+    fputc(',', f);
+    for (uint64_t i = 0; i < n;) {
+        uint64_t k = i;
+        while (k + 1 < n && ids[k + 1] == ids[k] + 1)
+            k++;
+        fprintf(f, "%s%u", i ? " " : "", ids[i]);
+        if (k > i)
+            fprintf(f, "-%u", ids[k]);
+        i = k + 1;
+    }
+}
 
 static void jobs_csv(FILE *f, const dike_job_record *jobs, size_t n, const dike_tenant_record *ten,
-                     size_t nten)
+                     size_t nten, const uint64_t *node_off, const uint32_t *node_ids)
 {
     for (const char *const *c = job_columns; *c; c++)
         csv_str(f, *c, c == job_columns);
@@ -142,6 +157,10 @@ static void jobs_csv(FILE *f, const dike_job_record *jobs, size_t n, const dike_
         char type[sizeof j->gpu_type + 1];
         snprintf(type, sizeof type, "%.*s", (int)sizeof j->gpu_type, j->gpu_type);
         csv_str(f, type, false);
+        if (node_off)
+            csv_nodes(f, node_ids + node_off[i], node_off[i + 1] - node_off[i]);
+        else
+            fputc(',', f); /* a file from before /job_nodes: unknown */
         fputs("\r\n", f);
     }
 }
@@ -400,14 +419,18 @@ int dike_export(const char *h5, const char *jobs_csv_path, const char *summary_p
     size_t n = 0, nten = 0;
     char *text[2] = {NULL, NULL}, *tmp[2] = {NULL, NULL};
     size_t len[2] = {0, 0};
+    uint64_t *node_off = NULL;
+    uint32_t *node_ids = NULL;
     rc = dike__h5in_jobs(f, h5, &jobs, &n, e);
     if (!rc)
         rc = dike__h5in_tenants(f, h5, &ten, &nten, e);
+    if (!rc)
+        rc = dike__h5in_job_nodes(f, h5, n, &node_off, &node_ids, e);
     if (!rc && jobs_csv_path) {
         FILE *m = open_memstream(&text[0], &len[0]);
         if (!m)
             dike_fatal("open_memstream: %s", strerror(errno));
-        jobs_csv(m, jobs, n, ten, nten);
+        jobs_csv(m, jobs, n, ten, nten, node_off, node_ids);
         fclose(m);
     }
     if (!rc && summary_path) {
@@ -437,6 +460,8 @@ int dike_export(const char *h5, const char *jobs_csv_path, const char *summary_p
         free(text[k]);
     }
     free(jobs);
+    free(node_off);
+    free(node_ids);
     free(ten);
     return rc;
 }

@@ -132,3 +132,40 @@ int dike__h5in_tenants(hid_t file, const char *path, dike_tenant_record **rows, 
 {
     return read_table(file, path, "/tenants", dike__h5_tenant_type, sizeof **rows, (void **)rows, n, e);
 }
+
+static hid_t u64_type(void)
+{
+    return H5Tcopy(H5T_NATIVE_UINT64);
+}
+
+static hid_t u32_type(void)
+{
+    return H5Tcopy(H5T_NATIVE_UINT32);
+}
+
+int dike__h5in_job_nodes(hid_t file, const char *path, size_t njobs, uint64_t **off, uint32_t **ids,
+                         dike_err *e)
+{
+    *off = NULL;
+    *ids = NULL;
+    if (H5Lexists(file, "/job_nodes", H5P_DEFAULT) <= 0)
+        return 0; /* written before /job_nodes existed */
+    size_t noff = 0, nids = 0;
+    int rc = read_table(file, path, "/job_nodes/offset", u64_type, sizeof **off, (void **)off, &noff, e);
+    if (!rc)
+        rc = read_table(file, path, "/job_nodes/node", u32_type, sizeof **ids, (void **)ids, &nids, e);
+    for (size_t i = 0; !rc && i < noff; i++)
+        if (noff != njobs + 1 || (*off)[0] != 0 || (i && (*off)[i] < (*off)[i - 1]) || (*off)[i] > nids)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: /job_nodes/offset does not index /job_nodes/node "
+                              "for the %zu jobs of /jobs", path, njobs);
+    if (!rc && noff != njobs + 1)
+        rc = dike_err_set(e, DIKE_EINVAL, "%s: /job_nodes/offset has %zu entries for %zu jobs", path,
+                          noff, njobs);
+    if (rc) {
+        free(*off);
+        free(*ids);
+        *off = NULL;
+        *ids = NULL;
+    }
+    return rc;
+}

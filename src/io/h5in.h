@@ -20,5 +20,9 @@ int dike__h5in_str_attr(hid_t obj, const char *path, const char *name, char **ou
 /** Every row of /jobs or /tenants; caller frees *rows. */
 int dike__h5in_jobs(hid_t file, const char *path, dike_job_record **rows, size_t *n, dike_err *e);
 int dike__h5in_tenants(hid_t file, const char *path, dike_tenant_record **rows, size_t *n, dike_err *e);
+/** /job_nodes of a file with @p njobs jobs: offsets (njobs + 1) and node ids (caller frees both);
+ *  both NULL, and 0 returned, for a file written before /job_nodes existed. */
+int dike__h5in_job_nodes(hid_t file, const char *path, size_t njobs, uint64_t **off, uint32_t **ids,
+                         dike_err *e);
 
 #endif

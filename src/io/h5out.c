@@ -1084,6 +1084,29 @@ out:
     return st;
 }
 
+/* /job_nodes: the nodes of each job's last placement, as offsets into one list (a job's count
+ * varies). Batsim's allocated_resources; dike-emu export writes them per job. */
+static int write_job_nodes(const h5ctx *c, hid_t file, const dike_results *r)
+{
+    hid_t g = H5Gcreate2(file, "/job_nodes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return h5fail(c, "creating group /job_nodes");
+    int st = annotate(c, g, "/job_nodes", NULL,
+                      "nodes of each job's last placement: job i (the row of /jobs) ran on "
+                      "node[offset[i] .. offset[i + 1]), ascending; none if it never started");
+    hsize_t noff = r->njobs + 1, nn = r->node_off ? r->node_off[r->njobs] : 0;
+    static const uint64_t zero = 0;
+    if (!st)
+        st = write_dataset(c, file, "/job_nodes/offset", H5T_NATIVE_UINT64, H5T_STD_U64LE, 1, &noff,
+                           r->node_off ? (const void *)r->node_off : &zero, "1",
+                           "index into node of each job's first node; njobs + 1 entries");
+    if (!st)
+        st = write_dataset(c, file, "/job_nodes/node", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1, &nn,
+                           r->node_ids, "1", "node indices (as in /nodes), job after job");
+    h5close(c, &st, g, H5Gclose, "group", "/job_nodes");
+    return st;
+}
+
 /* One summary group: one scalar attribute per field of dike_summary, then the units (`units` and
  * `units_<name>`) of those and of @p extra (names and units of the caller's own attributes, written
  * into the group by then), and the description. */
@@ -1263,6 +1286,8 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
                          "every 8th step timed)");
     if (!st)
         st = write_timeseries(c, file, &r->ts);
+    if (!st)
+        st = write_job_nodes(c, file, r);
     if (!st)
         st = write_summary(c, file, r);
     if (!st)

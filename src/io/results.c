@@ -73,5 +73,7 @@ void dike_results_free(dike_results *r)
     free(r->meta.config_text);
     free(r->perf);
     free(r->decide);
+    free(r->node_off);
+    free(r->node_ids);
     memset(r, 0, sizeof *r);
 }

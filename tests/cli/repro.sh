@@ -238,8 +238,9 @@ rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 cols = ["job_id", "tenant", "tenant_index", "submission_time", "starting_time", "finish_time", "final_state",
         "num_gpus", "duration", "waiting_time", "execution_time", "run_time", "turnaround_time", "slowdown",
         "bounded_slowdown", "stretch", "t_ideal", "rho", "preemptions", "migrations", "restarts", "lost_work",
-        "gpu_type"]
+        "gpu_type", "allocated_nodes"]
 assert list(rows[0].keys()) == cols, list(rows[0].keys())
+assert all(r["allocated_nodes"] == "0" for r in rows), [r["allocated_nodes"] for r in rows]  # one node
 # job: tenant, submit, start, finish, waiting, turnaround, slowdown, bounded slowdown, stretch
 want = {"1": ("alice", 0, 0, 100, 0, 100, 1, 1, 1),
         "2": ("bob", 10, 100, 150, 90, 140, 2.8, 2.8, 2.8),
@@ -271,6 +272,15 @@ assert not any(k.startswith("units") for k in list(s["summary"]) + list(s["run"]
 print("hand-computed values match")
 PY
     ok "jobs.csv: every column, values worked out by hand; summary.json: aggregates, units, tenants"
+
+    # allocated_nodes in Batsim's interval notation: on 4 nodes of 2 GPUs (pack), job 1 (2 GPUs)
+    # takes node 0 and job 2 (6 GPUs, while job 1 runs) the three others: "1-3".
+    printf 'job_id,tenant,submit_time,num_gpus,duration\n1,a,0,2,100\n2,b,1,6,50\n' >"$T/t2.csv"
+    run_ok run2 run -q -t t2.csv --cluster 4x2 -p fifo --out f2.h5
+    run_ok ex2 export f2.h5 --jobs -
+    [ "$(cut -d, -f24 "$T/ex2.out" | tr -d '\r' | tr '\n' ' ')" = "allocated_nodes 0 1-3 " ] ||
+        { show_file stdout "$T/ex2.out"; fail "allocated_nodes: expected 0 and 1-3"; }
+    ok "allocated_nodes: 0 and 1-3 (interval notation)"
 
     # Hostile tenant names (comma, quotes, line break): written by h5py into a copy of the file.
     cp "$T/f.h5" "$T/h.h5"

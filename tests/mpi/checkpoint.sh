@@ -1,6 +1,6 @@
 #!/bin/bash
 # Checkpoint and resume give the output of an uninterrupted run (/jobs /tenants /timeseries
-# /summary /nodes identical with h5diff), for every policy, with node failures on, when the rank
+# /summary /nodes /job_nodes identical with h5diff), for every policy, with node failures on, when the rank
 # count changes across the restart (1 -> 2 -> 1, and 3 with a coordinator that owns no nodes);
 # periodic checkpoints change nothing; SIGTERM during a run leaves a valid checkpoint (exit 4).
 #
@@ -14,7 +14,7 @@ dike_tmp_init mpi_checkpoint
 cd "$T"
 W=(--set workload.jobs=4000 --set cluster.nodes=48 --set cluster.nodes_per_rack=8 --set workload.load=1.3
    --set faults.mtbf_s=300000 --set workload.tenants=5 --quiet)
-COMPARED=(/jobs /tenants /timeseries /summary /nodes)
+COMPARED=(/jobs /tenants /timeseries /summary /nodes /job_nodes)
 
 same_as_full()
 {

@@ -17,7 +17,7 @@ for p in $(emu list-policies | awk '/^policies/ { on = 1; next } /^placements/ {
     emu run "${W[@]}" -p "$p" --out plain.h5
     emu run "${W[@]}" -p "$p" --checkpoint-every 7000 --out ck.h5
     [ -f ck.h5.ckpt.h5 ] || fail "$p: no periodic checkpoint was written"
-    for o in /jobs /tenants /timeseries /summary /nodes; do
+    for o in /jobs /tenants /timeseries /summary /nodes /job_nodes; do
         h5_same plain.h5 ck.h5 "$o" || fail "$p: $o differs with periodic checkpoints"
     done
     n=$(h5dump -H -d /timeseries/time plain.h5 | grep -m1 DATASPACE | sed 's/[^0-9]*\([0-9]*\).*/\1/')

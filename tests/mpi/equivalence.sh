@@ -21,7 +21,7 @@ dike_tmp_init mpi_equivalence
 JOBS=3000
 CONFIG=(--set workload.jobs=$JOBS --set cluster.nodes=96 --set cluster.nodes_per_rack=8
         --set workload.load=2.0 --set engine.window_actions=200 --seed 7)
-COMPARED=(/jobs /tenants /timeseries /summary /nodes)
+COMPARED=(/jobs /tenants /timeseries /summary /nodes /job_nodes)
 MIN_WINDOWS=20
 
 # run_np DIR NP ARGS...: run dike-emu with NP ranks in $T/DIR (output DIR/out.h5, summary on
