@@ -1095,14 +1095,18 @@ static int write_job_nodes(const h5ctx *c, hid_t file, const dike_results *r)
                       "nodes of each job's last placement: job i (the row of /jobs) ran on "
                       "node[offset[i] .. offset[i + 1]), ascending; none if it never started");
     hsize_t noff = r->njobs + 1, nn = r->node_off ? r->node_off[r->njobs] : 0;
-    static const uint64_t zero = 0;
+    /* results built without placements (a test's hand-made rows): every job has none */
+    uint64_t *zeros = r->node_off ? NULL : dike_xcalloc(noff, sizeof *zeros);
+    static const uint32_t no_node = 0;
     if (!st)
         st = write_dataset(c, file, "/job_nodes/offset", H5T_NATIVE_UINT64, H5T_STD_U64LE, 1, &noff,
-                           r->node_off ? (const void *)r->node_off : &zero, "1",
+                           r->node_off ? (const void *)r->node_off : zeros, "1",
                            "index into node of each job's first node; njobs + 1 entries");
     if (!st)
         st = write_dataset(c, file, "/job_nodes/node", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1, &nn,
-                           r->node_ids, "1", "node indices (as in /nodes), job after job");
+                           r->node_ids ? (const void *)r->node_ids : &no_node, "1",
+                           "node indices (as in /nodes), job after job");
+    free(zeros);
     h5close(c, &st, g, H5Gclose, "group", "/job_nodes");
     return st;
 }
