@@ -146,6 +146,7 @@ typedef struct dike_run_meta {
     int64_t seed;
     int32_t ranks;
     char *config_text;              /**< resolved configuration, INI */
+    char metrics_window[128];       /**< the run's metrics.window ("": none): /summary/window */
     char trace_path[1024];          /**< "synthetic" for generated workloads */
     char trace_sha256[65];
     double wall_seconds;            /**< whole run, s */

@@ -270,6 +270,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         m->seed = cfg->run_seed;
         m->ranks = nranks;
         m->config_text = dike_config_to_ini(cfg);
+        snprintf(m->metrics_window, sizeof m->metrics_window, "%s", cfg->metrics_window);
         snprintf(m->trace_path, sizeof m->trace_path, "%s", used->source);
         snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", used->sha256);
     }

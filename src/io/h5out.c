@@ -1154,29 +1154,17 @@ static hid_t window_tenant_type(void)
     return build_compound(sizeof(dike_tenant_record), f, window_tenant_fields(f));
 }
 
-/* The run's metrics.window, read from its stored configuration: the record of the run's settings
- * this writer has, and the one a resumed run restores, so the group always describes the window
- * of the configuration stored beside it. No configuration (a caller's own results): no window. */
+/* The run's metrics.window (the run, or a resumed run, copies it from its configuration into
+ * the results' meta; "" or a caller's own results: no window). */
 static int run_window(const h5ctx *c, const dike_run_meta *m, dike_window *w, char *spec, size_t n)
 {
     memset(w, 0, sizeof *w);
-    spec[0] = '\0';
-    if (!m->config_text)
-        return 0;
-    dike_config *cfg = dike_xmalloc(sizeof *cfg);
-    dike_err e = {0};
+    snprintf(spec, n, "%s", m->metrics_window);
     char why[256];
-    int st = 0;
-    dike_config_defaults(cfg);
-    if (dike_config_load_text(cfg, m->config_text, "stored configuration", &e))
-        st = dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: %s", c->path, e.msg);
-    else if (dike_window_parse(cfg->metrics_window, w, why, sizeof why))
-        st = dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: [metrics] window: %s (got "
-                          "'%s')", c->path, why, cfg->metrics_window);
-    else
-        snprintf(spec, n, "%s", cfg->metrics_window);
-    free(cfg);
-    return st;
+    if (dike_window_parse(m->metrics_window, w, why, sizeof why))
+        return dike_err_set(c->e, DIKE_EINTERNAL, "%s: cannot write output: [metrics] window: %s (got "
+                            "'%s')", c->path, why, m->metrics_window);
+    return 0;
 }
 
 /* /summary/window: the summary over metrics.window (metrics/window.c), with the same attribute
