@@ -63,6 +63,7 @@ typedef struct dk_state {
     double cost_s;      /**< scheduler.preemption_cost_s, s */
     uint64_t epoch;     /**< dike_sched_est_epoch when the queued keys were computed */
     dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
+    size_t njobs;       /**< jobs in the workload */
     uint32_t *nnodes;   /**< per job: slices of its current placement (recorded at start) */
     uint32_t nodes;     /**< cluster nodes */
     uint32_t *node_off; /**< node -> its first slot */
@@ -72,6 +73,13 @@ typedef struct dk_state {
     uint32_t *pick;     /**< scratch: nodes chosen for a gang */
     uint32_t G;         /**< cluster.gpus_per_node (the largest node) */
     int knowledge;      /**< scheduler.duration_knowledge */
+    /* How wrong the estimates have been (estimate_margin): finished jobs' |log(true duration /
+     * estimate)| summed in fixed point (an integer sum does not depend on the order of the
+     * completions, so a restart from a checkpoint gives the same margin), and their number. */
+    int64_t err_sum;    /**< sum of |log error| x DK_ERR_SCALE, rounded */
+    int64_t err_n;      /**< finished jobs counted */
+    double *est_start;  /**< per job: its estimated duration when it last started, us */
+    double margin;      /**< exp(mean |log error|): 1 under oracle and before any job finished */
     /* Where a blocked job could be made room for (node_bounds): per node, upper bounds of the
      * candidate's need for which victims there could free its GPUs, so that a preemption attempt
      * examines only those nodes instead of every running job. */
@@ -88,6 +96,26 @@ typedef struct dk_state {
 } dk_state;
 
 /* ---- what the scheduler estimates ---- */
+
+#define DK_ERR_SCALE 1048576.0 /* 2^20: |log error| in fixed point, about 1e-6 resolution */
+
+/* The swap margin (noisy): a swap is made on per-job estimates, each off by a factor whose
+ * typical size (exp of the mean |log(true / estimate)|) the scheduler learns from the jobs that
+ * finished, comparing each with what it believed when it last started it. The candidate's side of
+ * the victim test is multiplied by it, so a swap is made only when the estimated gain exceeds the
+ * estimates' typical error. Under oracle the error is 0 and the margin 1 (the test is unchanged).
+ * Under `none` there is no per-job estimate to be wrong: the estimate is the tenant's mean, its
+ * "error" is the spread of the tenant's durations, and a margin from it blocks nearly every swap
+ * (measured, docs/dike.md); the margin stays 1 there. */
+static void learn_error(dk_state *st, const dike_sched *s, const dike_job *j)
+{
+    double est = st->est_start[j->idx]; /* what the scheduler believed when it acted */
+    if (st->knowledge != DIKE_DURATION_NOISY || !(est > 0) || j->spec->duration <= 0)
+        return;
+    st->err_sum += llround(fabs(log((double)j->spec->duration / est)) * DK_ERR_SCALE);
+    st->err_n++;
+    st->margin = exp((double)st->err_sum / DK_ERR_SCALE / (double)st->err_n);
+}
 
 /* Remaining work in seconds, kept positive. */
 static double positive_s(double us)
@@ -177,6 +205,7 @@ static int start(dk_state *st, dike_sched *s, dike_job *j, int local)
         return 0;
     dike_jobq_remove(&st->queued, j);
     node_add(st, j);
+    st->est_start[j->idx] = dike_sched_est_duration(s, j);
     return 1;
 }
 
@@ -434,11 +463,11 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
  * fewest GPUs (a gang that fits in a node), or the first whole nodes that can be emptied (a larger
  * gang). Fills st->pick; returns how many nodes, 0 if q cannot be made room for. */
 static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s,
-                             double qm)
+                             double size_s, double qm)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg;
-    double x = bound_floor(need_s);
+    double x = bound_floor(size_s); /* the size test's side (make_room) */
     bounds_update(st, s);
     /* only the nodes whose bound reaches the need: no other can be made room on */
     if (g <= st->G) {
@@ -487,8 +516,11 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
 static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
-    double need_s = est_rem_s(s, q) + restore_s(st, q), qm = cand_measure(q, need_s);
-    uint32_t npick = choose_nodes(st, s, q, need_s, qm), still = q->spec->num_gpus, vg;
+    /* the guard takes the candidate's estimated need; the size test its estimated remaining
+     * times the margin (the estimates' learned error), plus its restore */
+    double rem_s = est_rem_s(s, q), need_s = rem_s + restore_s(st, q);
+    double size_s = rem_s * st->margin + restore_s(st, q), qm = cand_measure(q, size_s);
+    uint32_t npick = choose_nodes(st, s, q, need_s, size_s, qm), still = q->spec->num_gpus, vg;
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
         uint32_t have = dike_sched_node_free(s, n), want = still < cap ? still : cap;
@@ -541,6 +573,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->lease_us = c->dike_min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
     st->cost_s = c->scheduler_preemption_cost_s;
     dike_jobq_init(&st->queued);
+    st->njobs = njobs;
     st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);
     st->nodes = cl->nodes;
     st->node_off = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->node_off);
@@ -552,6 +585,8 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->pick = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->pick);
     st->G = cl->gpus_per_node;
     st->knowledge = dike_sched_duration_knowledge(s);
+    st->margin = 1;
+    st->est_start = dike_xcalloc(njobs ? njobs : 1, sizeof *st->est_start);
     st->bound = dike_xcalloc((size_t)st->G + 1, sizeof *st->bound);
     for (uint32_t g = 0; g <= st->G; g++)
         dike_maxtree_init(&st->bound[g], cl->nodes ? cl->nodes : 1);
@@ -574,6 +609,37 @@ static void dk_arrival(void *state, dike_sched *s, dike_job *j)
 static void dk_finish(void *state, dike_sched *s, dike_job *j)
 {
     node_remove(state, j);
+    learn_error(state, s, j);
+}
+
+/* Checkpoints: the learned error and each job's estimate at its last start (the per-job
+ * structures come back through restore_job). */
+static void *dk_save(void *state, size_t *len)
+{
+    dk_state *st = state;
+    size_t n = st->njobs * sizeof *st->est_start;
+    unsigned char *b = dike_xmalloc(2 * sizeof(int64_t) + n + 1);
+    memcpy(b, &st->err_sum, sizeof(int64_t));
+    memcpy(b + sizeof(int64_t), &st->err_n, sizeof(int64_t));
+    memcpy(b + 2 * sizeof(int64_t), st->est_start, n);
+    *len = 2 * sizeof(int64_t) + n;
+    return b;
+}
+
+static int dk_load(void *state, const void *blob, size_t len)
+{
+    dk_state *st = state;
+    size_t n = st->njobs * sizeof *st->est_start;
+    const unsigned char *p = blob;
+    int64_t b[2];
+    if (len != sizeof b + n)
+        return DIKE_EINVAL;
+    memcpy(b, p, sizeof b);
+    memcpy(st->est_start, p + sizeof b, n);
+    st->err_sum = b[0];
+    st->err_n = b[1];
+    st->margin = b[1] > 0 ? exp((double)b[0] / DK_ERR_SCALE / (double)b[1]) : 1;
+    return 0;
 }
 
 static void dk_evicted(void *state, dike_sched *s, dike_job *j)
@@ -595,6 +661,7 @@ static void dk_free(void *state)
     dk_state *st = state;
     dike_jobq_free(&st->queued);
     free(st->nnodes);
+    free(st->est_start);
     free(st->node_off);
     free(st->node_n);
     free(st->slot);
@@ -624,4 +691,6 @@ const dike_policy dike_policy_dike = {
     .decide = dk_decide,
     .free = dk_free,
     .restore_job = dk_restore,
+    .save = dk_save,
+    .load = dk_load,
 };

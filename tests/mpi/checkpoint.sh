@@ -48,7 +48,7 @@ for p in $(emu list-policies | awk '/^policies/ { on = 1; next } /^placements/ {
 done
 
 # Duration knowledge `none`: the tenant history is rebuilt from the finished jobs on resume.
-for p in sjf srtf themis; do
+for p in sjf srtf themis dike; do
     rm -f ./*.h5
     K=(--set scheduler.duration_knowledge=none)
     emu run "${W[@]}" "${K[@]}" -p "$p" --out full.h5

@@ -8,6 +8,10 @@
 #include <cmocka.h>
 #include <mpi.h>
 
+#include <gsl/gsl_randist.h>
+#include <math.h>
+
+#include "dike/rng.h"
 #include "policy/common.h"
 #include "scenario.h"
 
@@ -429,6 +433,61 @@ static void test_dike_wide_rack(void **st)
     dike_results_free(&r);
 }
 
+/* The swap margin learned from estimate errors (noisy durations: a job's estimate is its duration
+ * x exp(sigma Z), Z drawn from the stream (run.seed, job index, DIKE_STREAM_DURATION_ERROR); the
+ * test draws the same Z). One node, w = 0, hysteresis 0, no lease, no restore cost, sigma 1.
+ *   0:    J0 (8 GPUs, 1000 s) runs 0-1000; its estimate was E0 = 1000 e^Z0, off by the factor
+ *         e^|Z0|: the margin becomes m = e^|Z0| (one finished job).
+ *   1000: J1 (8 GPUs, 100,000 s, estimate E1 = 100,000 e^Z1) starts.
+ *   T:    J2 (8 GPUs, 100 s, estimate E2 = 100 e^Z2) arrives; T is chosen so that J1's estimated
+ *         remaining, R1 = E1 - (T - 1000), is E2 (1 + m) / 2: between J2's estimate and m times
+ *         it. Without a margin J2 would take J1's GPUs (E2 <= R1); with it, m E2 > R1: no swap.
+ *         Nothing happens before J1 ends (rounds of 10^7 s): J1 1000-101,000, J2 101,000-101,100.
+ * Under `none` the margin stays 1 (docs/dike.md). Bh (b, 3600 s) runs 0-3600, estimated 3600 s
+ * (the prior): error 0. Ah (a, 900 s) runs 3600-4500, estimated 3600 s (all finished jobs' mean; a
+ * has none): error log 4, which would make a margin of exp(log 4 / 2) = 2. B (b, 10,000 s) starts
+ * at 4500 estimated 3600 s (b's mean). At 6500 C (a, 500 s, estimated 900 s: a's mean) finds B with
+ * 3600 - 2000 = 1600 s estimated left: 900 <= 1600, so C takes B's GPUs (a margin of 2 would have
+ * stopped it: 1800 > 1600): C 6500-7000, B resumes with 8000 s left, 7000-15,000. */
+static void test_dike_estimate_margin(void **st)
+{
+    const double seed = 1, sigma = 1;
+    double z[3];
+    gsl_rng *g = dike_rng_gsl_alloc((uint64_t)seed, 0, DIKE_STREAM_DURATION_ERROR);
+    for (int i = 0; i < 3; i++) {
+        dike_rng_gsl_rekey(g, (uint64_t)seed, (uint64_t)i, DIKE_STREAM_DURATION_ERROR);
+        z[i] = sigma * gsl_ran_gaussian(g, 1.0);
+    }
+    gsl_rng_free(g);
+    double m = exp(fabs(z[0])), e1 = 100000 * exp(z[1]), e2 = 100 * exp(z[2]);
+    double t = 1000 + e1 - e2 * (1 + m) / 2;
+    assert_true(fabs(z[0]) > 0.1); /* a margin worth testing: m E2 is 10% above E2 or more */
+    assert_true(t > 1001 && t < 101000);
+    sc_job noisy[] = {{0, 1000, 8, "a"}, {1000, 100000, 8, "b"}, {t, 100, 8, "c"}};
+    const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                          "dike.fairness_weight=0", "dike.hysteresis=0",
+                          "scheduler.duration_knowledge=noisy", "scheduler.duration_error_sigma=1",
+                          "run.seed=1", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(noisy, 3, sets, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 1000, 101000, 0);
+    expect_job(&r, 2, 101000, 101100, 0);
+    dike_results_free(&r);
+
+    static const sc_job none[] = {{0, 3600, 8, "b"}, {3600, 900, 8, "a"}, {4500, 10000, 8, "b"},
+                                  {6500, 500, 8, "a"}};
+    const char *nsets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                           "dike.fairness_weight=0", "dike.hysteresis=0",
+                           "scheduler.duration_knowledge=none", NULL};
+    assert_int_equal(sc_run(none, 4, nsets, &r), 0);
+    expect_job(&r, 0, 0, 3600, 0);
+    expect_job(&r, 1, 3600, 4500, 0);
+    expect_job(&r, 2, 4500, 15000, 1);
+    expect_job(&r, 3, 6500, 7000, 0);
+    dike_results_free(&r);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -440,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
         cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
+        cmocka_unit_test(test_dike_estimate_margin),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
