@@ -58,6 +58,15 @@ for p in sjf srtf themis dike; do
         fail "$p none: resume on 2 ranks failed"
     same_as_full b.h5 "$p duration_knowledge=none: 1 rank -> 2 ranks"
 done
+# Noisy durations: dike's learned swap margin (the estimate errors of finished jobs) is restored.
+rm -f ./*.h5
+K=(--set scheduler.duration_knowledge=noisy --set dike.fairness_weight=0)
+emu run "${W[@]}" "${K[@]}" -p dike --out full.h5
+emu run "${W[@]}" "${K[@]}" -p dike --set engine.inject_stop_s=30000 --out a.h5 2>/dev/null || true
+[ -f a.h5.ckpt.h5 ] || fail "dike noisy: no checkpoint"
+emu_mpi 2 resume a.h5.ckpt.h5 --quiet --out b.h5 --checkpoint b.ckpt.h5 2>/dev/null ||
+    fail "dike noisy: resume on 2 ranks failed"
+same_as_full b.h5 "dike duration_knowledge=noisy: 1 rank -> 2 ranks"
 
 # 2 ranks -> 1 rank, a coordinator that owns no nodes -> 1 rank, and periodic checkpoints.
 rm -f ./*.h5
