@@ -80,6 +80,8 @@ typedef struct dk_state {
     int64_t err_n;      /**< finished jobs counted */
     double *est_start;  /**< per job: its estimated duration when it last started, us */
     double margin;      /**< exp(mean |log error|): 1 under oracle and before any job finished */
+    double q_slack_us;  /**< the candidate's own slack (make_room): how long it can wait and
+                             still finish by its fair finish time */
     /* Where a blocked job could be made room for (node_bounds): per node, upper bounds of the
      * candidate's need for which victims there could free its GPUs, so that a preemption attempt
      * examines only those nodes instead of every running job. */
@@ -243,7 +245,11 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
                     double need_s, double qm)
 {
     dike_time now = dike_sched_now(s);
-    if (v->state != DIKE_JOB_RUNNING || !leased_out(st, now, v))
+    if (v->state != DIKE_JOB_RUNNING || v->run_start == now)
+        return 0;
+    /* The lease bounds churn, but it yields to a candidate that would be made unfair by waiting
+     * for it to end (its slack is shorter than the lease left). */
+    if (!leased_out(st, now, v) && st->q_slack_us >= (double)(v->run_start - now) + st->lease_us)
         return 0;
     if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
         return 0;
@@ -343,9 +349,10 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
         const dike_job *v = sl[k].job;
         dike_time e = INT64_MAX;
         meas[k] = -INFINITY;
-        if (!leased_out(st, now, v)) {
-            e = v->run_start + (dike_time)st->lease_us;
+        if (v->run_start == now) {
+            e = now + 1; /* a job started at this instant may not be taken */
         } else {
+            /* in its lease too: the lease yields to an urgent candidate (can_take) */
             double rem_us = dike_sched_est_remaining_running(s, v);
             meas[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
             if (st->knowledge != DIKE_DURATION_ORACLE && v->rate > 0)
@@ -520,6 +527,8 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
      * times the margin (the estimates' learned error), plus its restore */
     double rem_s = est_rem_s(s, q), need_s = rem_s + restore_s(st, q);
     double size_s = rem_s * st->margin + restore_s(st, q), qm = cand_measure(q, size_s);
+    st->q_slack_us = (dike_time_to_s(q->spec->submit) + ideal_s(s, q) -
+                      dike_time_to_s(dike_sched_now(s)) - need_s) * 1e6;
     uint32_t npick = choose_nodes(st, s, q, need_s, size_s, qm), still = q->spec->num_gpus, vg;
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);

@@ -354,33 +354,48 @@ static void test_dike_local_start(void **st)
     dike_results_free(&r);
 }
 
-/* The knob sets the lease, w x dike.min_lease_s (400 s here), looked at in rounds of 100 s. One node
- * of 8 GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 3000 s, b) at 0: J0 (8,000 GPU-s) runs, J1
- * (24,000) waits. J2 (8 GPUs, 100 s, c) arrives at 100, first in order, and does not fit. The size
- * test holds whenever J0 may be taken (100 x 8 <= 0.9 x J0's 600..900 s left x 8).
- *   w = 0: lease 0, no guard: J0 is preempted at 100. J2 100-200, J0 200-1100, J1 1100-4100.
- *   w = 0.5: lease 200 s: not at 100 (held 100 s). At the round of 200: N_avg of J0 =
- *     (2 x 100 + 3 x 100) / 200 = 2.5, T_ideal = 1000 x max(1, 8 x 2.5 / 8) = 2500, 800 s left,
- *     slack = 2500 - 200 - 800 = 1500 >= 0.5 x 100: preempted. J2 200-300, J0 300-1100.
- *   w = 1: lease 400 s: at 400, N_avg = (2 x 100 + 3 x 300) / 400 = 2.75, T_ideal = 2750, 600 s
- *     left, slack = 2750 - 400 - 600 = 1750 >= 100: preempted. J2 400-500, J0 500-1100.
- * J1 runs 1100-4100 in every case. */
+/* The knob sets the lease, w x dike.min_lease_s (400 s here), looked at in rounds of 100 s; the
+ * lease yields to a candidate that would be made unfair by waiting for it to end. One node of 8
+ * GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 3000 s, b) at 0: J0 (8,000 GPU-s) runs, J1 (24,000)
+ * waits. J2 (8 GPUs, d s, c) arrives at 100, first in order, and does not fit. The size test holds
+ * whenever J0 may be taken (d x 8 <= 0.9 x J0's 600..900 s left x 8 for d <= 200).
+ * J2's slack at 100: N_avg = 3 (no time has passed: the jobs in the system), T_ideal = 3d,
+ * slack = 100 + 3d - 100 - d = 2d. J0's guard: at 100, N_avg = 2, T_ideal 2000, 900 s left,
+ * slack 1000; at 200, N_avg = (2 x 100 + 3 x 100) / 200 = 2.5, T_ideal 2500, slack 1500; at 400,
+ * N_avg = (2 x 100 + 3 x 300) / 400 = 2.75, T_ideal 2750, 600 s left, slack 1750: always >= w x d.
+ *   d = 100, w = 0: lease 0, no guard: J0 preempted at 100: J2 100-200, J0 200-1100.
+ *   d = 100, w = 0.5: lease 200 s, 100 s of it left at 100 <= J2's slack 200: it holds. At the
+ *     round of 200 it is over: J0 preempted. J2 200-300, J0 300-1100.
+ *   d = 100, w = 1: lease 400 s, 300 s left at 100 > J2's slack 200: J2 cannot wait for it and
+ *     stay fair, so it yields: J0 preempted at 100. J2 100-200, J0 200-1100.
+ *   d = 200, w = 1: J2's slack 400 >= 300 left: the lease holds. At 200: N_avg of J2 = 3, slack
+ *     100 + 600 - 200 - 200 = 300 >= 200 left; at 300: 200 >= 100 left; at 400 the lease is over:
+ *     J0 preempted. J2 400-600, J0 600-1200, J1 1200-4200.
+ * J1 runs 1100-4100 in the first three cases. */
 static void test_dike_lease_knob(void **st)
 {
     static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 100, 8, "c"}};
     static const char *const w[] = {"dike.fairness_weight=0", "dike.fairness_weight=0.5",
                                     "dike.fairness_weight=1"};
-    static const double at[] = {100, 200, 400};
+    static const double at[] = {100, 200, 100};
+    dike_results r;
     for (int k = 0; k < 3; k++) {
         const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                               "dike.min_lease_s=400", w[k], NULL};
-        dike_results r;
         assert_int_equal(sc_run(jobs, 3, sets, &r), 0);
         expect_job(&r, 0, 0, 1100, 1);
         expect_job(&r, 1, 1100, 4100, 0);
         expect_job(&r, 2, at[k], at[k] + 100, 0);
         dike_results_free(&r);
     }
+    static const sc_job patient[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 200, 8, "c"}};
+    const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                          "dike.min_lease_s=400", "dike.fairness_weight=1", NULL};
+    assert_int_equal(sc_run(patient, 3, sets, &r), 0);
+    expect_job(&r, 0, 0, 1200, 1);
+    expect_job(&r, 1, 1200, 4200, 0);
+    expect_job(&r, 2, 400, 600, 0);
+    dike_results_free(&r);
 }
 
 /* Each restore is paid on the GPUs of the job that pays it. One node of 8 GPUs, restore cost
