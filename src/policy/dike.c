@@ -51,9 +51,10 @@
 typedef struct dk_slot {
     dike_job *job;
     uint32_t gpus;
-    double bound; /**< the job's measure when the node's bounds were computed (-1 in its lease):
-                       an upper bound of its measure now, so a slot below the candidate's is
-                       skipped without estimating anything (node_bounds) */
+    double bound[2]; /**< the job's measure when the node's bounds were computed ([0]: -inf in
+                          its lease; [1]: leases ignored): an upper bound of its measure now, so a
+                          slot below the candidate's is skipped without estimating anything
+                          (node_bounds) */
 } dk_slot;
 
 typedef struct dk_state {
@@ -85,12 +86,14 @@ typedef struct dk_state {
     /* Where a blocked job could be made room for (node_bounds): per node, upper bounds of the
      * candidate's need for which victims there could free its GPUs, so that a preemption attempt
      * examines only those nodes instead of every running job. */
-    dike_maxtree *bound;  /**< [g], g = 1..G: could free g GPUs; [0]: could be emptied */
+    dike_maxtree *bound[2]; /**< [l][g], g = 1..G: could free g GPUs; [l][0]: could be emptied;
+                               l = 0: leases kept, l = 1: leases ignored (an urgent candidate) */
+    int lb;               /**< which bounds the current candidate uses (make_room) */
     dike_maxtree expiry;  /**< per node: -(when its bounds may rise: a lease ends), -inf if never */
     int bounds_built;     /**< every node's bounds computed at least once */
     uint64_t bound_up;    /**< GPUs up when they were all computed (failures, repairs) */
     uint64_t bound_epoch; /**< dike_sched_est_epoch then (`none`: estimates change) */
-    double *scr_meas, *scr_b; /**< node_bounds scratch, G + 1 each */
+    double *scr_meas, *scr_all, *scr_b; /**< node_bounds scratch, G + 1 each */
     uint32_t *scr_sh;
     uint8_t *dirty;       /**< per node: its jobs changed since its bounds were computed */
     uint32_t *dirty_list;
@@ -178,7 +181,7 @@ static void node_add(dk_state *st, dike_job *j)
     st->nnodes[j->idx] = j->nslices;
     for (uint32_t i = 0; i < j->nslices; i++) {
         uint32_t n = j->slices[i].node;
-        st->slot[st->node_off[n] + st->node_n[n]++] = (dk_slot){j, j->slices[i].gpus, INFINITY};
+        st->slot[st->node_off[n] + st->node_n[n]++] = (dk_slot){j, j->slices[i].gpus, {INFINITY, INFINITY}};
         mark_dirty(st, n);
     }
 }
@@ -285,7 +288,7 @@ static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, cons
     *gpus = 0;
     const dk_slot *sl = st->slot + st->node_off[n];
     for (uint32_t k = 0; k < st->node_n[n]; k++)
-        if (qm <= sl[k].bound && can_take(st, s, sl[k].job, q, need_s, qm)) {
+        if (qm <= sl[k].bound[st->lb] && can_take(st, s, sl[k].job, q, need_s, qm)) {
             uint32_t i = m++; /* insertion: a node holds a handful of jobs */
             for (; i > 0 && before(&sl[k], &st->cand[i - 1]); i--)
                 st->cand[i] = st->cand[i - 1];
@@ -303,7 +306,7 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
     const dk_slot *sl = st->slot + st->node_off[n];
     *gpus = 0;
     for (uint32_t k = 0; k < st->node_n[n]; k++) {
-        if (qm > sl[k].bound || !can_take(st, s, sl[k].job, q, need_s, qm))
+        if (qm > sl[k].bound[st->lb] || !can_take(st, s, sl[k].job, q, need_s, qm))
             return 0;
         *gpus += sl[k].gpus;
     }
@@ -336,36 +339,15 @@ static double slot_bound(double m, double gq)
     return m / gq;
 }
 
-/* Node @p n's bounds and expiry; @p build: leave the trees' inner nodes for dike_maxtree_build. */
-static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build)
+/* One set of node @p n's bounds (node_bounds) from its slots' measures @p meas. */
+static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int build,
+                           const double *meas, dike_maxtree *bound)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t f = dike_sched_node_free(s, n), cap = dike_cluster_node_gpus(cl, n), m = st->node_n[n];
-    dk_slot *sl = st->slot + st->node_off[n];
-    dike_time now = dike_sched_now(s), next = INT64_MAX;
-    double *meas = st->scr_meas, *b = st->scr_b; /* a node holds at most one job per GPU: G each */
+    const dk_slot *sl = st->slot + st->node_off[n];
+    double *b = st->scr_b; /* a node holds at most one job per GPU: G each */
     uint32_t *sh = st->scr_sh;
-    for (uint32_t k = 0; k < m; k++) {
-        const dike_job *v = sl[k].job;
-        dike_time e = INT64_MAX;
-        meas[k] = -INFINITY;
-        if (v->run_start == now) {
-            e = now + 1; /* a job started at this instant may not be taken */
-        } else {
-            /* in its lease too: the lease yields to an urgent candidate (can_take) */
-            double rem_us = dike_sched_est_remaining_running(s, v);
-            meas[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
-            if (st->knowledge != DIKE_DURATION_ORACLE && v->rate > 0)
-                e = now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
-        }
-        if (e != INT64_MAX)
-            next = e > now ? (e < next ? e : next) : now + 1;
-        sl[k].bound = meas[k];
-    }
-    if (build)
-        dike_maxtree_put(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
-    else
-        dike_maxtree_set(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
     for (uint32_t g = 0; g <= st->G; g++) {
         double gq = g ? g : st->G + 1, t = -INFINITY; /* a wider gang has at least G + 1 */
         for (uint32_t k = 0; k < m; k++) { /* by bound, largest first (a handful of jobs) */
@@ -393,10 +375,49 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
                 }
         }
         if (build)
-            dike_maxtree_put(&st->bound[g], n, t);
+            dike_maxtree_put(&bound[g], n, t);
         else
-            dike_maxtree_set(&st->bound[g], n, t);
+            dike_maxtree_set(&bound[g], n, t);
     }
+}
+
+/* Node @p n's bounds (both sets; the second only while there is a lease) and expiry; @p build:
+ * leave the trees' inner nodes for dike_maxtree_build. */
+static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build)
+{
+    uint32_t m = st->node_n[n];
+    dk_slot *sl = st->slot + st->node_off[n];
+    dike_time now = dike_sched_now(s), next = INT64_MAX;
+    double *meas = st->scr_meas, *all = st->scr_all;
+    for (uint32_t k = 0; k < m; k++) {
+        const dike_job *v = sl[k].job;
+        dike_time e = INT64_MAX;
+        meas[k] = all[k] = -INFINITY;
+        if (v->run_start == now) {
+            e = now + 1; /* a job started at this instant may not be taken: from the next one on */
+        } else {
+            double rem_us = dike_sched_est_remaining_running(s, v);
+            all[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
+            if (st->knowledge != DIKE_DURATION_ORACLE && v->rate > 0)
+                e = now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
+        }
+        if (!leased_out(st, now, v)) { /* [0] may rise when the lease ends */
+            dike_time end = v->run_start + (dike_time)st->lease_us;
+            e = end < e ? end : e;
+        } else
+            meas[k] = all[k];
+        if (e != INT64_MAX)
+            next = e > now ? (e < next ? e : next) : now + 1;
+        sl[k].bound[0] = meas[k];
+        sl[k].bound[1] = all[k];
+    }
+    if (build)
+        dike_maxtree_put(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
+    else
+        dike_maxtree_set(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
+    node_bound_set(st, s, n, build, meas, st->bound[0]);
+    if (st->lease_us > 0)
+        node_bound_set(st, s, n, build, all, st->bound[1]);
 }
 
 /* Bring the bounds up to date before a preemption attempt. */
@@ -406,8 +427,9 @@ static void bounds_update(dk_state *st, const dike_sched *s)
         (st->knowledge == DIKE_DURATION_NONE && st->bound_epoch != dike_sched_est_epoch(s))) {
         for (uint32_t n = 0; n < st->nodes; n++)
             node_bounds(st, s, n, 1);
-        for (uint32_t g = 0; g <= st->G; g++)
-            dike_maxtree_build(&st->bound[g]);
+        for (int l = 0; l < (st->lease_us > 0 ? 2 : 1); l++)
+            for (uint32_t g = 0; g <= st->G; g++)
+                dike_maxtree_build(&st->bound[l][g]);
         dike_maxtree_build(&st->expiry);
         st->bounds_built = 1;
         st->bound_up = dike_sched_gpus_up(s);
@@ -444,8 +466,9 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg, npick = 0, have = 0, rack = UINT32_MAX, first = 0;
-    for (uint32_t n = (uint32_t)dike_maxtree_next(&st->bound[0], 0, x); n < st->nodes && have < g;
-         n = (uint32_t)dike_maxtree_next(&st->bound[0], n + 1, x)) {
+    const dike_maxtree *t = &st->bound[st->lb][0];
+    for (uint32_t n = (uint32_t)dike_maxtree_next(t, 0, x); n < st->nodes && have < g;
+         n = (uint32_t)dike_maxtree_next(t, n + 1, x)) {
         if (!node_allowed(cl, n, q))
             continue;
         uint32_t f = dike_sched_node_free(s, n);
@@ -478,7 +501,7 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
     bounds_update(st, s);
     /* only the nodes whose bound reaches the need: no other can be made room on */
     if (g <= st->G) {
-        const dike_maxtree *t = &st->bound[g];
+        const dike_maxtree *t = &st->bound[st->lb][g];
         uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
         for (uint32_t n = (uint32_t)dike_maxtree_next(t, 0, x); n < st->nodes;
              n = (uint32_t)dike_maxtree_next(t, n + 1, x)) {
@@ -529,6 +552,7 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
     double size_s = rem_s * st->margin + restore_s(st, q), qm = cand_measure(q, size_s);
     st->q_slack_us = (dike_time_to_s(q->spec->submit) + ideal_s(s, q) -
                       dike_time_to_s(dike_sched_now(s)) - need_s) * 1e6;
+    st->lb = st->lease_us > 0 && st->q_slack_us < st->lease_us; /* some lease may yield to it: look at leased jobs too */
     uint32_t npick = choose_nodes(st, s, q, need_s, size_s, qm), still = q->spec->num_gpus, vg;
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
@@ -596,11 +620,14 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->knowledge = dike_sched_duration_knowledge(s);
     st->margin = 1;
     st->est_start = dike_xcalloc(njobs ? njobs : 1, sizeof *st->est_start);
-    st->bound = dike_xcalloc((size_t)st->G + 1, sizeof *st->bound);
-    for (uint32_t g = 0; g <= st->G; g++)
-        dike_maxtree_init(&st->bound[g], cl->nodes ? cl->nodes : 1);
+    for (int l = 0; l < 2; l++) {
+        st->bound[l] = dike_xcalloc((size_t)st->G + 1, sizeof *st->bound[l]);
+        for (uint32_t g = 0; g <= (st->lease_us > 0 || l == 0 ? st->G : 0); g++)
+            dike_maxtree_init(&st->bound[l][g], cl->nodes ? cl->nodes : 1);
+    }
     dike_maxtree_init(&st->expiry, cl->nodes ? cl->nodes : 1);
     st->scr_meas = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_meas);
+    st->scr_all = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_all);
     st->scr_b = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_b);
     st->scr_sh = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_sh);
     st->dirty = dike_xcalloc(cl->nodes ? cl->nodes : 1, 1);
@@ -676,11 +703,14 @@ static void dk_free(void *state)
     free(st->slot);
     free(st->cand);
     free(st->pick);
-    for (uint32_t g = 0; g <= st->G; g++)
-        dike_maxtree_free(&st->bound[g]);
-    free(st->bound);
+    for (int l = 0; l < 2; l++) {
+        for (uint32_t g = 0; g <= (st->lease_us > 0 || l == 0 ? st->G : 0); g++)
+            dike_maxtree_free(&st->bound[l][g]);
+        free(st->bound[l]);
+    }
     dike_maxtree_free(&st->expiry);
     free(st->scr_meas);
+    free(st->scr_all);
     free(st->scr_b);
     free(st->scr_sh);
     free(st->dirty);
