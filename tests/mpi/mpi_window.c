@@ -226,8 +226,10 @@ static void test_hand_fifo(void **state)
 }
 
 /* A contended synthetic workload (load 2, 24 nodes in racks of 4, 400 jobs of 3 tenants) that
- * ends a window every 8 buffered actions: dozens of windows. SRTF preempts (stops and restarts
- * cross the protocol); Dike preempts across tenants. */
+ * ends a window once 8 actions are buffered (checked after each timestamp): every start sends at
+ * least one action (one per node of the job), so 400 starts alone make dozens of windows (the test
+ * asks for 20). SRTF preempts (stops and restarts cross the protocol); Dike preempts across
+ * tenants. */
 static const char *const contended[] = {
     "workload.jobs=400", "workload.load=2", "workload.tenants=3", "cluster.nodes=24",
     "cluster.nodes_per_rack=4", "engine.window_actions=8", "run.seed=11", NULL};
