@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Describe the runs of a campaign in Markdown, from the runs themselves (used by make_gallery.sh).
+"""Describe the runs of a campaign in Markdown, from the runs themselves (used by scripts/make_gallery.sh).
 
     /usr/bin/python3 analysis/describe_grid.py RESULTS [--headline-weights demand]
 

@@ -6,8 +6,8 @@
  * timestamp = submit time as a calendar date and time (read as UTC; only differences matter),
  * duration in seconds, cluster = the virtual cluster, which becomes the tenant. gpu_time
  * (= duration x num_gpus) is ignored. The rows are not sorted: the reader sorts them (ties keep
- * file order) and numbers the jobs by their position after sorting, exactly as
- * tools/philly_to_dike.py does. */
+ * file order) and numbers the jobs by their position after sorting, as the converter that made
+ * experiments/data/philly-vc-week.csv did (test_trace_shared compares them). */
 #define _GNU_SOURCE /* strptime (X/Open) and timegm (BSD) are not C11 */
 #include "io/trace.h"
 

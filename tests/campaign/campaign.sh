@@ -44,12 +44,6 @@ window_actions = 200'
 BASE_SET=(--set cluster.nodes=32 --set cluster.nodes_per_rack=8 --set workload.jobs=1500
           --set workload.load=1.5 --set engine.window_actions=200)
 
-# json FILE PYTHON-EXPRESSION: evaluate the expression with d = the parsed JSON document.
-json()
-{
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
 # run_status WANT LOG ARGS...: run ARGS (a command), stdout+stderr to LOG; exit status must be WANT.
 run_status()
 {
@@ -78,14 +72,7 @@ output_of()
 }
 
 # same_outputs A B LABEL: A and B are identical on every compared object.
-same_outputs()
-{
-    local o
-    for o in "${COMPARED[@]}"; do
-        h5_same "$1" "$2" "$o" || fail "$3: $o differs"
-    done
-    ok "$3: ${COMPARED[*]} identical (h5diff)"
-}
+same_outputs() { same_objects "$1" "$2" "$3" "${COMPARED[@]}"; }
 
 # stamp FILE: inode and modification time, to show a file was not rewritten.
 stamp()

@@ -363,7 +363,7 @@ tenant_weights_every_policy)
     # Bad weights stop every policy before it runs, also those that do not use weights.
     printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" >"$T/t.csv"
     printf '[workload]\ntrace = t.csv\n[tenants]\nweights = carl:1\n' >"$T/w.ini"
-    policies=$(emu list-policies | awk '/^[^ ].*:$/ { s = $1; next } s == "policies" && /^  [^ ]/ { print $1 }')
+    policies=$(dike_policies)
     [ -n "$policies" ] || fail "list-policies lists no policy"
     for p in $policies; do
         expect_bad_input "$T/w.ini:4:" "[tenants] weights" "no tenant 'carl'" -- --config "$T/w.ini" --policy "$p"

@@ -23,13 +23,6 @@ run_quiet_ok()
     fi
 }
 
-# contains FILE FIXED-STRING: FILE contains the string.
-contains()
-{
-    grep -qF -- "$2" "$1" || { show_file "$(basename "$1")" "$1"; fail "$(basename "$1") does not contain '$2'"; }
-    ok "$(basename "$1") contains '$2'"
-}
-
 # The names listed under "policies (--policy):" and "placements (--placement):" by list-policies.
 list_section()
 {
@@ -168,10 +161,8 @@ output_schema)
         grep -q "^policy = $p\$" "$T/$p.ini" || fail "stored config has no 'policy = $p'"
         ok "stored config names policy = $p"
         run_quiet_ok "rerun_$p" run --config "$T/$p.ini" --out "$T/$p.again.h5" -q
-        for o in /jobs /tenants /timeseries /summary /nodes; do
-            h5_same "$T/$p.h5" "$T/$p.again.h5" "$o" || fail "rerun from the stored config: $o differs"
-        done
-        ok "rerun from the stored config gives identical /jobs /tenants /timeseries /summary /nodes"
+        same_objects "$T/$p.h5" "$T/$p.again.h5" "rerun of $p from the stored config" \
+            /jobs /tenants /timeseries /summary /nodes
     done
 
     # With a trace file: its path and SHA-256 are recorded.

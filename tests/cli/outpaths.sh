@@ -15,19 +15,6 @@ printf 'job_id,tenant,submit_time,num_gpus,duration\n0,a,0,1,10\n1,b,5,2,20\n' >
 printf '[workload]\njobs = 5\n' >c.ini
 SMALL=(--set workload.jobs=5 --set cluster.nodes=4)
 
-# refused WHAT PATTERN ARGS...: dike-emu ARGS exits 2 with exactly one message matching PATTERN.
-refused()
-{
-    local what="$1" pat="$2" rc=0
-    shift 2
-    timeout 60 "$DIKE_EMU" "$@" >out.log 2>err.log || rc=$?
-    [ "$rc" = 2 ] || { show_file stderr err.log; fail "$what: status $rc, expected 2"; }
-    [ "$(wc -l <err.log)" = 1 ] && [ "$(grep -c '^dike-emu:' err.log)" = 1 ] ||
-        { show_file stderr err.log; fail "$what: not exactly one message line"; }
-    grep -q -- "$pat" err.log || { show_file stderr err.log; fail "$what: message does not match '$pat'"; }
-    ok "$what: status 2: $(cat err.log)"
-}
-
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 TSUM=$(sum t.csv)
 CSUM=$(sum c.ini)

@@ -29,17 +29,6 @@ PY=/usr/bin/python3
 dike_tmp_init "cli_repro_$case_"
 cd "$T"
 
-# run_bad NAME WANT_TEXT ARGS...: dike-emu ARGS exits 2 with WANT_TEXT on stderr.
-run_bad()
-{
-    local name="$1" want="$2" rc=0
-    shift 2
-    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-    [ "$rc" -eq 2 ] || { show_file stderr "$T/$name.err"; fail "dike-emu $* exited $rc, expected 2"; }
-    grep -qF -- "$want" "$T/$name.err" || { show_file stderr "$T/$name.err"; fail "no '$want' in the message"; }
-    ok "dike-emu $* exits 2: $(head -1 "$T/$name.err")"
-}
-
 # same_jobs A B: /jobs of A and B hold the same bytes.
 same_jobs()
 {
@@ -76,12 +65,12 @@ rerun)
     ok "the re-run's config names its own output"
 
     # No --out: refused before anything is written.
-    run_bad noout "the stored run.out is not replayed" run -q --config-from "$T/a.h5"
+    refused -F noout "the stored run.out is not replayed" run -q --config-from "$T/a.h5"
     [ "$(ls "$T" | grep -c '\.h5')" -eq 2 ] || fail "a file was written without --out"
     ok "nothing written without --out"
     # --out = the source file: refused, the source unchanged.
     sum=$(md5sum <"$T/a.h5")
-    run_bad over "a.h5" run -q --config-from "$T/a.h5" --out "$T/a.h5"
+    refused -F over "a.h5" run -q --config-from "$T/a.h5" --out "$T/a.h5"
     [ "$(md5sum <"$T/a.h5")" = "$sum" ] || fail "a.h5 changed"
     ok "a.h5 unchanged"
     # Options after (or before) --config-from override it.
@@ -203,7 +192,7 @@ print_config)
     run_ok p3 run --config-from "$T/r.h5" --print-config
     grep -qx "out =" "$T/p3.out" && grep -qx "jobs = 30" "$T/p3.out" || fail "--config-from --print-config"
     ok "--config-from --print-config: stored keys, run.out empty"
-    run_bad bad "[dike] fairness_weight" run --set dike.fairness_weight=2 --print-config
+    refused -F bad "[dike] fairness_weight" run --set dike.fairness_weight=2 --print-config
     ;;
 
 dry_run)
@@ -218,9 +207,9 @@ dry_run)
     ok "plan: policy sjf, 4 jobs of 3 tenants on 1 node of 4 GPUs, output out/x.h5"
     # The checks a run makes before it starts: same messages, exit 2, nothing written.
     printf 'job_id,tenant,submit_time,num_gpus,duration\n1,a,0,8,10\n' >"$T/big.csv"
-    run_bad big "8 GPUs requested" run --dry-run -t big.csv --cluster 1x4 --out out/y.h5
-    run_bad nodir "cannot write output" run --dry-run --out "$T/missing/z.h5"
-    run_bad weights "[tenants] weights" run --dry-run -t t.csv --cluster 1x4 --set tenants.weights=nobody:2 --out out/w.h5
+    refused -F big "8 GPUs requested" run --dry-run -t big.csv --cluster 1x4 --out out/y.h5
+    refused -F nodir "cannot write output" run --dry-run --out "$T/missing/z.h5"
+    refused -F weights "[tenants] weights" run --dry-run -t t.csv --cluster 1x4 --set tenants.weights=nobody:2 --out out/w.h5
     [ -z "$(ls -A "$T/out")" ] || fail "a failed dry run left $(ls -A "$T/out")"
     ok "failed dry runs left nothing"
     ;;
@@ -304,13 +293,13 @@ PY
     ok "csv.DictReader and json.load give the names back exactly"
 
     # Errors: one message, exit 2, no file.
-    run_bad missing "missing.h5" export missing.h5 --jobs j2.csv
-    run_bad nothdf5 "not an HDF5 file" export t.csv --jobs j2.csv
-    run_bad same "is the output file being exported" export f.h5 --jobs f.h5
-    run_bad none "nothing to write" export f.h5
+    refused -F missing "missing.h5" export missing.h5 --jobs j2.csv
+    refused -F nothdf5 "not an HDF5 file" export t.csv --jobs j2.csv
+    refused -F same "is the output file being exported" export f.h5 --jobs f.h5
+    refused -F none "nothing to write" export f.h5
     cp "$T/f.h5" "$T/g.h5"
     $PY -c 'import h5py, sys; h5py.File(sys.argv[1], "r+").attrs.__delitem__("schema_version")' "$T/g.h5"
-    run_bad incomplete "not a complete dike-emu output" export g.h5 --jobs j2.csv --summary j2.json
+    refused -F incomplete "not a complete dike-emu output" export g.h5 --jobs j2.csv --summary j2.json
     [ ! -e "$T/j2.csv" ] && [ ! -e "$T/j2.json" ] || fail "a failed export left a file"
     ok "failed exports left no file"
     ;;

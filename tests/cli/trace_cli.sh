@@ -17,30 +17,6 @@ DATA="$3"
 dike_tmp_init "cli_trace_$case_"
 cd "$T"
 
-# run_bad NAME ARGS...: dike-emu ARGS exits 2 with exactly one stderr line, and writes nothing.
-run_bad()
-{
-    local name="$1" rc=0
-    shift
-    echo "run: dike-emu $*"
-    emu "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-    show_file stderr "$T/$name.err"
-    [ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-    ok "exit status 2"
-    [ "$(grep -c '^dike-emu:' "$T/$name.err")" -eq 1 ] || fail "expected exactly one 'dike-emu:' line"
-    ok "one error line"
-    [ ! -s "$T/$name.out" ] || fail "stdout is not empty"
-    [ -z "$(find "$T" -maxdepth 1 -name 'out.h5*')" ] || fail "an output file was left behind"
-    ok "stdout empty, no output file"
-}
-
-# has FILE FIXED-STRING
-has()
-{
-    grep -qF -- "$2" "$1" || { show_file "$(basename "$1")" "$1"; fail "$(basename "$1") lacks '$2'"; }
-    ok "$(basename "$1") has '$2'"
-}
-
 # row FILE LABEL VALUE: the trace-info line "  LABEL<blanks>VALUE..." exists.
 row()
 {
@@ -55,7 +31,7 @@ trace_info)
     # the numbers out): 880,691 GPU-s = 244.6 GPU-hours, peak 8 GPUs, 3 tenants, span 860,603 s.
     run_ok head trace-info --cluster 1x8 "$DATA/trace_philly-vc_head.csv"
     [ ! -s "$T/head.err" ] || fail "trace-info wrote to stderr"
-    has "$T/head.out" "trace-info: $DATA/trace_philly-vc_head.csv"
+    contains "$T/head.out" "trace-info: $DATA/trace_philly-vc_head.csv"
     row "$T/head.out" format "philly-vc \(detected from the header\)"
     row "$T/head.out" cluster "1 nodes x 8 GPUs = 8 GPUs \(v100\)"
     row "$T/head.out" jobs "10$"
@@ -78,10 +54,9 @@ trace_info)
     row "$T/merged.out" tenants "2$"
     run_ok mixed trace-info "$DATA/trace_rfold_crux_mixed.csv"
     row "$T/mixed.out" jobs "4$"
-    has "$T/mixed.out" "4: 3 zero-duration, 1 larger than the cluster"
-    has "$T/mixed.out" "$DATA/trace_rfold_crux_mixed.csv:4: field 'duration (sec)': must be > 0 (got '0.0')"
-    run_bad none trace-info
-    has "$T/none.err" "no trace file"
+    contains "$T/mixed.out" "4: 3 zero-duration, 1 larger than the cluster"
+    contains "$T/mixed.out" "$DATA/trace_rfold_crux_mixed.csv:4: field 'duration (sec)': must be > 0 (got '0.0')"
+    refused -F none "no trace file" trace-info
     ;;
 
 autodetect)
@@ -93,29 +68,23 @@ autodetect)
         rm -f "$T/$f.h5"
     done
     run_ok explicit run --trace "$DATA/trace_philly-vc_head.csv" --trace-format philly-vc --out "$T/x.h5"
-    has "$T/explicit.out" "jobs                               10"
+    contains "$T/explicit.out" "jobs                               10"
     rm -f "$T/x.h5"
-    run_bad wrong run --trace "$DATA/trace_philly-vc_head.csv" --trace-format rfold --out "$T/out.h5"
-    has "$T/wrong.err" "trace_philly-vc_head.csv:1: header: missing column 'job id'"
+    refused -F wrong "trace_philly-vc_head.csv:1: header: missing column 'job id'" run --trace "$DATA/trace_philly-vc_head.csv" --trace-format rfold --out "$T/out.h5"
     ;;
 
 skip_report)
-    run_bad crux run --trace "$DATA/trace_rfold_crux_mixed.csv" --out "$T/out.h5"
-    has "$T/crux.err" "dike-emu: $DATA/trace_rfold_crux_mixed.csv:4: field 'duration (sec)': must be > 0 (got '0.0')"
+    refused -F crux "dike-emu: $DATA/trace_rfold_crux_mixed.csv:4: field 'duration (sec)': must be > 0 (got '0.0')" run --trace "$DATA/trace_rfold_crux_mixed.csv" --out "$T/out.h5"
     run_ok crux_skip run --trace "$DATA/trace_rfold_crux_mixed.csv" --skip-invalid --out "$T/s.h5" -q
     [ "$(cat "$T/crux_skip.err")" = "dike-emu: skipped 4 rows of $DATA/trace_rfold_crux_mixed.csv: 3 zero-duration, 1 larger than the cluster" ] ||
         { show_file stderr "$T/crux_skip.err"; fail "unexpected skip report"; }
     ok "one report line: 3 zero-duration, 1 larger than the cluster"
     [ "$(h5_attr "$T/s.h5" /summary/jobs)" = 4 ] || fail "/summary/jobs is not 4"
     ok "4 jobs replayed"
-    run_bad date run --trace "$DATA/trace_philly-vc_bad_date.csv" --out "$T/out.h5"
-    has "$T/date.err" "trace_philly-vc_bad_date.csv:4: field 'timestamp'"
-    run_bad dup run --trace "$DATA/trace_elasticflow_duplicate.csv" --out "$T/out.h5"
-    has "$T/dup.err" "trace_elasticflow_duplicate.csv:4: field 'job_id': duplicate job id"
-    run_bad clock run --trace "$DATA/trace_gen-parallel_bad_interval.csv" --skip-invalid --out "$T/out.h5"
-    has "$T/clock.err" "trace_gen-parallel_bad_interval.csv:3: field 'interval': must be >= 0 (got '-5')"
-    run_bad big run --trace "$DATA/trace_rfold_too_large.csv" --out "$T/out.h5"
-    has "$T/big.err" "trace_rfold_too_large.csv:2: field 'size': 744 GPUs requested, the cluster has 512"
+    refused -F date "trace_philly-vc_bad_date.csv:4: field 'timestamp'" run --trace "$DATA/trace_philly-vc_bad_date.csv" --out "$T/out.h5"
+    refused -F dup "trace_elasticflow_duplicate.csv:4: field 'job_id': duplicate job id" run --trace "$DATA/trace_elasticflow_duplicate.csv" --out "$T/out.h5"
+    refused -F clock "trace_gen-parallel_bad_interval.csv:3: field 'interval': must be >= 0 (got '-5')" run --trace "$DATA/trace_gen-parallel_bad_interval.csv" --skip-invalid --out "$T/out.h5"
+    refused -F big "trace_rfold_too_large.csv:2: field 'size': 744 GPUs requested, the cluster has 512" run --trace "$DATA/trace_rfold_too_large.csv" --out "$T/out.h5"
     ;;
 
 node_list)
@@ -123,15 +92,13 @@ node_list)
         --out "$T/p.h5" -q
     [ "$(h5_attr "$T/p.h5" /summary/jobs)" = 4 ] || fail "/summary/jobs is not 4"
     ok "4 pods replayed on the node list"
-    has "$T/pods.err" "dropped 1 rows without GPUs (CPU-only jobs)"
-    has "$T/pods.err" "1 fractional-GPU requests count as one whole GPU"
+    contains "$T/pods.err" "dropped 1 rows without GPUs (CPU-only jobs)"
+    contains "$T/pods.err" "1 fractional-GPU requests count as one whole GPU"
     run_ok info trace-info --cluster "$DATA/nodelist_invented.csv" "$DATA/trace_openb_invented.csv"
     row "$T/info.out" cluster "5 nodes, 17 GPUs: P100 5, T4 12"
     row "$T/info.out" "rows without GPUs" "1 "
-    run_bad asTrace run --trace "$DATA/nodelist_invented.csv" --out "$T/out.h5"
-    has "$T/asTrace.err" "a node list belongs in cluster.nodes_file"
-    run_bad missing run --cluster "$T/no-such-nodes.csv" --out "$T/out.h5"
-    has "$T/missing.err" "[cluster] nodes_file: $T/no-such-nodes.csv: cannot open"
+    refused -F asTrace "a node list belongs in cluster.nodes_file" run --trace "$DATA/nodelist_invented.csv" --out "$T/out.h5"
+    refused -F missing "[cluster] nodes_file: $T/no-such-nodes.csv: cannot open" run --cluster "$T/no-such-nodes.csv" --out "$T/out.h5"
     # A relative nodes_file in a config file is relative to that file's folder.
     mkdir -p "$T/exp"
     cp "$DATA/nodelist_invented.csv" "$T/exp/nodes.csv"

@@ -15,10 +15,7 @@ WIN=jobs:100-299
 
 emu run "${W[@]}" --out plain.h5
 emu run "${W[@]}" --set metrics.window=$WIN --out win.h5
-for o in /jobs /tenants /timeseries /nodes; do
-    h5_same plain.h5 win.h5 "$o" || fail "$o changed when metrics.window is set"
-done
-ok "/jobs /tenants /timeseries /nodes are the same with and without a window"
+same_objects plain.h5 win.h5 "with and without a window" /jobs /tenants /timeseries /nodes
 
 /usr/bin/python3 - plain.h5 win.h5 "$WIN" <<'PY' || fail "/summary or /summary/window is not as documented"
 import sys, h5py
@@ -62,9 +59,7 @@ rc=0
 emu run "${W[@]}" --set metrics.window=$WIN --set engine.inject_stop_s=20000 --out stop.h5 2>/dev/null || rc=$?
 [ "$rc" = 4 ] || fail "the stopped run exited with $rc, expected 4"
 emu resume stop.h5.ckpt.h5 --quiet --out resumed.h5 --checkpoint resumed.ckpt.h5
-for o in /summary/window /summary/window/tenants /jobs; do
-    h5_same win.h5 resumed.h5 "$o" || fail "$o differs after resume"
-done
+same_objects win.h5 resumed.h5 "after resume" /summary/window /summary/window/tenants /jobs
 /usr/bin/python3 - win.h5 resumed.h5 <<'PY' || fail "/summary/window attributes differ after resume"
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "r") as b:

@@ -9,15 +9,16 @@
 #   fifo, backfill (fill-in)        134967.1665
 #   sjf, backfill                    37145.6263
 #
-#   peers.sh DIKE_EMU SOURCE_DIR MPIEXEC_NP_FLAG MPIEXEC...
+#   peers.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 #
-# Needs $DIKE_SHARED_DIR/traces/TitanSched/philly.csv and python3 (standard library only); without
-# them the test is skipped (exit 77). Registered by tests/golden/CMakeLists.txt.
+# dike-emu reads philly.csv itself (philly-vc reader: rows sorted by submit, jobs numbered by
+# position), so workload.last_job=9999 keeps the first 10,000 jobs. Needs
+# $DIKE_SHARED_DIR/traces/TitanSched/philly.csv; without it the test is skipped (exit 77).
+# Registered by tests/golden/CMakeLists.txt.
 set -eu
 DIKE_EMU="$1"
-SRC_DIR=$(readlink -f -- "$2")
-DIKE_NP_FLAG="$3"
-DIKE_MPIEXEC=("${@:4}")
+DIKE_NP_FLAG="$2"
+DIKE_MPIEXEC=("${@:3}")
 . "$(dirname "$0")/../lib/testlib.sh"
 
 PHILLY="${DIKE_SHARED_DIR:-}/traces/TitanSched/philly.csv"
@@ -25,22 +26,12 @@ if [ -z "${DIKE_SHARED_DIR:-}" ] || [ ! -f "$PHILLY" ]; then
     echo "SKIP: needs ../shared/traces/TitanSched/philly.csv (looked for '$PHILLY'; set -DDIKE_SHARED_DIR=...)"
     exit 77
 fi
-if ! command -v python3 >/dev/null; then
-    echo "SKIP: needs python3 to convert the trace (tools/philly_to_dike.py)"
-    exit 77
-fi
 dike_tmp_init golden_peers
 
 JOBS=10000
 TOLERANCE=0.01   # s
-CLUSTER=(--set cluster.nodes=64 --set cluster.gpus_per_node=8
-         --set cluster.locality_rack=1 --set cluster.locality_cross_rack=1)
-
-echo "convert: python3 tools/philly_to_dike.py $PHILLY trace.csv --jobs $JOBS"
-python3 "$SRC_DIR/tools/philly_to_dike.py" "$PHILLY" "$T/trace.csv" --jobs "$JOBS"
-rows=$(grep -cv '^#' "$T/trace.csv")
-[ "$rows" -eq $((JOBS + 1)) ] || fail "converted trace has $rows lines besides comments, expected header + $JOBS"
-ok "converted trace: header + $JOBS jobs"
+CLUSTER=(--trace "$PHILLY" --set workload.last_job=$((JOBS - 1)) --set cluster.nodes=64
+         --set cluster.gpus_per_node=8 --set cluster.locality_rack=1 --set cluster.locality_cross_rack=1)
 
 # golden NAME NP WANT ARGS...: run with NP ranks (1 = no mpiexec) and compare /summary avg_jct.
 golden()
@@ -48,11 +39,11 @@ golden()
     local name="$1" np="$2" want="$3" rc=0
     shift 3
     local out="$T/$name.h5"
-    echo "run: dike-emu run --trace trace.csv ${CLUSTER[*]} $* --out $name.h5 ($np rank(s))"
+    echo "run: dike-emu run ${CLUSTER[*]} $* --out $name.h5 ($np rank(s))"
     if [ "$np" = 1 ]; then
-        emu run --trace "$T/trace.csv" "${CLUSTER[@]}" "$@" --out "$out" -q >"$T/$name.log" 2>&1 || rc=$?
+        emu run "${CLUSTER[@]}" "$@" --out "$out" -q >"$T/$name.log" 2>&1 || rc=$?
     else
-        emu_mpi "$np" run --trace "$T/trace.csv" "${CLUSTER[@]}" "$@" --out "$out" -q >"$T/$name.log" 2>&1 || rc=$?
+        emu_mpi "$np" run "${CLUSTER[@]}" "$@" --out "$out" -q >"$T/$name.log" 2>&1 || rc=$?
     fi
     [ "$rc" -eq 0 ] || { show_file log "$T/$name.log"; fail "$name: exit status $rc"; }
     local jobs finished got

@@ -1,5 +1,5 @@
-# Shared helpers of the shell-script tests (tests/cli, tests/mpi/*.sh, tests/golden). Source it from
-# a bash script that runs with `set -eu`:
+# Shared helpers of the shell-script tests (tests/cli, tests/mpi/*.sh, tests/golden, tests/campaign,
+# tests/analysis, tests/slurm). Source it from a bash script that runs with `set -eu`:
 #
 #   . "$(dirname "$0")/../lib/testlib.sh"
 #   dike_tmp_init my_test            # fresh $T under $DIKE_TEST_TMP, removed on exit
@@ -94,6 +94,55 @@ run_ok()
     ok "dike-emu $* exits 0"
 }
 
+# refused [-F] WHAT PATTERN ARGS...: dike-emu ARGS (behind $DIKE_EMU_WRAPPER, at most 120 s) is
+# refused as bad input: status 2, no crash, exactly one "dike-emu:" line on stderr and (without a
+# wrapper, which may print its own) nothing else, that line matching the basic regular expression
+# PATTERN (-F: containing the fixed string PATTERN; "" matches any), nothing on stdout, and no
+# out.h5* left in the current folder. stdout and stderr are kept in ./out.log and ./err.log.
+# Redirect stdin at the call if the run reads it.
+refused()
+{
+    local fixed=""
+    if [ "$1" = -F ]; then fixed=-F; shift; fi
+    local what="$1" pat="$2" rc=0
+    shift 2
+    # shellcheck disable=SC2086 # the wrapper is a command line: split on blanks on purpose
+    timeout 120 ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" "$@" >out.log 2>err.log || rc=$?
+    [ "$rc" = 2 ] || { show_file stderr err.log; fail "$what: status $rc, expected 2 (124 = timed out)"; }
+    if grep -Eqi 'core dumped|segmentation fault|sanitizer|stack smashing|double free' err.log; then
+        show_file stderr err.log
+        fail "$what: crash reported"
+    fi
+    [ "$(grep -c '^dike-emu:' err.log)" = 1 ] || { show_file stderr err.log; fail "$what: not exactly one message line"; }
+    if [ -z "${DIKE_EMU_WRAPPER:-}" ] && [ "$(wc -l <err.log)" != 1 ]; then
+        show_file stderr err.log
+        fail "$what: stderr holds more than the message line"
+    fi
+    grep '^dike-emu:' err.log | grep -q $fixed -- "$pat" || { show_file stderr err.log; fail "$what: message does not match '$pat'"; }
+    [ ! -s out.log ] || { show_file stdout out.log; fail "$what: output on stdout"; }
+    if ls out.h5* >/dev/null 2>&1; then fail "$what: an output file was left"; fi
+    ok "$what: status 2: $(grep '^dike-emu:' err.log | head -c 160)"
+}
+
+# contains FILE FIXED-STRING: FILE contains the string.
+contains()
+{
+    grep -qF -- "$2" "$1" || { show_file "$(basename "$1")" "$1"; fail "$(basename "$1") does not contain '$2'"; }
+    ok "$(basename "$1") contains '$2'"
+}
+
+# dike_policies: the policy names that `dike-emu list-policies` prints, one a line.
+dike_policies()
+{
+    "$DIKE_EMU" list-policies | awk '/^[^ ].*:$/ { s = $1; next } s == "policies" && /^  [^ ]/ { print $1 }'
+}
+
+# json FILE EXPR: the Python expression EXPR evaluated with d = the JSON document in FILE.
+json()
+{
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
 # emu_mpi NP ARGS...: run dike-emu under the project's mpiexec command with NP ranks.
 # Needs the array DIKE_MPIEXEC (the command) and DIKE_NP_FLAG (e.g. -n).
 emu_mpi()
@@ -153,6 +202,17 @@ h5_column()
             if (v != "" && ++k == idx) { print v; found = 1; exit }
         }
         END { if (!found) exit 1 }'
+}
+
+# same_objects A B LABEL OBJECT...: every OBJECT is identical in the files A and B (h5_same).
+same_objects()
+{
+    local a="$1" b="$2" what="$3" o
+    shift 3
+    for o in "$@"; do
+        h5_same "$a" "$b" "$o" || fail "$what: $o differs between $(basename "$a") and $(basename "$b")"
+    done
+    ok "$what: $* identical"
 }
 
 # h5_same A B OBJECT: h5diff finds OBJECT identical in A and B (exit 0 and no "not comparable":

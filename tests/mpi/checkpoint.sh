@@ -16,16 +16,10 @@ W=(--set workload.jobs=4000 --set cluster.nodes=48 --set cluster.nodes_per_rack=
    --set faults.mtbf_s=300000 --set workload.tenants=5 --quiet)
 COMPARED=(/jobs /tenants /timeseries /summary /nodes /job_nodes)
 
-same_as_full()
-{
-    local o
-    for o in "${COMPARED[@]}"; do
-        h5_same full.h5 "$1" "$o" || fail "$2: $o differs from the uninterrupted run"
-    done
-    ok "$2: ${COMPARED[*]} identical to the uninterrupted run"
-}
+# same_as_full FILE LABEL: FILE equals the uninterrupted run full.h5.
+same_as_full() { same_objects full.h5 "$1" "$2 = the uninterrupted run" "${COMPARED[@]}"; }
 
-for p in $(emu list-policies | awk '/^policies/ { on = 1; next } /^placements/ { on = 0 } on { print $1 }'); do
+for p in $(dike_policies); do
     rm -f ./*.h5
     emu run "${W[@]}" -p "$p" --out full.h5
     # stop at 20,000 s on 1 rank, resume on 2 ranks and stop again at 60,000 s, finish on 1 rank
@@ -100,10 +94,7 @@ else
     ok "SIGTERM: status 4, a checkpoint and no output file"
     emu resume long.h5.ckpt.h5 --quiet --out long2.h5 --checkpoint long2.ckpt.h5
     emu run "${L[@]}" --out longfull.h5
-    for o in "${COMPARED[@]}"; do
-        h5_same longfull.h5 long2.h5 "$o" || fail "SIGTERM: $o differs after resume"
-    done
-    ok "SIGTERM: the resumed run equals the uninterrupted one"
+    same_objects longfull.h5 long2.h5 "SIGTERM: the resumed run = the uninterrupted one" "${COMPARED[@]}"
 fi
 
 # A damaged or foreign checkpoint is one clear error.

@@ -13,13 +13,12 @@ dike_tmp_init mpi_ckpt_periodic
 cd "$T"
 W=(--set workload.jobs=3000 --set cluster.nodes=16 --set cluster.nodes_per_rack=4 --set workload.load=1.5
    --set faults.mtbf_s=200000 --set workload.tenants=5 --quiet)
-for p in $(emu list-policies | awk '/^policies/ { on = 1; next } /^placements/ { on = 0 } on { print $1 }'); do
+for p in $(dike_policies); do
     emu run "${W[@]}" -p "$p" --out plain.h5
     emu run "${W[@]}" -p "$p" --checkpoint-every 7000 --out ck.h5
     [ -f ck.h5.ckpt.h5 ] || fail "$p: no periodic checkpoint was written"
-    for o in /jobs /tenants /timeseries /summary /nodes /job_nodes; do
-        h5_same plain.h5 ck.h5 "$o" || fail "$p: $o differs with periodic checkpoints"
-    done
+    same_objects plain.h5 ck.h5 "$p with and without periodic checkpoints" \
+        /jobs /tenants /timeseries /summary /nodes /job_nodes
     n=$(h5dump -H -d /timeseries/time plain.h5 | grep -m1 DATASPACE | sed 's/[^0-9]*\([0-9]*\).*/\1/')
     ok "$p: periodic checkpoints change nothing ($n samples in /timeseries)"
     rm -f plain.h5 ck.h5 ck.h5.ckpt.h5

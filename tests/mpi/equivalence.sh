@@ -10,7 +10,7 @@
 # The workload is small (3,000 jobs, ~0.4 s a run) but has contention (load 2: about half of the
 # FIFO jobs queue; SRTF preempts ~1,700 times) and a small engine.window_actions, so each run has
 # dozens of synchronisation windows. Two more cases run the emulating mode (node ranks track
-# progress) with every node model on, gangs spanning ranks. Registered by tests/mpi/scripts.cmake.
+# progress) with every node model on, gangs spanning ranks. Registered by tests/mpi/CMakeLists.txt.
 set -eu
 DIKE_EMU="$1"
 DIKE_NP_FLAG="$2"
@@ -57,11 +57,8 @@ windows_of()
 # check_same_as_ref REF DIR LABEL: DIR/out.h5 equals REF/out.h5 on every compared object.
 check_same_as_ref()
 {
-    local o
-    for o in "${COMPARED[@]}" ${EXTRA_COMPARED:-}; do
-        h5_same "$T/$1/out.h5" "$T/$2/out.h5" "$o" || fail "$3: $o differs from the 1-rank run"
-    done
-    ok "$3: ${COMPARED[*]} identical to 1 rank (h5diff)"
+    # shellcheck disable=SC2086 # EXTRA_COMPARED is a list of names
+    same_objects "$T/$1/out.h5" "$T/$2/out.h5" "$3 = 1 rank" "${COMPARED[@]}" ${EXTRA_COMPARED:-}
 }
 
 check_ranks_attr()

@@ -55,8 +55,9 @@ static void test_titansched(void **state)
     assert_true(w.time_offset + w.jobs[w.njobs - 1].submit < US(17523LL * 86400));
     dike_workload_free(&w);
 
-    /* The default experiment's week (experiments/data, converted by tools/philly_to_dike.py with
-     * --window 4838400 5443200) is the same jobs as this reader's window on the raw file. */
+    /* The default experiment's week (experiments/data, converted by the former
+     * tools/philly_to_dike.py with --window 4838400 5443200) is the same jobs as this reader's
+     * window on the raw file. */
     dike_config c;
     dike_err e = {0};
     const char *const sets[] = {"workload.trace=" TRACES "/TitanSched/philly.csv", "workload.start_s=4838400",

@@ -4,7 +4,7 @@
 # queues stay short and every run is quick; the Alibaba pod list runs on its own node list.
 # Prints one line per run: trace, policy, jobs, finished, avg JCT, wall. Exit 1 if any job is left
 # unfinished or a run fails.
-#   experiments/every-trace.sh [DIKE_EMU] [SHARED_DIR]
+#   scripts/every-trace.sh [DIKE_EMU] [SHARED_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 EMU=${1:-build/dike-emu}
