@@ -33,7 +33,25 @@ typedef struct dike_cluster {
                                   gpus_per_node; owned, freed by dike_cluster_free */
 } dike_cluster;
 
+/** The nodes of a node list (cluster.nodes_file), as the io layer reads them (src/io/nodelist.c):
+ *  per node its GPUs and GPU type, types numbered in order of first appearance. */
+typedef struct dike_node_list {
+    uint32_t ntypes;                                       /**< number of GPU types */
+    char type_names[DIKE_MAX_GPU_TYPES][DIKE_GPU_TYPE_NAME]; /**< their names */
+    uint32_t n;                                            /**< nodes with GPUs */
+    uint32_t *gpus;                                        /**< per node: GPUs, >= 1 */
+    uint8_t *type;                                         /**< per node: index into type_names */
+} dike_node_list;
+
+/** Build the cluster of the config: from cluster.nodes_file when it is set (read by the io layer:
+ *  src/io/nodelist.c), else from cluster.nodes, gpus_per_node and gpu_types. */
 int dike_cluster_init(dike_cluster *cl, const dike_config *c, dike_err *e);
+/** Check the config's cluster keys that need no file (0 or DIKE_EINVAL naming the key). */
+int dike_cluster_check(const dike_config *c, dike_err *e);
+/** Build the cluster from the config and, when cluster.nodes_file is set, the node list @p nodes
+ *  read from it (NULL otherwise). Reads no file. */
+int dike_cluster_build(dike_cluster *cl, const dike_config *c, const dike_node_list *nodes,
+                       dike_err *e);
 void dike_cluster_free(dike_cluster *cl);
 /** GPUs of @p node. */
 static inline uint32_t dike_cluster_node_gpus(const dike_cluster *cl, uint32_t node)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/parse.h"
+#include "base/parse.h"
 
 /* Longest point name: file names stay below the usual 255-byte limit with ".h5.tmp-<pid>" or
  * ".failed.json" appended. */

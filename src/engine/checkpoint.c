@@ -736,7 +736,7 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
 }
 
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
-                          const dike_config *cfg, const char *trace_sha256, dike_err *e)
+                          const char *config_ini, const char *trace_sha256, dike_err *e)
 {
     int rank, rc = 0;
     MPI_Comm_rank(comm, &rank);
@@ -754,10 +754,9 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         void *old_data;
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        char *conf = dike_config_to_ini(cfg);
-        rc = write_ckpt_file(path, tmp, conf, trace_sha256 ? trace_sha256 : "", &cb, nodes, ntotal, e);
+        rc = write_ckpt_file(path, tmp, config_ini, trace_sha256 ? trace_sha256 : "", &cb, nodes, ntotal,
+                             e);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-        free(conf);
         free(cb.p);
     }
     free(nodes);

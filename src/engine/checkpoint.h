@@ -15,9 +15,10 @@
 #include "engine/coord.h"
 #include "engine/partition.h"
 
-/** Write the checkpoint (collective). @p s is rank 0's coordinator (NULL elsewhere). */
+/** Write the checkpoint (collective). @p s is rank 0's coordinator (NULL elsewhere); @p config_ini
+ *  the run's configuration as INI text (dike_config_to_ini, rank 0). */
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
-                          const dike_config *cfg, const char *trace_sha256, dike_err *e);
+                          const char *config_ini, const char *trace_sha256, dike_err *e);
 
 /** Read the configuration text stored in a checkpoint (rank-local; caller frees). */
 int dike_checkpoint_config(const char *path, char **config_text, dike_err *e);

@@ -701,18 +701,14 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
 
 /* ---- set-up ---- */
 
-int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,
-                    const dike_workload *w, dike_err *e)
+int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *pol,
+                    const dike_cluster *cl, const dike_workload *w, dike_err *e)
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
     s->cl = cl;
     s->w = w;
-    s->pol = dike_policy_find(cfg->scheduler_policy);
-    if (!s->pol)
-        return dike_err_set(e, DIKE_EINVAL,
-                            "[scheduler] policy: unknown policy '%s' (dike-emu list-policies)",
-                            cfg->scheduler_policy);
+    s->pol = pol;
     s->plc = dike_placement_find(cfg->scheduler_placement);
     if (!s->plc)
         return dike_err_set(e, DIKE_EINVAL,

@@ -8,7 +8,7 @@
 #define DIKE_COORD_H
 
 #include <stdint.h>
-#include "dike/engine.h"
+#include "engine/event.h"
 #include "dike/results.h"
 #include "dike/sched.h"
 #include "dike/tenants.h"
@@ -124,8 +124,11 @@ struct dike_sched {
     dike_latency decide_by_active[DIKE_LAT_OCTAVES]; /**< the same, by octave of active jobs (/decide) */
 };
 
-int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,
-                    const dike_workload *w, dike_err *e);
+/** Set up the coordinator of a run with policy @p pol. The policy comes from the caller (the run
+ *  layer looks it up by cfg->scheduler_policy): policies sit above the engine and call its
+ *  dike_sched_* API, so the engine never names them. */
+int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *pol,
+                    const dike_cluster *cl, const dike_workload *w, dike_err *e);
 void dike_coord_free(dike_sched *s);
 /** Time of the next coordinator event, DIKE_TIME_INF if none. */
 dike_time dike_coord_next_time(const dike_sched *s);

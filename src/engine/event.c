@@ -1,5 +1,5 @@
 /* Event pool and binary heap. */
-#include "dike/engine.h"
+#include "engine/event.h"
 
 #include <stdlib.h>
 #include <string.h>

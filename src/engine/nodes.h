@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "dike/cluster.h"
 #include "dike/config.h"
-#include "dike/engine.h"
+#include "engine/event.h"
 #include "dike/nodemodel.h"
 #include "engine/partition.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "dike/cluster.h"
 #include "dike/results.h"
-#include "dike/engine.h"
+#include "engine/event.h"
 #include "dike/rng.h"
 #include "engine/coord.h"
 

@@ -190,7 +190,7 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
             break;
         if (out[2] || out[3]) {
             double tc = MPI_Wtime();
-            int rc = dike_checkpoint_write(o->ckpt_path, comm, s, p, o->cfg, o->trace_sha256, e);
+            int rc = dike_checkpoint_write(o->ckpt_path, comm, s, p, o->config_ini, o->trace_sha256, e);
             t_comm += MPI_Wtime() - tc;
             if (rc && !out[3]) {
                 /* A periodic checkpoint is insurance, not output: losing one costs nothing if the

@@ -13,7 +13,7 @@ typedef struct dike_window_opts {
     dike_time ckpt_every;       /**< simulated time between checkpoints, 0 = on request only */
     dike_time stop_at;          /**< testing: stop as on a signal at this simulated time, 0 = never */
     const char *ckpt_path;      /**< where checkpoints go */
-    const dike_config *cfg;     /**< stored in checkpoints */
+    const char *config_ini;     /**< the configuration as INI text, stored in checkpoints */
     const char *trace_sha256;   /**< stored in checkpoints, checked on resume */
 } dike_window_opts;
 

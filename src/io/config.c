@@ -21,7 +21,7 @@
 
 #include "dike/tenants.h"
 #include "dike/throughput.h"
-#include "io/parse.h"
+#include "base/parse.h"
 
 typedef enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING } key_type;
 

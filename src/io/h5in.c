@@ -2,7 +2,7 @@
  * memory types (h5types.h): HDF5 matches columns by name and converts from the packed layout. */
 #include "io/h5in.h"
 #include "io/h5types.h"
-#include "io/parse.h"
+#include "base/parse.h"
 
 #include <stdlib.h>
 #include <string.h>

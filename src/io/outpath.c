@@ -1,8 +1,10 @@
 #define _DEFAULT_SOURCE /* realpath */
-/* Output paths: refusal of dangerous targets, temporary names, stale temporary files
- * (include/dike/outpath.h; docs/reliability.md "Output files"). */
+/* Output paths: refusal of dangerous targets (include/dike/outpath.h; docs/reliability.md "Output
+ * files"). Temporary names, stale temporary files and whole-file writes are in the base layer
+ * (src/base/files.c): the engine's checkpoints use them too. */
 #include "dike/outpath.h"
 #include "dike/results.h"
+#include "base/files.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,67 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void host_name(char *host, size_t n)
-{
-    if (gethostname(host, n - 1) != 0 || !host[0])
-        snprintf(host, n, "host");
-    host[n - 1] = '\0';
-    /* '/' cannot be in a file name; nothing else needs escaping */
-    for (char *p = host; *p; p++)
-        if (*p == '/')
-            *p = '_';
-}
-
-void dike_tmp_name(const char *path, char *out, size_t n)
-{
-    char host[64];
-    host_name(host, sizeof host);
-    snprintf(out, n, "%s.tmp-%s-%ld", path, host, (long)getpid());
-}
-
-int dike_tmp_sweep(const char *path)
-{
-    if (!path || !path[0])
-        return 0;
-    char *dcopy = dike_xstrdup(path), *bcopy = dike_xstrdup(path);
-    const char *dir = dirname(dcopy), *base = basename(bcopy);
-    char host[64], prefix[PATH_MAX];
-    host_name(host, sizeof host);
-    int plen = snprintf(prefix, sizeof prefix, "%s.tmp-%s-", base, host), removed = 0;
-    DIR *d = plen > 0 && (size_t)plen < sizeof prefix ? opendir(dir) : NULL;
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        if (strncmp(de->d_name, prefix, (size_t)plen) != 0)
-            continue;
-        const char *digits = de->d_name + plen;
-        char *end = NULL;
-        errno = 0;
-        long pid = strtol(digits, &end, 10);
-        /* only "<prefix><decimal pid>" exactly, a pid that is not ours and not alive here */
-        if (!*digits || *end || errno || pid <= 1 || pid == (long)getpid() || digits[0] == '0')
-            continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;
-        char full[PATH_MAX];
-        int fl = snprintf(full, sizeof full, "%s/%s", dir, de->d_name);
-        struct stat sb;
-        if (fl <= 0 || (size_t)fl >= sizeof full || lstat(full, &sb) != 0 || !S_ISREG(sb.st_mode))
-            continue;
-        if (unlink(full) == 0) {
-            removed++;
-            char msg[PATH_MAX + 160];
-            snprintf(msg, sizeof msg, "removed %s, the temporary file of a run that ended without "
-                     "finishing (pid %ld on this host no longer exists)", full, pid);
-            dike_eprint("dike-emu: ", msg); /* the name may hold control characters */
-        }
-    }
-    if (d)
-        closedir(d);
-    free(dcopy);
-    free(bcopy);
-    return removed;
-}
-
 /* ---- inputs ---- */
 
 static char **inputs;
@@ -88,16 +29,6 @@ void dike_paths_note_input(const char *path)
         return;
     inputs = dike_xrealloc(inputs, (ninputs + 1) * sizeof *inputs);
     inputs[ninputs++] = dike_xstrdup(path);
-}
-
-static const char *file_kind(mode_t m)
-{
-    if (S_ISDIR(m)) return "a folder";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISSOCK(m)) return "a socket";
-    return "not a regular file";
 }
 
 /* @p path with its folder resolved, for comparing names that do not exist yet. */
@@ -190,7 +121,7 @@ static int target_ok(const char *opt, const char *path, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL, "%s: cannot write %s: the %s exists and is %s: refusing to "
                             "replace it (give a regular file or a new name)", path,
                             strncmp(opt, "output", 6) == 0 ? "output" : "checkpoint", opt,
-                            file_kind(sb.st_mode));
+                            dike__file_kind(sb.st_mode));
     return 0;
 }
 
@@ -216,37 +147,4 @@ int dike_output_paths_check(const dike_config *cfg, const char *out, const char 
     if (!rc && out && out[0])
         rc = dike_h5_check_writable(out, e);
     return rc;
-}
-
-int dike_rename_target_ok(const char *path, const char *what, dike_err *e)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))
-        return 0;
-    return dike_err_set(e, DIKE_EIO, "%s: cannot write %s: it is now %s, refusing to replace it", path,
-                        what, file_kind(sb.st_mode));
-}
-
-int dike_write_whole_file(const char *path, const void *bytes, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return errno ? errno : EIO;
-    const char *p = bytes;
-    size_t done = 0;
-    int err = 0;
-    while (done < len && !err) {
-        ssize_t k = write(fd, p + done, len - done);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            err = k < 0 ? errno : EIO;
-        else
-            done += (size_t)k;
-    }
-    if (!err && fsync(fd) != 0)
-        err = errno;
-    if (close(fd) != 0 && !err)
-        err = errno;
-    return err;
 }

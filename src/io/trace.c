@@ -2,7 +2,7 @@
 /* Trace reading for every format: the registry, format detection from the header, and the driver
  * that turns one or several files into a workload (see io/trace.h for what a format provides). */
 #include "io/trace.h"
-#include "io/lines.h"
+#include "base/lines.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/parse.h"
+#include "base/parse.h"
 
 /* ---- registry: a new format is one line here ---- */
 
@@ -167,6 +167,27 @@ int dike__trace_gang(dike__trace_file *f, dike_err *e, int col, int64_t gpus, in
     return 0;
 }
 
+int dike__trace_submit_col(dike__trace_file *f, dike_err *e, int col, dike_time *out)
+{
+    double s;
+    int rc = dike__trace_real(f, e, col, &s);
+    return rc ? rc : dike__trace_time(f, e, col, s, NULL, out);
+}
+
+int dike__trace_duration_col(dike__trace_file *f, dike_err *e, int col, dike_time *out)
+{
+    double s;
+    int rc = dike__trace_real(f, e, col, &s);
+    return rc ? rc : dike__trace_duration(f, e, col, s, NULL, out);
+}
+
+int dike__trace_gpus_col(dike__trace_file *f, dike_err *e, int col, int gpu_type, uint32_t *out)
+{
+    int64_t v;
+    int rc = dike__trace_int(f, e, col, 1, &v);
+    return rc ? rc : dike__trace_gang(f, e, col, v, gpu_type, out);
+}
+
 int dike__trace_type(dike__trace_file *f, dike_err *e, int col, const char *name, int16_t *out)
 {
     int t = dike_cluster_type_by_name(f->cl, name);
@@ -289,24 +310,6 @@ typedef struct reader {
     id_set seen;
 } reader;
 
-/* Split @p s at commas into at most @p max trimmed fields; returns the number of fields found
- * (which may exceed max: the extra ones are counted, not stored). */
-static size_t split(char *s, char **fields, size_t max)
-{
-    size_t n = 0;
-    for (;;) {
-        char *comma = strchr(s, ',');
-        if (comma)
-            *comma = '\0';
-        if (n < max)
-            fields[n] = dike__trim(s);
-        n++;
-        if (!comma)
-            return n;
-        s = comma + 1;
-    }
-}
-
 static size_t count_fields(const char *s)
 {
     size_t n = 1;
@@ -340,7 +343,7 @@ static size_t parse_header(dike__trace_file *f, char *text, dike_err *e)
     const dike__trace_format *fmt = f->fmt;
     size_t n = count_fields(text);
     char **names = dike_xcalloc(n, sizeof *names);
-    split(text, names, n);
+    dike__split_csv(text, names, n);
     for (int c = 0; c < fmt->ncols; c++)
         f->pos[c] = -1;
     size_t rc = n;
@@ -500,7 +503,7 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
         size_t n = 0;
         if (has_nul) {
             rc = dike__trace_fail(&f, &row_err, DIKE_SKIP_MALFORMED, -1, "contains a NUL byte (binary file?)");
-        } else if ((n = split(s, fields, nfields)) != nfields) {
+        } else if ((n = dike__split_csv(s, fields, nfields)) != nfields) {
             rc = dike__trace_fail(&f, &row_err, flags & DIKE__TF_CLOCK ? DIKE__RULE_FATAL : DIKE_SKIP_MALFORMED,
                                   -1, "%zu fields, the header has %zu (fields cannot contain commas)", n,
                                   nfields);
@@ -685,7 +688,7 @@ static const dike__trace_format *match_header(const char *line, bool hash)
     char *copy = dike_xstrdup(line + (hash ? 1 : 0));
     size_t n = count_fields(copy);
     char **names = dike_xcalloc(n, sizeof *names);
-    split(copy, names, n);
+    dike__split_csv(copy, names, n);
     const dike__trace_format *best = NULL, *found = NULL;
     int best_score = 0, ties = 0;
     for (size_t i = 0; registry[i] && !found; i++) {

@@ -112,6 +112,12 @@ int dike__trace_duration(dike__trace_file *f, dike_err *e, int col, double s, co
 /** Gang of @p gpus (>= 1) GPUs of type @p gpu_type: more than the pool is the too-large rule. */
 int dike__trace_gang(dike__trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type,
                      uint32_t *out);
+/* The usual columns in one call each: a submit time in seconds (dike__trace_real + _time), a
+ * duration in seconds (dike__trace_real + _duration), a GPU count >= 1 that must fit a pool of type
+ * @p gpu_type (dike__trace_int + _gang). */
+int dike__trace_submit_col(dike__trace_file *f, dike_err *e, int col, dike_time *out);
+int dike__trace_duration_col(dike__trace_file *f, dike_err *e, int col, dike_time *out);
+int dike__trace_gpus_col(dike__trace_file *f, dike_err *e, int col, int gpu_type, uint32_t *out);
 /** GPU type name of the cluster into @p out (malformed if unknown). */
 int dike__trace_type(dike__trace_file *f, dike_err *e, int col, const char *name, int16_t *out);
 /** Tenant (or other name) column: non-empty, at most DIKE__TENANT_NAME_MAX characters. */

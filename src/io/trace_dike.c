@@ -24,7 +24,6 @@ static const dike__trace_col cols[NCOLS] = {
 static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 {
     int64_t v;
-    double s;
     int rc;
     if ((rc = dike__trace_int(f, e, C_JOB_ID, 0, &v)))
         return rc;
@@ -32,17 +31,14 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
     if ((rc = dike__trace_name(f, e, C_TENANT)))
         return rc;
     r->tenant = f->col[C_TENANT];
-    if ((rc = dike__trace_real(f, e, C_SUBMIT, &s)) ||
-        (rc = dike__trace_time(f, e, C_SUBMIT, s, NULL, &r->submit)))
+    if ((rc = dike__trace_submit_col(f, e, C_SUBMIT, &r->submit)))
         return rc;
-    if ((rc = dike__trace_real(f, e, C_DURATION, &s)) ||
-        (rc = dike__trace_duration(f, e, C_DURATION, s, NULL, &r->duration)))
+    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
     if (f->col[C_GPU_TYPE] && *f->col[C_GPU_TYPE] &&
         (rc = dike__trace_type(f, e, C_GPU_TYPE, f->col[C_GPU_TYPE], &r->gpu_type)))
         return rc;
-    if ((rc = dike__trace_int(f, e, C_GPUS, 1, &v)) ||
-        (rc = dike__trace_gang(f, e, C_GPUS, v, r->gpu_type, &r->gpus)))
+    if ((rc = dike__trace_gpus_col(f, e, C_GPUS, r->gpu_type, &r->gpus)))
         return rc;
     r->model = f->col[C_MODEL];
     return 0;
@@ -51,10 +47,6 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 const dike__trace_format dike__trace_fmt_dike = {
     .name = "dike",
     .summary = "the project's CSV: job_id,tenant,submit_time,num_gpus,duration[,model][,gpu_type]",
-    .cols = cols,
-    .ncols = NCOLS,
-    .id_col = C_JOB_ID,
-    .submit_col = C_SUBMIT,
-    .flags = DIKE__TF_STRICT | DIKE__TF_ROW_IDS | DIKE__TF_SORTED,
-    .row = row,
+    .cols = cols, .ncols = NCOLS, .id_col = C_JOB_ID, .submit_col = C_SUBMIT,
+    .flags = DIKE__TF_STRICT | DIKE__TF_ROW_IDS | DIKE__TF_SORTED, .row = row,
 };

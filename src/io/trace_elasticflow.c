@@ -20,31 +20,20 @@ static const dike__trace_col cols[NCOLS] = {
 
 static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 {
-    int64_t v;
-    double s;
     int rc;
     if ((rc = dike__trace_name(f, e, C_JOB_ID)))
         return rc;
     r->key = f->col[C_JOB_ID];
-    if ((rc = dike__trace_real(f, e, C_SUBMIT, &s)) ||
-        (rc = dike__trace_time(f, e, C_SUBMIT, s, NULL, &r->submit)))
+    if ((rc = dike__trace_submit_col(f, e, C_SUBMIT, &r->submit)))
         return rc;
-    if ((rc = dike__trace_real(f, e, C_DURATION, &s)) ||
-        (rc = dike__trace_duration(f, e, C_DURATION, s, NULL, &r->duration)))
+    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
-    if ((rc = dike__trace_int(f, e, C_GPUS, 1, &v)) ||
-        (rc = dike__trace_gang(f, e, C_GPUS, v, -1, &r->gpus)))
-        return rc;
-    return 0;
+    return dike__trace_gpus_col(f, e, C_GPUS, -1, &r->gpus);
 }
 
 const dike__trace_format dike__trace_fmt_elasticflow = {
     .name = "elasticflow",
     .summary = "ElasticFlow's Microsoft ITP traces, one file per cluster; tenant = file name",
-    .cols = cols,
-    .ncols = NCOLS,
-    .id_col = C_JOB_ID,
-    .submit_col = C_SUBMIT,
-    .flags = 0,
-    .row = row,
+    .cols = cols, .ncols = NCOLS, .id_col = C_JOB_ID, .submit_col = C_SUBMIT,
+    .flags = 0, .row = row,
 };

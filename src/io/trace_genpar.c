@@ -50,8 +50,7 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
         return rc;
     if (v == 0)
         return DIKE__ROW_NO_GPU;
-    if ((rc = dike__trace_real(f, e, C_RUN_TIME, &s)) ||
-        (rc = dike__trace_duration(f, e, C_RUN_TIME, s, NULL, &r->duration)))
+    if ((rc = dike__trace_duration_col(f, e, C_RUN_TIME, &r->duration)))
         return rc;
     return dike__trace_gang(f, e, C_GPUS, v, -1, &r->gpus);
 }
@@ -59,10 +58,6 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 const dike__trace_format dike__trace_fmt_gen_parallel = {
     .name = "gen-parallel",
     .summary = "Gen-Parallel-Workloads' Philly/Helios training traces (submit = running sum of interval); tenant = user",
-    .cols = cols,
-    .ncols = NCOLS,
-    .id_col = C_U_ID,
-    .submit_col = C_INTERVAL,
-    .flags = DIKE__TF_ROW_IDS | DIKE__TF_CLOCK,
-    .row = row,
+    .cols = cols, .ncols = NCOLS, .id_col = C_U_ID, .submit_col = C_INTERVAL,
+    .flags = DIKE__TF_ROW_IDS | DIKE__TF_CLOCK, .row = row,
 };

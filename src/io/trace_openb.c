@@ -81,10 +81,6 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 const dike__trace_format dike__trace_fmt_openb = {
     .name = "openb",
     .summary = "Alibaba's openb GPU pod list (cluster-trace-gpu-v2023); tenant = file name",
-    .cols = cols,
-    .ncols = NCOLS,
-    .id_col = C_NAME,
-    .submit_col = C_CREATION,
-    .flags = 0,
-    .row = row,
+    .cols = cols, .ncols = NCOLS, .id_col = C_NAME, .submit_col = C_CREATION,
+    .flags = 0, .row = row,
 };

@@ -58,8 +58,6 @@ static int64_t parse_datetime(const char *s)
 
 static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 {
-    int64_t v;
-    double s;
     int rc;
     int64_t t = parse_datetime(f->col[C_TIMESTAMP]);
     if (t < 0)
@@ -68,11 +66,9 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
                                 f->col[C_TIMESTAMP]);
     if ((rc = dike__trace_time(f, e, C_TIMESTAMP, (double)t, NULL, &r->submit)))
         return rc;
-    if ((rc = dike__trace_real(f, e, C_DURATION, &s)) ||
-        (rc = dike__trace_duration(f, e, C_DURATION, s, NULL, &r->duration)))
+    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
-    if ((rc = dike__trace_int(f, e, C_GPUS, 1, &v)) ||
-        (rc = dike__trace_gang(f, e, C_GPUS, v, -1, &r->gpus)))
+    if ((rc = dike__trace_gpus_col(f, e, C_GPUS, -1, &r->gpus)))
         return rc;
     if ((rc = dike__trace_name(f, e, C_CLUSTER)))
         return rc;
@@ -83,10 +79,6 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 const dike__trace_format dike__trace_fmt_philly_vc = {
     .name = "philly-vc",
     .summary = "TitanSched's Philly trace: date-time submits, unsorted rows; tenant = virtual cluster",
-    .cols = cols,
-    .ncols = NCOLS,
-    .id_col = -1,
-    .submit_col = C_TIMESTAMP,
-    .flags = 0,
-    .row = row,
+    .cols = cols, .ncols = NCOLS, .id_col = -1, .submit_col = C_TIMESTAMP,
+    .flags = 0, .row = row,
 };

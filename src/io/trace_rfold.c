@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/parse.h"
+#include "base/parse.h"
 
 enum { C_JOB_ID, C_ARRIVAL, C_TOPOLOGY, C_SHAPE, C_SIZE, C_DURATION, NCOLS };
 
@@ -52,16 +52,14 @@ static double shape_sum(const char *shape)
 static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 {
     int64_t v;
-    double s, size;
+    double size;
     int rc;
     if ((rc = dike__trace_int(f, e, C_JOB_ID, 0, &v)))
         return rc;
     r->id = v;
-    if ((rc = dike__trace_real(f, e, C_ARRIVAL, &s)) ||
-        (rc = dike__trace_time(f, e, C_ARRIVAL, s, NULL, &r->submit)))
+    if ((rc = dike__trace_submit_col(f, e, C_ARRIVAL, &r->submit)))
         return rc;
-    if ((rc = dike__trace_real(f, e, C_DURATION, &s)) ||
-        (rc = dike__trace_duration(f, e, C_DURATION, s, NULL, &r->duration)))
+    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
     if ((rc = dike__trace_real(f, e, C_SIZE, &size)))
         return rc;
@@ -89,10 +87,6 @@ static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
 const dike__trace_format dike__trace_fmt_rfold = {
     .name = "rfold",
     .summary = "RFold's Philly, Crux and Alibaba conversions ('#' header, per-node shape); tenant = file name",
-    .cols = cols,
-    .ncols = NCOLS,
-    .id_col = C_JOB_ID,
-    .submit_col = C_ARRIVAL,
-    .flags = DIKE__TF_HASH_HEADER | DIKE__TF_ROW_IDS,
-    .row = row,
+    .cols = cols, .ncols = NCOLS, .id_col = C_JOB_ID, .submit_col = C_ARRIVAL,
+    .flags = DIKE__TF_HASH_HEADER | DIKE__TF_ROW_IDS, .row = row,
 };

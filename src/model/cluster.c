@@ -1,29 +1,40 @@
-/* Cluster model: node ranges per GPU type (given as counts, or read from a node list), racks, and
- * the throughput of a placed gang. */
+/* Cluster model: node ranges per GPU type (given as counts, or from a node list the io layer has
+ * read: src/io/nodelist.c), racks, and the throughput of a placed gang. */
 #include "dike/cluster.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/parse.h"
+#include "base/parse.h"
 
 #define DEFAULT_TYPE "v100"
 
-static int set_types(dike_cluster *cl, const dike_config *c, dike_err *e)
+/* The config's two GPU type lists, parsed before anything is built. */
+static int parse_type_lists(const dike_config *c, dike__type_count *types, size_t *ntypes,
+                            dike__type_speed *speeds, size_t *nspeeds, dike_err *e)
 {
-    dike__type_count list[DIKE_MAX_GPU_TYPES];
-    size_t n;
     char why[512];
-    if (dike__parse_gpu_types(c->cluster_gpu_types, list, &n, why, sizeof why))
-        return dike_err_set(e, DIKE_EINVAL, "[cluster] gpu_types: %s (got '%s')", why,
-                            c->cluster_gpu_types);
+    const char *key = "gpu_types", *got = c->cluster_gpu_types;
+    if (!dike__parse_gpu_types(got, types, ntypes, why, sizeof why)) {
+        key = "gpu_speeds";
+        got = c->cluster_gpu_speeds;
+        if (!dike__parse_gpu_speeds(got, speeds, nspeeds, why, sizeof why))
+            return 0;
+    }
+    return dike_err_set(e, DIKE_EINVAL, "[cluster] %s: %s (got '%s')", key, why, got);
+}
+
+/* Node ranges per type from cluster.nodes x gpus_per_node and gpu_types counts. */
+static int set_types(dike_cluster *cl, const dike_config *c, const dike__type_count *list, size_t n,
+                     dike_err *e)
+{
+    dike__type_count dflt = {.nodes = cl->nodes};
     if (n == 0) {
-        snprintf(list[0].name, sizeof list[0].name, "%s", DEFAULT_TYPE);
-        list[0].nodes = cl->nodes;
+        snprintf(dflt.name, sizeof dflt.name, "%s", DEFAULT_TYPE);
+        list = &dflt;
         n = 1;
     }
     uint64_t sum = 0;
@@ -46,188 +57,44 @@ static int set_types(dike_cluster *cl, const dike_config *c, dike_err *e)
     return 0;
 }
 
-/* --- node lists (cluster.nodes_file) --- */
-
-/* A node list is a CSV with a header naming at least `gpu` (GPUs of the node) and `model` (its GPU
- * type), like Alibaba's openb node lists (sn,cpu_milli,memory_mib,gpu,model); other columns are
- * ignored, `sn` names the node in messages. Nodes without GPUs are left out (a GPU emulator has
- * nothing to place on them). The engine needs each GPU type to be one contiguous node range, so
- * nodes are grouped by type, types in order of first appearance, nodes of a type in file order;
- * racks (nodes_per_rack) are cut from that order. */
-
-typedef struct node_row {
-    uint32_t gpus;
-    uint32_t type;
-} node_row;
-
-static bool type_name_ok(const char *s)
+/* Nodes of a node list. The engine needs each GPU type to be one contiguous node range, so nodes
+ * are grouped by type, types in order of first appearance, nodes of a type in file order (a
+ * counting sort); racks (nodes_per_rack) are cut from that order. */
+static void set_nodes(dike_cluster *cl, const dike_node_list *nl)
 {
-    if (!*s || strlen(s) >= DIKE_GPU_TYPE_NAME)
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-' || *s == '.'))
-            return false;
-    return true;
-}
-
-/* Split at commas into at most max trimmed fields; returns the field count (may exceed max). */
-static size_t split_fields(char *s, char **fields, size_t max)
-{
-    size_t n = 0;
-    for (;;) {
-        char *comma = strchr(s, ',');
-        if (comma)
-            *comma = '\0';
-        if (n < max)
-            fields[n] = dike__trim(s);
-        n++;
-        if (!comma)
-            return n;
-        s = comma + 1;
+    cl->ntypes = nl->ntypes;
+    for (uint32_t t = 0; t < nl->ntypes; t++) {
+        memcpy(cl->types[t].name, nl->type_names[t], sizeof cl->types[t].name);
+        cl->types[t].speed = 1.0;
     }
-}
-
-static int read_node_list(dike_cluster *cl, const char *path, dike_err *e)
-{
-    enum { MAXF = 64 };
-    char *buf = NULL, *f[MAXF];
-    size_t cap = 0, nf = 0, rows_cap = 0, nrows = 0;
-    node_row *rows = NULL;
-    uint32_t line = 0, without_gpus = 0;
-    int pos_gpu = -1, pos_model = -1, pos_sn = -1, rc = 0;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return dike_err_set(e, DIKE_EIO, "[cluster] nodes_file: %s: cannot open: %s", path, strerror(errno));
-    ssize_t len;
-    errno = 0;
-    while ((len = getline(&buf, &cap, fp)) >= 0) {
-        line++;
-        if (memchr(buf, '\0', (size_t)len)) {
-            rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": contains a NUL byte (binary file?)", path, line);
-            goto out;
-        }
-        char *s = dike__trim(line == 1 && strncmp(buf, "\xEF\xBB\xBF", 3) == 0 ? buf + 3 : buf);
-        if (!*s || *s == '#')
-            continue;
-        if (!nf) {
-            nf = split_fields(s, f, MAXF);
-            for (size_t i = 0; i < nf && i < MAXF; i++) {
-                if (strcmp(f[i], "gpu") == 0)
-                    pos_gpu = (int)i;
-                else if (strcmp(f[i], "model") == 0)
-                    pos_model = (int)i;
-                else if (strcmp(f[i], "sn") == 0)
-                    pos_sn = (int)i;
-            }
-            if (nf > MAXF || pos_gpu < 0 || pos_model < 0) {
-                rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": header: %s", path, line,
-                                  nf > MAXF ? "more than 64 columns"
-                                  : pos_gpu < 0 ? "missing column 'gpu' (a node list needs gpu and model)"
-                                                : "missing column 'model' (a node list needs gpu and model)");
-                goto out;
-            }
-            continue;
-        }
-        size_t n = split_fields(s, f, MAXF);
-        if (n != nf) {
-            rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": %zu fields, the header has %zu", path, line,
-                              n, nf);
-            goto out;
-        }
-        int64_t gpus;
-        const char *bad = dike__parse_i64(f[pos_gpu], &gpus);
-        if (bad || gpus < 0 || gpus > 65535) {
-            rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": field 'gpu': %s (got '%s')", path, line,
-                              bad ? bad : "must be in [0, 65535]", f[pos_gpu]);
-            goto out;
-        }
-        if (gpus == 0) {
-            without_gpus++;
-            continue;
-        }
-        const char *model = f[pos_model];
-        if (!type_name_ok(model)) {
-            rc = dike_err_set(e, DIKE_EINVAL,
-                              "%s:%" PRIu32 ": field 'model': %s%s%s (got '%s')", path, line,
-                              *model ? "a GPU type name has at most 15 letters, digits, '_', '-', '.'"
-                                     : "empty for a node with GPUs",
-                              pos_sn >= 0 ? ", node " : "", pos_sn >= 0 ? f[pos_sn] : "", model);
-            goto out;
-        }
-        int t = dike_cluster_type_by_name(cl, model);
-        if (t < 0) {
-            if (cl->ntypes == DIKE_MAX_GPU_TYPES) {
-                rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": field 'model': more than %d GPU types",
-                                  path, line, DIKE_MAX_GPU_TYPES);
-                goto out;
-            }
-            t = (int)cl->ntypes++;
-            snprintf(cl->types[t].name, sizeof cl->types[t].name, "%s", model);
-            cl->types[t].speed = 1.0;
-        }
-        if (nrows == rows_cap) {
-            rows_cap = rows_cap ? 2 * rows_cap : 256;
-            rows = dike_xrealloc(rows, rows_cap * sizeof *rows);
-        }
-        if (nrows == UINT32_MAX) {
-            rc = dike_err_set(e, DIKE_EINVAL, "%s: more than %u nodes", path, UINT32_MAX);
-            goto out;
-        }
-        rows[nrows++] = (node_row){(uint32_t)gpus, (uint32_t)t};
-        cl->types[t].nnodes++;
-        cl->types[t].gpus += (uint64_t)gpus;
+    for (uint32_t i = 0; i < nl->n; i++) {
+        cl->types[nl->type[i]].nnodes++;
+        cl->types[nl->type[i]].gpus += nl->gpus[i];
     }
-    if (ferror(fp)) {
-        rc = dike_err_set(e, DIKE_EIO, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
-        goto out;
-    }
-    if (!nf) {
-        rc = dike_err_set(e, DIKE_EINVAL, "%s: empty node list: no header line", path);
-        goto out;
-    }
-    if (!nrows) {
-        rc = dike_err_set(e, DIKE_EINVAL, "%s: no node with GPUs (%" PRIu32 " without)", path, without_gpus);
-        goto out;
-    }
-
-    /* Group by type: a counting sort that keeps file order within a type. */
     uint32_t next[DIKE_MAX_GPU_TYPES], first = 0;
     for (uint32_t t = 0; t < cl->ntypes; t++) {
         cl->types[t].first_node = next[t] = first;
         first += cl->types[t].nnodes;
     }
-    cl->nodes = (uint32_t)nrows;
-    cl->node_gpus = dike_xmalloc(nrows * sizeof *cl->node_gpus);
-    cl->gpus_per_node = 0;
-    cl->total_gpus = 0;
+    cl->nodes = nl->n;
+    cl->node_gpus = dike_xmalloc((size_t)nl->n * sizeof *cl->node_gpus);
     bool uniform = true;
-    for (size_t i = 0; i < nrows; i++) {
-        cl->node_gpus[next[rows[i].type]++] = rows[i].gpus;
-        if (rows[i].gpus > cl->gpus_per_node)
-            cl->gpus_per_node = rows[i].gpus;
-        uniform = uniform && rows[i].gpus == rows[0].gpus;
-        cl->total_gpus += rows[i].gpus;
+    for (uint32_t i = 0; i < nl->n; i++) {
+        cl->node_gpus[next[nl->type[i]]++] = nl->gpus[i];
+        if (nl->gpus[i] > cl->gpus_per_node)
+            cl->gpus_per_node = nl->gpus[i];
+        uniform = uniform && nl->gpus[i] == nl->gpus[0];
+        cl->total_gpus += nl->gpus[i];
     }
     if (uniform) { /* every node alike: the engine's fast path, as for nodes x gpus_per_node */
         free(cl->node_gpus);
         cl->node_gpus = NULL;
     }
-out:
-    fclose(fp);
-    free(buf);
-    free(rows);
-    return rc;
 }
 
-static int set_speeds(dike_cluster *cl, const dike_config *c, dike_err *e)
+static int set_speeds(dike_cluster *cl, const dike_config *c, const dike__type_speed *list, size_t n,
+                      dike_err *e)
 {
-    dike__type_speed list[DIKE_MAX_GPU_TYPES];
-    size_t n;
-    char why[512];
-    if (dike__parse_gpu_speeds(c->cluster_gpu_speeds, list, &n, why, sizeof why))
-        return dike_err_set(e, DIKE_EINVAL, "[cluster] gpu_speeds: %s (got '%s')", why,
-                            c->cluster_gpu_speeds);
     for (size_t i = 0; i < n; i++) {
         int t = dike_cluster_type_by_name(cl, list[i].name);
         /* A speed for a type the cluster lacks is almost surely a typo in one of the two keys. */
@@ -240,9 +107,8 @@ static int set_speeds(dike_cluster *cl, const dike_config *c, dike_err *e)
     return 0;
 }
 
-int dike_cluster_init(dike_cluster *cl, const dike_config *c, dike_err *e)
+int dike_cluster_check(const dike_config *c, dike_err *e)
 {
-    memset(cl, 0, sizeof *cl);
     if (c->cluster_nodes < 1 || c->cluster_nodes > UINT32_MAX)
         return dike_err_set(e, DIKE_EINVAL, "[cluster] nodes: must be in [1, %" PRIu32 "] (got '%" PRId64
                             "')", UINT32_MAX, c->cluster_nodes);
@@ -259,28 +125,43 @@ int dike_cluster_init(dike_cluster *cl, const dike_config *c, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL,
                             "[cluster] locality_cross_rack: must be in (0, 1] (got '%.17g')",
                             c->cluster_locality_cross_rack);
+    if (c->cluster_nodes_file[0] && c->cluster_gpu_types[0])
+        return dike_err_set(e, DIKE_EINVAL, "[cluster] gpu_types: must be empty when "
+                            "cluster.nodes_file is set (the node list gives the types) (got '%s')",
+                            c->cluster_gpu_types);
+    return 0;
+}
+
+int dike_cluster_build(dike_cluster *cl, const dike_config *c, const dike_node_list *nodes,
+                       dike_err *e)
+{
+    memset(cl, 0, sizeof *cl);
+    dike__type_count types[DIKE_MAX_GPU_TYPES];
+    dike__type_speed speeds[DIKE_MAX_GPU_TYPES];
+    size_t ntypes, nspeeds;
+    int rc = dike_cluster_check(c, e);
+    if (rc == 0)
+        rc = parse_type_lists(c, types, &ntypes, speeds, &nspeeds, e);
+    if (rc)
+        return rc;
+    if (c->cluster_nodes_file[0] && !nodes)
+        return dike_err_set(e, DIKE_EINTERNAL, "[cluster] nodes_file: the node list was not read");
 
     cl->nodes_per_rack = (uint32_t)c->cluster_nodes_per_rack;
     cl->loc_factor[DIKE_LOC_NODE] = 1.0;
     cl->loc_factor[DIKE_LOC_RACK] = c->cluster_locality_rack;
     cl->loc_factor[DIKE_LOC_CROSS] = c->cluster_locality_cross_rack;
-
-    int rc;
     if (c->cluster_nodes_file[0]) {
-        if (c->cluster_gpu_types[0])
-            return dike_err_set(e, DIKE_EINVAL, "[cluster] gpu_types: must be empty when "
-                                "cluster.nodes_file is set (the node list gives the types) (got '%s')",
-                                c->cluster_gpu_types);
-        rc = read_node_list(cl, c->cluster_nodes_file, e);
+        set_nodes(cl, nodes);
     } else {
         cl->nodes = (uint32_t)c->cluster_nodes;
         cl->gpus_per_node = (uint32_t)c->cluster_gpus_per_node;
         cl->total_gpus = (uint64_t)cl->nodes * cl->gpus_per_node;
-        rc = set_types(cl, c, e);
+        rc = set_types(cl, c, types, ntypes, e);
     }
     cl->nracks = (uint32_t)(((uint64_t)cl->nodes + cl->nodes_per_rack - 1) / cl->nodes_per_rack);
     if (rc == 0)
-        rc = set_speeds(cl, c, e);
+        rc = set_speeds(cl, c, speeds, nspeeds, e);
     if (rc)
         dike_cluster_free(cl);
     return rc;

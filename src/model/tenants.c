@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "io/parse.h"
+#include "base/parse.h"
 
 #define FILE_PREFIX "file:"
 

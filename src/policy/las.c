@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "dike/sched.h"
-#include "io/parse.h"
+#include "base/parse.h"
 #include "policy/common.h"
 #include "policy/gangtree.h"
 #include "policy/jobsets.h"

@@ -10,7 +10,7 @@
 #include "dike/config.h"
 #include "dike/results.h"
 #include "dike/workload.h"
-#include "engine/run_internal.h"
+#include "run/run_internal.h"
 
 typedef struct sc_job {
     double submit, duration; /* s */

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <mpi.h>
 
-#include "dike/engine.h"
+#include "engine/event.h"
 #include "dike/rng.h"
 #include "engine/partition.h"
 

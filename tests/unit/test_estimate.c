@@ -56,7 +56,7 @@ static void bench_init(bench *b, const sc_job *jobs, size_t n, const char *const
         j->model = -1;
         j->gpu_type = -1;
     }
-    if (dike_coord_init(&b->s, &b->cfg, &b->cl, &b->w, &e))
+    if (dike_coord_init(&b->s, &b->cfg, dike_policy_find(b->cfg.scheduler_policy), &b->cl, &b->w, &e))
         fail_msg("coord init: %s", e.msg);
 }
 

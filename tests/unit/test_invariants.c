@@ -72,7 +72,7 @@ static void check_policy_knowing(const char *policy, const char *placement, int 
     assert_int_equal(w.njobs, 10000);
 
     dike_sched s;
-    assert_int_equal(dike_coord_init(&s, &cfg, &cl, &w, &e), 0);
+    assert_int_equal(dike_coord_init(&s, &cfg, dike_policy_find(cfg.scheduler_policy), &cl, &w, &e), 0);
     replay rp = {0};
     rp.free = malloc(cl.nodes * sizeof *rp.free);
     for (uint32_t n = 0; n < cl.nodes; n++)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "dike/workload.h"
-#include "io/lines.h"
+#include "base/lines.h"
 
 static char *write_tmp(const char *text, size_t len)
 {

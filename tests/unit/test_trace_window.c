@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "dike/rng.h"
+#include "cli/trace_info.h"
 #include "dike/throughput.h"
 
 #define HEAD DIKE_TEST_DATA "/trace_philly-vc_head.csv"

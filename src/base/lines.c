@@ -1,5 +1,5 @@
 /* A text file read once in large blocks, with its SHA-256 (see lines.h). */
-#include "io/lines.h"
+#include "base/lines.h"
 
 #include <errno.h>
 #include <fcntl.h>

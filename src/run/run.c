@@ -14,7 +14,7 @@
 #include "engine/nodes.h"
 #include "engine/partition.h"
 #include "engine/window.h"
-#include "engine/run_internal.h"
+#include "run/run_internal.h"
 
 /* Rank 0's status reaches every rank, so all return the same code and message and nobody is left
  * waiting in a collective. */
@@ -145,6 +145,19 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     return run_body(cfg, comm, NULL, cfg->run_out, ckpt, out, perf_out, e);
 }
 
+/* The coordinator with the policy the configuration names: the lookup is here, above the policy
+ * layer, because policies call the engine and the engine does not name them. */
+static int coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *cl,
+                      const dike_workload *w, dike_err *e)
+{
+    const dike_policy *pol = dike_policy_find(cfg->scheduler_policy);
+    if (!pol)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[scheduler] policy: unknown policy '%s' (dike-emu list-policies)",
+                            cfg->scheduler_policy);
+    return dike_coord_init(s, cfg, pol, cl, w, e);
+}
+
 static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
                     const char *out_path, const char *resume, dike_results *out,
                     dike_perf_record *perf_out, dike_err *e)
@@ -162,6 +175,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     dike_perf_record perf;
     dike_node_record *nodes = NULL;
     dike_nodes *ns = NULL; /* emulating mode: this rank's node models and runs */
+    char *config_ini = NULL; /* rank 0: the configuration stored in checkpoints */
     memset(&perf, 0, sizeof perf);
     memset(&cl, 0, sizeof cl);
     memset(&s, 0, sizeof s);
@@ -208,7 +222,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         if (!rc)
             rc = check_bounds(cfg, &cl, given ? given : &w, e);
         if (!rc)
-            rc = dike_coord_init(&s, cfg, &cl, given ? given : &w, e);
+            rc = coord_init(&s, cfg, &cl, given ? given : &w, e);
     }
     if (bcast_status(comm, rc, e))
         goto out;
@@ -245,9 +259,11 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         goto out;
 
     double t_engine = MPI_Wtime();
+    if (rank == 0)
+        config_ini = dike_config_to_ini(cfg);
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s),
-                           dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, cfg, sha};
+                           dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, config_ini, sha};
     if (emulate)
         rc = dike_emulate_loop(comm, rank == 0 ? &s : NULL, &part, ns, &layout, latency_us, &wo,
                                &perf, e);
@@ -299,6 +315,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                    (int)sizeof perf, MPI_BYTE, 0, comm);
     }
 out:
+    free(config_ini);
     free(nodes);
     dike_nodes_free(ns);
     dike_part_free(&part);

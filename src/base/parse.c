@@ -1,8 +1,9 @@
 /* Strict number parsing and the config's "name:number,..." lists. */
-#include "io/parse.h"
+#include "base/parse.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,22 @@ const char *dike__parse_f64(const char *s, double *v)
         return "not a finite number";
     *v = x;
     return NULL;
+}
+
+size_t dike__split_csv(char *s, char **fields, size_t max)
+{
+    size_t n = 0;
+    for (;;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
+        if (n < max)
+            fields[n] = dike__trim(s);
+        n++;
+        if (!comma)
+            return n;
+        s = comma + 1;
+    }
 }
 
 /* --- lists --- */
@@ -135,74 +152,71 @@ static int check_type_name(const char *name, size_t idx, char *why, size_t whyle
     return 0;
 }
 
-int dike__parse_gpu_types(const char *text, dike__type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
-                          char *why, size_t whylen)
+/* What both type lists check of entry @p i besides its value: a plain, short name that no earlier
+ * entry used. */
+static int check_type_entry(const item *items, size_t i, char *why, size_t whylen)
+{
+    if (check_type_name(items[i].name, i, why, whylen))
+        return DIKE_EINVAL;
+    for (size_t j = 0; j < i; j++) {
+        if (strcmp(items[j].name, items[i].name) == 0) {
+            snprintf(why, whylen, "type '%s' listed twice", items[i].name);
+            return DIKE_EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* Both type lists: "type:value" entries, each a plain name listed once with a value that is a node
+ * count (@p counts: an integer in [1, 2^32), stored as uint32_t) or a speed (a number > 0, stored as
+ * double). Entry i's name goes to @p name0 + i x @p stride and its value to @p value0 + i x
+ * @p stride: the members of the caller's array of structs. */
+static int parse_type_list(const char *text, bool counts, char *name0, void *value0, size_t stride,
+                           size_t *n, char *why, size_t whylen)
 {
     item items[DIKE_MAX_GPU_TYPES];
     char *copy = dike_xstrdup(text);
     int rc = DIKE_EINVAL;
-    int cnt = split_items(copy, items, DIKE_MAX_GPU_TYPES, "type:nodes", why, whylen);
-    if (cnt < 0)
-        goto out;
-    for (size_t i = 0; i < (size_t)cnt; i++) {
-        int64_t v;
-        const char *bad = dike__parse_i64(items[i].value, &v);
-        if (check_type_name(items[i].name, i, why, whylen))
+    int cnt = split_items(copy, items, DIKE_MAX_GPU_TYPES, counts ? "type:nodes" : "type:speed", why,
+                          whylen);
+    for (size_t i = 0; i < (size_t)(cnt > 0 ? cnt : 0); i++) {
+        int64_t iv = 0;
+        double v = 0;
+        bool ok = counts ? !dike__parse_i64(items[i].value, &iv) && iv >= 1 && iv <= UINT32_MAX
+                         : !dike__parse_f64(items[i].value, &v) && v > 0;
+        if (check_type_entry(items, i, why, whylen))
             goto out;
-        if (bad || v < 1 || v > UINT32_MAX) {
-            snprintf(why, whylen, "entry %zu '%s:%s': node count must be an integer >= 1", i + 1,
-                     items[i].name, items[i].value);
+        if (!ok) {
+            snprintf(why, whylen, "entry %zu '%s:%s': %s", i + 1, items[i].name, items[i].value,
+                     counts ? "node count must be an integer >= 1" : "speed must be a number > 0");
             goto out;
         }
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(out[j].name, items[i].name) == 0) {
-                snprintf(why, whylen, "type '%s' listed twice", items[i].name);
-                goto out;
-            }
-        }
-        snprintf(out[i].name, sizeof out[i].name, "%s", items[i].name);
-        out[i].nodes = (uint32_t)v;
+        snprintf(name0 + i * stride, DIKE_GPU_TYPE_NAME, "%s", items[i].name);
+        char *value = (char *)value0 + i * stride;
+        if (counts)
+            *(uint32_t *)value = (uint32_t)iv;
+        else
+            *(double *)value = v;
     }
-    *n = (size_t)cnt;
-    rc = 0;
+    if (cnt >= 0) {
+        *n = (size_t)cnt;
+        rc = 0;
+    }
 out:
     free(copy);
     return rc;
 }
 
+int dike__parse_gpu_types(const char *text, dike__type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
+                          char *why, size_t whylen)
+{
+    return parse_type_list(text, true, out->name, &out->nodes, sizeof *out, n, why, whylen);
+}
+
 int dike__parse_gpu_speeds(const char *text, dike__type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
                            char *why, size_t whylen)
 {
-    item items[DIKE_MAX_GPU_TYPES];
-    char *copy = dike_xstrdup(text);
-    int rc = DIKE_EINVAL;
-    int cnt = split_items(copy, items, DIKE_MAX_GPU_TYPES, "type:speed", why, whylen);
-    if (cnt < 0)
-        goto out;
-    for (size_t i = 0; i < (size_t)cnt; i++) {
-        double v;
-        const char *bad = dike__parse_f64(items[i].value, &v);
-        if (check_type_name(items[i].name, i, why, whylen))
-            goto out;
-        if (bad || !(v > 0)) {
-            snprintf(why, whylen, "entry %zu '%s:%s': speed must be a number > 0", i + 1, items[i].name,
-                     items[i].value);
-            goto out;
-        }
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(out[j].name, items[i].name) == 0) {
-                snprintf(why, whylen, "type '%s' listed twice", items[i].name);
-                goto out;
-            }
-        }
-        snprintf(out[i].name, sizeof out[i].name, "%s", items[i].name);
-        out[i].speed = v;
-    }
-    *n = (size_t)cnt;
-    rc = 0;
-out:
-    free(copy);
-    return rc;
+    return parse_type_list(text, false, out->name, &out->speed, sizeof *out, n, why, whylen);
 }
 
 int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,

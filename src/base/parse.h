@@ -1,9 +1,9 @@
-/* Internal: strict parsing of numbers and of the "name:number,..." lists of the config
- * (cluster.gpu_types, cluster.gpu_speeds, workload.gpu_mix). One parser per thing, shared by the config
- * checks, the trace readers, the cluster model and the synthetic generator, so a value one part accepts
- * is exactly a value the others can use. */
-#ifndef DIKE_IO_PARSE_H
-#define DIKE_IO_PARSE_H
+/* Internal (base layer): strict parsing of numbers, CSV lines and the "name:number,..." lists of
+ * the config (cluster.gpu_types, cluster.gpu_speeds, workload.gpu_mix). One parser per thing,
+ * shared by the config checks, the trace and node-list readers, the cluster model and the synthetic
+ * generator, so a value one part accepts is exactly a value the others can use. */
+#ifndef DIKE_BASE_PARSE_H
+#define DIKE_BASE_PARSE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +19,10 @@ const char *dike__parse_i64(const char *s, int64_t *v);
 const char *dike__parse_f64(const char *s, double *v);
 /** Strip blanks (space, tab, CR, LF) from both ends of @p s in place; returns the new start. */
 char *dike__trim(char *s);
+/** Split the CSV line @p s in place at commas into at most @p max trimmed fields (no quoting: none
+ *  of the formats read here quotes). Returns the number of fields found, which may exceed @p max:
+ *  the extra ones are counted, not stored, so callers can tell "too many columns". */
+size_t dike__split_csv(char *s, char **fields, size_t max);
 
 /* Longest line of a trace, node list or weight file: 1 MiB. A longer line is refused rather than
  * read whole (a file without line ends, such as /dev/zero, would otherwise be read into memory). */

@@ -4,8 +4,8 @@
  * A trace used to be read twice (parsed through getc(3) one byte at a time, then hashed with a
  * second read); one pass with read(2) into a large buffer does both, and the lines are handed out
  * where they lie in the buffer (no copy, no allocation per line). */
-#ifndef DIKE_IO_LINES_H
-#define DIKE_IO_LINES_H
+#ifndef DIKE_BASE_LINES_H
+#define DIKE_BASE_LINES_H
 
 #include <stdbool.h>
 #include <stddef.h>

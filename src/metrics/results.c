@@ -1,5 +1,5 @@
 /* In-memory results of a run: the growable /timeseries buffers and the one free function.
- * The HDF5 writer is in h5out.c. */
+ * The HDF5 writer is in src/io/h5out.c. */
 #include "dike/results.h"
 
 #include <stdint.h>

@@ -1,10 +1,10 @@
-/* Event engine primitives: pooled fixed-size events and the binary heap that orders them.
+/* Internal (engine layer): pooled fixed-size events and the binary heap that orders them.
  *
  * One comparator defines the total order of SPEC §3: (time, phase, kind, entity, seq). No two
  * live events compare equal because (entity, seq) is unique, so the order never depends on
  * insertion order, heap shape or hash order — the root of rank-count-invariant results. */
-#ifndef DIKE_ENGINE_H
-#define DIKE_ENGINE_H
+#ifndef DIKE_ENGINE_EVENT_H
+#define DIKE_ENGINE_EVENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
