@@ -1,6 +1,7 @@
 /* Checkpoint and resume: byte blobs in one HDF5 file. */
 #include "engine/checkpoint.h"
 
+#include "base/mpi.h"
 #include "placement/capacity.h"
 #include "dike/outpath.h"
 
@@ -530,33 +531,21 @@ static char *read_str_attr(hid_t obj, const char *name)
 /* Gather every rank's node blob on rank 0, concatenated in rank order = node order. */
 static char *gather_nodes(MPI_Comm comm, const buf *mine, size_t *total)
 {
-    int rank, np;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &np);
+    int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm);
     int len = (int)mine->len;
     int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
-    MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    DIKE_MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
     size_t t = 0;
     for (int r = 0; r < np; r++) {
         displs[r] = (int)t;
         t += (size_t)counts[r];
     }
     char *all = rank == 0 ? dike_xmalloc(t + 1) : NULL;
-    MPI_Gatherv(mine->p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    DIKE_MPI_CHECK(MPI_Gatherv(mine->p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
     free(counts);
     free(displs);
     *total = t;
     return all;
-}
-
-static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
-{
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-    if (rc) {
-        MPI_Bcast(e->msg, (int)sizeof e->msg, MPI_CHAR, 0, comm);
-        e->code = rc;
-    }
-    return rc;
 }
 
 /* ---- checksums: a checkpoint is verified before anything in it is used ---- */
@@ -738,8 +727,7 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                           const dike_config *cfg, const char *trace_sha256, dike_err *e)
 {
-    int rank, rc = 0;
-    MPI_Comm_rank(comm, &rank);
+    int rank = dike_mpi_rank(comm), rc = 0;
     buf nb = {0};
     save_nodes(&nb, p);
     size_t ntotal = 0;
@@ -761,7 +749,7 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         free(cb.p);
     }
     free(nodes);
-    return bcast_status(comm, rc, e);
+    return dike_mpi_agree(comm, rc, e);
 }
 
 int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
@@ -820,9 +808,7 @@ void (*dike__ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nle
 int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
                             const dike_part_layout *l, const char *trace_sha256, dike_err *e)
 {
-    int rank, np, rc = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &np);
+    int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
     buf cb = {0}, nb = {0};
     if (rank == 0) {
         H5E_auto2_t old_fn;
@@ -861,7 +847,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         free(img);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     }
-    if ((rc = bcast_status(comm, rc, e))) /* rank 0's verdict on every rank */
+    if ((rc = dike_mpi_agree(comm, rc, e))) /* rank 0's verdict on every rank */
         goto out;
     /* node records to their new owners: records are in node order, fixed size */
     {
@@ -874,7 +860,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         else if (rank == 0 && (bad = check_nodes(&nb, s, p->jobs != NULL)))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node state does not fit this workload and cluster: %s",
                               path, bad);
-        if (!(rc = bcast_status(comm, rc, e))) { /* every rank takes rank 0's verdict */
+        if (!(rc = dike_mpi_agree(comm, rc, e))) { /* every rank takes rank 0's verdict */
             for (int r = 0; r < np; r++) {
                 uint32_t first, n;
                 dike_part_block(l, r, &first, &n);
@@ -884,11 +870,11 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
             buf mine = {0};
             mine.len = (size_t)counts[rank];
             mine.p = dike_xmalloc(mine.len + 1);
-            MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE, 0, comm);
-            int lbad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
-            MPI_Allreduce(&lbad, &any, 1, MPI_INT, MPI_MAX, comm);
-            if (any)
+            DIKE_MPI_CHECK(MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE,
+                                        0, comm));
+            if (load_nodes(&mine, p, p->jobs != NULL) != 0)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: node state is damaged", path);
+            rc = dike_mpi_agree(comm, rc, e);
             free(mine.p);
         }
         free(counts);

@@ -15,23 +15,7 @@
 #include "engine/partition.h"
 #include "engine/window.h"
 #include "engine/run_internal.h"
-
-/* Rank 0's status reaches every rank, so all return the same code and message and nobody is left
- * waiting in a collective. */
-static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
-{
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-    if (rc && e) {
-        MPI_Bcast(e->msg, (int)sizeof e->msg, MPI_CHAR, 0, comm);
-        e->code = rc;
-    } else if (rc) {
-        char buf[sizeof ((dike_err *)0)->msg];
-        MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, 0, comm);
-    }
-    return rc;
-}
+#include "base/mpi.h"
 
 static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
 {
@@ -122,8 +106,7 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 dike_perf_record *perf_out, dike_err *e)
 {
     char *text = NULL;
-    int rank, rc;
-    MPI_Comm_rank(comm, &rank);
+    int rc;
     memset(out, 0, sizeof *out);
     dike_config_defaults(cfg);
     rc = dike_checkpoint_config(ckpt, &text, e);
@@ -136,12 +119,8 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     if (!rc && adjust)
         rc = adjust(cfg, ctx, e);
     /* every rank read the same file; agree anyway, so nobody runs alone */
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
-    if (rc) {
-        if (rc != e->code)
-            dike_err_set(e, rc, "%s: cannot read the checkpoint on every rank", ckpt);
+    if ((rc = dike_mpi_agree(comm, rc, e)))
         return rc;
-    }
     return run_body(cfg, comm, NULL, cfg->run_out, ckpt, out, perf_out, e);
 }
 
@@ -150,8 +129,8 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
                     dike_perf_record *perf_out, dike_err *e)
 {
     int rank, nranks, rc = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
+    rank = dike_mpi_rank(comm);
+    nranks = dike_mpi_size(comm);
     double t_start = MPI_Wtime();
     memset(out, 0, sizeof *out);
 
@@ -210,7 +189,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         if (!rc)
             rc = dike_coord_init(&s, cfg, &cl, given ? given : &w, e);
     }
-    if (bcast_status(comm, rc, e))
+    if ((rc = dike_mpi_agree(comm, rc, e))) /* every rank returns rank 0's verdict */
         goto out;
     if (rank != 0 && (rc = dike_cluster_init(&cl, cfg, e)))
         dike_fatal("rank %d: cluster differs from rank 0: %s", rank, e->msg);
@@ -227,7 +206,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     dike_time latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);
     if (emulate) {
         uint64_t njobs = rank == 0 ? (given ? given : &w)->njobs : 0;
-        MPI_Bcast(&njobs, 1, MPI_UINT64_T, 0, comm);
+        DIKE_MPI_CHECK(MPI_Bcast(&njobs, 1, MPI_UINT64_T, 0, comm));
         dike_nodes_params np;
         dike_nodes_params_read(&np, cfg);
         ns = dike_nodes_new(&np, &cl, &layout, rank, &part, (uint32_t)njobs);
@@ -239,7 +218,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     char sha[65] = "";
     if (rank == 0)
         snprintf(sha, sizeof sha, "%s", used->sha256);
-    MPI_Bcast(sha, sizeof sha, MPI_CHAR, 0, comm);
+    DIKE_MPI_CHECK(MPI_Bcast(sha, sizeof sha, MPI_CHAR, 0, comm));
     if (resume && (rc = dike_checkpoint_restore(resume, comm, rank == 0 ? &s : NULL, &part, &layout,
                                                 sha, e)))
         goto out;
@@ -275,7 +254,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", used->sha256);
     }
     double wall = MPI_Wtime() - t_start;
-    MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm);
+    DIKE_MPI_CHECK(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
     if (rank == 0)
         out->meta.wall_seconds = wall;
     nodes = dike_part_records(&part);
@@ -295,8 +274,8 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
             out->perf = dike_xcalloc((size_t)nranks, sizeof *out->perf);
             out->nperf = (size_t)nranks;
         }
-        MPI_Gather(&perf, (int)sizeof perf, MPI_BYTE, rank == 0 ? out->perf : NULL,
-                   (int)sizeof perf, MPI_BYTE, 0, comm);
+        DIKE_MPI_CHECK(MPI_Gather(&perf, (int)sizeof perf, MPI_BYTE, rank == 0 ? out->perf : NULL,
+                                  (int)sizeof perf, MPI_BYTE, 0, comm));
     }
 out:
     free(nodes);

@@ -9,17 +9,11 @@
 #include "engine/window.h"
 
 #include "dike/run.h"
+#include "base/mpi.h"
 #include "engine/checkpoint.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK_MPI(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            dike_fatal("MPI call failed (%d): %s", rc_, #call);                                    \
-    } while (0)
 
 /* Reorder rank 0's actions by owner (stable, so each owner sees them in time order). */
 static void bucket_by_owner(const dike_part_layout *l, const dike_action *a, size_t n,
@@ -63,12 +57,8 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
                      const dike_window_opts *o, dike_perf_record *perf, dike_err *e)
 {
     int status = 0;
-    int rank, nranks;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    MPI_Datatype act_type;
-    CHECK_MPI(MPI_Type_contiguous((int)sizeof(dike_action), MPI_BYTE, &act_type));
-    CHECK_MPI(MPI_Type_commit(&act_type));
+    int rank = dike_mpi_rank(comm), nranks = dike_mpi_size(comm);
+    MPI_Datatype act_type = dike_mpi_bytes_type(sizeof(dike_action));
 
     int *counts = dike_xcalloc((size_t)nranks, sizeof *counts);
     int *displs = dike_xcalloc((size_t)nranks, sizeof *displs);
@@ -85,7 +75,7 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
     in[0] = dike_part_next_time(p);
     in[1] = in[2] = in[3] = 0;
     double t0 = MPI_Wtime();
-    CHECK_MPI(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm));
+    DIKE_MPI_CHECK(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm));
     t_comm += MPI_Wtime() - t0;
     dike_time horizon = out[0];
     /* Periodic checkpoints fall on multiples of ckpt_every; after a resume, the next one. */
@@ -128,12 +118,12 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
         /* 1. actions to their owners (with the "reached" flag in the count message) */
         t0 = MPI_Wtime();
         int mine[2] = {0, 0};
-        CHECK_MPI(MPI_Scatter(hdr, 2, MPI_INT, mine, 2, MPI_INT, 0, comm));
+        DIKE_MPI_CHECK(MPI_Scatter(hdr, 2, MPI_INT, mine, 2, MPI_INT, 0, comm));
         if ((size_t)mine[0] > recv_cap) {
             recv_cap = (size_t)mine[0];
             recv = dike_xrealloc(recv, recv_cap * sizeof *recv);
         }
-        CHECK_MPI(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine[0], act_type, 0, comm));
+        DIKE_MPI_CHECK(MPI_Scatterv(sorted, counts, displs, act_type, recv, mine[0], act_type, 0, comm));
         t_comm += MPI_Wtime() - t0;
         if (rank == o->inject_fatal_rank)
             dike_fatal("injected failure (engine.inject_fatal_rank = %d)", rank);
@@ -147,7 +137,7 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
             dike_part_process(p, horizon, &rep, &rep_len, &rep_cap);
             int len = (int)rep_len;
             t0 = MPI_Wtime();
-            CHECK_MPI(MPI_Gather(&len, 1, MPI_INT, rep_counts, 1, MPI_INT, 0, comm));
+            DIKE_MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, rep_counts, 1, MPI_INT, 0, comm));
             size_t total = 0;
             if (rank == 0)
                 for (int r = 0; r < nranks; r++) {
@@ -158,7 +148,7 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
                 rep_all_cap = total;
                 rep_all = dike_xrealloc(rep_all, rep_all_cap);
             }
-            CHECK_MPI(MPI_Gatherv(rep, len, MPI_BYTE, rep_all, rep_counts, rep_displs, MPI_BYTE, 0,
+            DIKE_MPI_CHECK(MPI_Gatherv(rep, len, MPI_BYTE, rep_all, rep_counts, rep_displs, MPI_BYTE, 0,
                                   comm));
             t_comm += MPI_Wtime() - t0;
             if (rank > 0 && len) {
@@ -180,7 +170,7 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
                     ? -1
                     : 0;
         t0 = MPI_Wtime();
-        CHECK_MPI(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm));
+        DIKE_MPI_CHECK(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm));
         t_comm += MPI_Wtime() - t0;
         perf->messages++;
         perf->bytes_sent += sizeof in;
@@ -235,6 +225,6 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
     free(recv);
     free(rep);
     free(rep_all);
-    MPI_Type_free(&act_type);
+    DIKE_MPI_CHECK(MPI_Type_free(&act_type));
     return status;
 }

@@ -11,16 +11,17 @@
  * only when complete, so a crashed or failed run never leaves a file at <path> that looks complete.
  *
  * Errors. Parallel HDF5 calls are collective: a rank that fails must not leave the others waiting
- * in the next collective call. After every collective step the ranks agree (one MPI_Allreduce) on
+ * in the next collective call. After every collective step the ranks agree (dike_mpi_agree) on
  * whether any rank failed, and then all of them take the same path to the one cleanup label, so
- * the collective closes there happen in the same order everywhere. At the end the message of the
- * lowest failing rank is broadcast: every rank returns the same code and text. */
+ * the collective closes there happen in the same order everywhere; every rank returns the code
+ * and text of the lowest failing rank. A failing MPI call itself is fatal (base/mpi.h). */
 #include "dike/results.h"
 #include "dike/config.h"
 #include "dike/metrics.h"
 #include "dike/outpath.h"
 #include "dike/provenance.h"
 #include "io/h5types.h"
+#include "base/mpi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -396,35 +397,12 @@ static int save_image(const h5ctx *c, hid_t file, const char *tmp)
     return st;
 }
 
-/* True if any rank of @p comm has a non-zero status. */
+/* After a collective step: did any rank fail? Every rank then holds the status and message of
+ * the lowest failing rank (dike_mpi_agree), so all take the same path to the cleanup. */
 static bool agree(MPI_Comm comm, int *st, const h5ctx *c)
 {
-    int mine = *st != 0, any = 1;
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm) != MPI_SUCCESS) {
-        if (*st == 0)
-            *st = dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allreduce failed",
-                               c->path);
-        return true;
-    }
-    return any != 0;
-}
-
-/* Every rank gets the code and message of the lowest failing rank. */
-static int share_status(MPI_Comm comm, int rank, int size, int st, const h5ctx *c)
-{
-    int who = st ? rank : size, first = size, code = st;
-    if (MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return st ? st
-                  : dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allreduce failed",
-                                 c->path);
-    if (first == size)
-        return 0;
-    if (MPI_Bcast(&code, 1, MPI_INT, first, comm) != MPI_SUCCESS ||
-        MPI_Bcast(c->e->msg, (int)sizeof c->e->msg, MPI_CHAR, first, comm) != MPI_SUCCESS)
-        return dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Bcast failed", c->path);
-    c->e->msg[sizeof c->e->msg - 1] = '\0';
-    c->e->code = code;
-    return code;
+    *st = dike_mpi_agree(comm, *st, c->e);
+    return *st != 0;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -459,10 +437,7 @@ static int check_blocks(const h5ctx *c, MPI_Comm comm, int size, const dike_node
 
     node_block *all = dike_xcalloc((size_t)size, sizeof *all);
     int st = 0;
-    if (MPI_Allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, comm) != MPI_SUCCESS) {
-        st = dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allgather failed", c->path);
-        goto out;
-    }
+    DIKE_MPI_CHECK(MPI_Allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, comm));
     uint64_t sum = 0;
     for (int r = 0; r < size; r++) {
         const node_block *b = &all[r];
@@ -1315,7 +1290,7 @@ static int commit(const h5ctx *c, const char *tmp)
 }
 
 /* Rank 0 chooses the temporary name (its pid makes it unique on its host) and tells the others. */
-static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
+static void bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
 {
     int len = 0;
     char *name = NULL;
@@ -1325,17 +1300,11 @@ static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
         dike_tmp_name(c->path, name, n);
         len = (int)strlen(name) + 1;
     }
-    if (MPI_Bcast(&len, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-        goto fail;
+    DIKE_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
     if (rank != 0)
         name = dike_xmalloc((size_t)len);
-    if (MPI_Bcast(name, len, MPI_CHAR, 0, comm) != MPI_SUCCESS)
-        goto fail;
+    DIKE_MPI_CHECK(MPI_Bcast(name, len, MPI_CHAR, 0, comm));
     *out = name;
-    return 0;
-fail:
-    free(name);
-    return dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Bcast failed", c->path);
 }
 
 int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
@@ -1351,8 +1320,8 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     H5E_auto2_t old_fn = NULL;
     void *old_data = NULL;
 
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return dike_err_set(e, DIKE_EMPI, "%s: cannot write output: bad communicator", c.path);
+    rank = dike_mpi_rank(comm);
+    size = dike_mpi_size(comm);
     /* Our messages replace HDF5's own stack dumps, which would print once per rank. */
     bool restore = H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data) >= 0;
     if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
@@ -1376,16 +1345,14 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     {
         /* every rank must bring the same number of node samples (or none) */
         unsigned long long ns[2] = {node_samples.nsamples, ~(unsigned long long)node_samples.nsamples}, mx[2];
-        if (MPI_Allreduce(ns, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
-            mx[0] != ~mx[1])
+        DIKE_MPI_CHECK(MPI_Allreduce(ns, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
+        if (mx[0] != ~mx[1])
             st = dike_err_set(&le, DIKE_EINTERNAL, "%s: cannot write output: the ranks hold "
                               "different numbers of /node_timeseries samples", c.path);
     }
     if ((failed = agree(comm, &st, &c)))
         goto out;
-    st = bcast_tmp_name(&c, comm, rank, &tmp);
-    if ((failed = agree(comm, &st, &c)))
-        goto out;
+    bcast_tmp_name(&c, comm, rank, &tmp);
 
     st = write_parallel(&c, tmp, comm, rank, size, nodes, nnodes, first, total_nodes, perf);
     if ((failed = agree(comm, &st, &c)))
@@ -1400,7 +1367,7 @@ out:
     if (rank == 0 && failed && tmp)
         unlink(tmp);
     free(tmp);
-    st = share_status(comm, rank, size, st, &c);
+    st = dike_mpi_agree(comm, st, &le);
     if (restore)
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     if (st && e)
