@@ -86,37 +86,37 @@ typedef struct ck_field {
 #define ONE(st, m) { offsetof(st, m), sizeof(((st *)0)->m), CK_ONE }
 #define EACH(st, m, c) { offsetof(st, m), sizeof(*((st *)0)->m), (c) }
 
+#define J(m) ONE(dike_job, m)
 static const ck_field job_table[] = {
-    ONE(dike_job, state), ONE(dike_job, type), ONE(dike_job, level), ONE(dike_job, epoch),
-    ONE(dike_job, seq), ONE(dike_job, first_start), ONE(dike_job, run_start),
-    ONE(dike_job, progress_start), ONE(dike_job, finish), ONE(dike_job, last_stop),
-    ONE(dike_job, remaining), ONE(dike_job, rate), ONE(dike_job, held_us),
-    ONE(dike_job, rate_gpu_us), ONE(dike_job, attained_gpu_s), ONE(dike_job, area_at_submit),
-    ONE(dike_job, navg), ONE(dike_job, preemptions), ONE(dike_job, restarts),
-    ONE(dike_job, lost_gpu_s), ONE(dike_job, migrations), ONE(dike_job, nslices),
-    ONE(dike_job, placed_n), ONE(dike_job, last_sig),
+    J(state), J(type), J(level), J(epoch), J(seq),                       /* where it is */
+    J(first_start), J(run_start), J(progress_start), J(finish), J(last_stop), /* when, us */
+    J(remaining), J(rate), J(held_us), J(rate_gpu_us), J(attained_gpu_s), J(area_at_submit), J(navg),
+    J(preemptions), J(restarts), J(lost_gpu_s), J(migrations),          /* what it cost */
+    J(nslices), J(placed_n), J(last_sig),                               /* its placement */
 };
+#undef J
 
+#define C(m) ONE(dike_sched, m)
+#define C_TENANT(m) EACH(dike_sched, m, CK_TENANT)
 static const ck_field coord_table[] = {
-    ONE(dike_sched, now), ONE(dike_sched, next_arrival), ONE(dike_sched, round_seq),
-    ONE(dike_sched, round_pending), ONE(dike_sched, busy_gpus), ONE(dike_sched, queued),
-    ONE(dike_sched, running), ONE(dike_sched, active), ONE(dike_sched, finished),
-    ONE(dike_sched, area), ONE(dike_sched, area_t), ONE(dike_sched, next_sample),
-    ONE(dike_sched, preemptions), ONE(dike_sched, migrations), ONE(dike_sched, events),
-    ONE(dike_sched, stale_events), ONE(dike_sched, decisions), ONE(dike_sched, decide_seconds),
-    ONE(dike_sched, node_failures), ONE(dike_sched, tick), ONE(dike_sched, decide_lat),
-    ONE(dike_sched, decide_by_active),
-    EACH(dike_sched, tenant_gpus, CK_TENANT), EACH(dike_sched, tenant_gpu_s, CK_TENANT),
-    EACH(dike_sched, tenant_demand, CK_TENANT), EACH(dike_sched, ent, CK_TENANT),
-    EACH(dike_sched, ent_since, CK_TENANT), EACH(dike_sched, ent_gpu_s, CK_TENANT),
-    ONE(dike_sched, ent_contended),
+    C(now), C(next_arrival), C(round_seq), C(round_pending),
+    C(busy_gpus), C(queued), C(running), C(active), C(finished),
+    C(area), C(area_t), C(next_sample),
+    C(preemptions), C(migrations), C(events), C(stale_events), C(decisions), C(decide_seconds),
+    C(node_failures), C(tick), C(decide_lat), C(decide_by_active),
+    /* per tenant: GPUs held and their integral, demand, entitlement and its integral */
+    C_TENANT(tenant_gpus), C_TENANT(tenant_gpu_s), C_TENANT(tenant_demand),
+    C_TENANT(ent), C_TENANT(ent_since), C_TENANT(ent_gpu_s), C(ent_contended),
 };
+#undef C
+#undef C_TENANT
 
+#define TS(m, c) EACH(dike_timeseries, m, c)
 static const ck_field timeseries_table[] = {
-    EACH(dike_timeseries, time, CK_SAMPLE), EACH(dike_timeseries, busy_gpus, CK_SAMPLE),
-    EACH(dike_timeseries, queued, CK_SAMPLE), EACH(dike_timeseries, running, CK_SAMPLE),
-    EACH(dike_timeseries, tenant_gpus, CK_SAMPLE_TENANT),
+    TS(time, CK_SAMPLE), TS(busy_gpus, CK_SAMPLE), TS(queued, CK_SAMPLE), TS(running, CK_SAMPLE),
+    TS(tenant_gpus, CK_SAMPLE_TENANT),
 };
+#undef TS
 
 /* A pending event: what orders it and what it carries (the pad is not stored). */
 static const ck_field event_table[] = {
