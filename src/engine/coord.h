@@ -172,5 +172,7 @@ uint32_t dike__coord_node_set_sig(const dike_slice *sl, uint32_t n);
 /** Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
  *  (DIKE_STOP_*) tells the home what to report in the emulating mode. */
 void dike__coord_release(dike_sched *s, dike_job *j, uint32_t reason);
+/** At the end of a run (coord_results.c): the entitlement integrals up to now. */
+void dike__coord_close_entitlements(dike_sched *s);
 
 #endif
