@@ -51,154 +51,99 @@ typedef struct h5_field {
     const char *unit;  /**< unit of the column */
 } h5_field;
 
-#define F_NUM(st, m, t, u) { #m, offsetof(st, m), (t), 0, (u) }
+/* The HDF5 type of a numeric member follows from its C type, so the two cannot disagree (a
+ * member of another type does not compile). */
+#define F_TYPE(x)                                                                                 \
+    _Generic((x), int32_t: H5T_NATIVE_INT32, uint32_t: H5T_NATIVE_UINT32,                         \
+             int64_t: H5T_NATIVE_INT64, uint64_t: H5T_NATIVE_UINT64, double: H5T_NATIVE_DOUBLE)
+#define F_NUM(st, m, u) { #m, offsetof(st, m), F_TYPE(((st *)0)->m), 0, (u) }
 #define F_STR(st, m, u) { #m, offsetof(st, m), H5I_INVALID_HID, sizeof(((st *)0)->m), (u) }
 #define F_COPY(f, t)                                                                              \
     do {                                                                                          \
         _Static_assert(sizeof(t) / sizeof((t)[0]) <= H5_MAX_FIELDS, "raise H5_MAX_FIELDS");       \
         memcpy((f), (t), sizeof(t));                                                              \
     } while (0)
+/* A table function: static size_t NAME(h5_field *f) filling @p f with the fields given. */
+#define FIELDS_FN(name, ...)                                                                      \
+    static size_t name(h5_field *f)                                                               \
+    {                                                                                             \
+        const h5_field t[] = {__VA_ARGS__};                                                       \
+        F_RETURN(f, t);                                                                           \
+    }
+#define F_RETURN(f, t)                                                                            \
+    do {                                                                                          \
+        F_COPY(f, t);                                                                             \
+        return sizeof t / sizeof t[0];                                                            \
+    } while (0)
 
-static size_t job_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_job_record, job_id, H5T_NATIVE_INT64, "1"),
-        F_NUM(dike_job_record, tenant, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, num_gpus, H5T_NATIVE_UINT32, "GPUs"),
-        F_NUM(dike_job_record, submit_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, start_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, finish_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, duration, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, queue_delay, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, t_ideal, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_job_record, run_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, preemptions, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, migrations, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, restarts, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_STR(dike_job_record, gpu_type, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+/* A record's table: fills @p f (H5_MAX_FIELDS entries) and returns the number of fields. */
+typedef size_t (*fields_fn)(h5_field *f);
 
-static size_t tenant_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_tenant_record, tenant, H5T_NATIVE_UINT32, "1"),
-        F_STR(dike_tenant_record, name, "1"),
-        F_NUM(dike_tenant_record, weight, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, jobs, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_tenant_record, finished, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_tenant_record, gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_tenant_record, avg_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_tenant_record, mean_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, fairness_ratio, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, weight_share, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, avg_gpus, H5T_NATIVE_DOUBLE, "GPUs"),
-        F_NUM(dike_tenant_record, entitlement, H5T_NATIVE_DOUBLE, "GPUs"),
-        F_NUM(dike_tenant_record, gpu_share, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, entitled_share, H5T_NATIVE_DOUBLE, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+#define JOB(m, u) F_NUM(dike_job_record, m, u)
+FIELDS_FN(job_fields,
+    JOB(job_id, "1"), JOB(tenant, "1"), JOB(num_gpus, "GPUs"),
+    /* times and durations */
+    JOB(submit_time, "s"), JOB(start_time, "s"), JOB(finish_time, "s"), JOB(duration, "s"),
+    JOB(jct, "s"), JOB(queue_delay, "s"), JOB(t_ideal, "s"), JOB(rho, "1"), JOB(run_time, "s"),
+    /* what the schedule cost it */
+    JOB(preemptions, "1"), JOB(migrations, "1"), JOB(restarts, "1"), JOB(lost_work, "GPU*s"),
+    F_STR(dike_job_record, gpu_type, "1"))
+#undef JOB
 
-static size_t node_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_node_record, node, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_node_record, rack, H5T_NATIVE_UINT32, "1"),
-        F_STR(dike_node_record, gpu_type, "1"),
-        F_NUM(dike_node_record, busy_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_node_record, jobs_hosted, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_node_record, failures, H5T_NATIVE_UINT32, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+#define TEN(m, u) F_NUM(dike_tenant_record, m, u)
+FIELDS_FN(tenant_fields,
+    TEN(tenant, "1"), F_STR(dike_tenant_record, name, "1"), TEN(weight, "1"),
+    TEN(jobs, "1"), TEN(finished, "1"), TEN(gpu_seconds, "GPU*s"), TEN(avg_jct, "s"),
+    /* fairness */
+    TEN(mean_rho, "1"), TEN(fairness_ratio, "1"), TEN(weight_share, "1"),
+    /* GPUs held against GPUs entitled */
+    TEN(avg_gpus, "GPUs"), TEN(entitlement, "GPUs"), TEN(gpu_share, "1"), TEN(entitled_share, "1"))
+#undef TEN
 
-static size_t perf_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_perf_record, rank, H5T_NATIVE_INT32, "1"),
-        F_NUM(dike_perf_record, events, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, windows, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, messages, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, bytes_sent, H5T_NATIVE_UINT64, "B"),
-        F_NUM(dike_perf_record, wall_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, compute_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, decide_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, decide_p99_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_perf_record, decide_timed, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, decide_mean_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, decide_p50_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, decide_max_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_perf_record, active_max, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_perf_record, decide_max_active, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_perf_record, node_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, remote_records, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, startup_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, read_seconds, H5T_NATIVE_DOUBLE, "s"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+FIELDS_FN(node_fields,
+    F_NUM(dike_node_record, node, "1"), F_NUM(dike_node_record, rack, "1"),
+    F_STR(dike_node_record, gpu_type, "1"),
+    F_NUM(dike_node_record, busy_gpu_seconds, "GPU*s"),
+    F_NUM(dike_node_record, jobs_hosted, "1"), F_NUM(dike_node_record, failures, "1"))
 
-static size_t decide_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_decide_record, active_lo, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_decide_record, active_hi, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_decide_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_decide_record, timed, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_decide_record, mean_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_decide_record, p50_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_decide_record, p99_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_decide_record, max_us, H5T_NATIVE_DOUBLE, "us"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+#define PERF(m, u) F_NUM(dike_perf_record, m, u)
+FIELDS_FN(perf_fields,
+    PERF(rank, "1"), PERF(events, "1"), PERF(windows, "1"), PERF(messages, "1"), PERF(bytes_sent, "B"),
+    PERF(wall_seconds, "s"), PERF(compute_seconds, "s"), PERF(decide_seconds, "s"),
+    PERF(decide_p99_us, "us"), PERF(comm_seconds, "s"), PERF(decisions, "1"), PERF(nodes_owned, "1"),
+    /* the decision-step latency (rank 0) */
+    PERF(decide_timed, "1"), PERF(decide_mean_us, "us"), PERF(decide_p50_us, "us"),
+    PERF(decide_max_us, "us"), PERF(active_mean, "1"), PERF(active_max, "1"), PERF(decide_max_active, "1"),
+    /* emulating mode; then where a short run's time goes */
+    PERF(node_seconds, "s"), PERF(remote_records, "1"), PERF(startup_seconds, "s"), PERF(read_seconds, "s"))
+#undef PERF
+
+#define DEC(m, u) F_NUM(dike_decide_record, m, u)
+FIELDS_FN(decide_fields,
+    DEC(active_lo, "1"), DEC(active_hi, "1"), DEC(active_mean, "1"), DEC(timed, "1"),
+    DEC(mean_us, "us"), DEC(p50_us, "us"), DEC(p99_us, "us"), DEC(max_us, "us"))
+#undef DEC
 
 /* /summary is written as scalar attributes, one per field, from the same kind of table. */
 static size_t summary_fields(h5_field *f)
 {
+#define SUM(m, u) F_NUM(dike_summary, m, u)
     const h5_field t[] = {
-        F_NUM(dike_summary, jobs, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, finished, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, avg_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, p50_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, p95_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, p99_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, makespan, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, avg_queue_delay, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, mean_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, p99_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, max_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, unfair_fraction, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, jain, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, utilization, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, effective_utilization, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, preemptions, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, migrations, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, allocated_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_summary, restarts, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_summary, goodput, H5T_NATIVE_DOUBLE, "1"),
+        SUM(jobs, "1"), SUM(finished, "1"),
+        SUM(avg_jct, "s"), SUM(p50_jct, "s"), SUM(p95_jct, "s"), SUM(p99_jct, "s"), SUM(makespan, "s"),
+        SUM(avg_queue_delay, "s"),
+        /* fairness */
+        SUM(mean_rho, "1"), SUM(p99_rho, "1"), SUM(max_rho, "1"), SUM(unfair_fraction, "1"), SUM(jain, "1"),
+        /* efficiency and what preemptions and failures cost */
+        SUM(utilization, "1"), SUM(effective_utilization, "1"), SUM(preemptions, "1"), SUM(migrations, "1"),
+        SUM(allocated_gpu_seconds, "GPU*s"), SUM(restarts, "1"), SUM(lost_work, "GPU*s"), SUM(goodput, "1"),
     };
+#undef SUM
     /* Every member is 8 bytes: a field added to dike_summary but not here changes the size. The
      * one more is `gpus`, kept in memory for the window's utilisation and not written. */
     _Static_assert(sizeof(dike_summary) == 8 * (sizeof t / sizeof t[0] + 1),
                    "dike_summary changed: update summary_fields()");
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
+    F_RETURN(f, t);
 }
 
 hid_t dike__h5_str_type(size_t size)
@@ -239,35 +184,18 @@ fail:
     return H5I_INVALID_HID;
 }
 
-hid_t dike__h5_job_type(void)
+/* The compound type of a record of @p size bytes described by @p fields. */
+static hid_t record_type(size_t size, fields_fn fields)
 {
     h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_job_record), f, job_fields(f));
+    return build_compound(size, f, fields(f));
 }
 
-hid_t dike__h5_tenant_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_tenant_record), f, tenant_fields(f));
-}
-
-hid_t dike__h5_node_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_node_record), f, node_fields(f));
-}
-
-hid_t dike__h5_perf_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_perf_record), f, perf_fields(f));
-}
-
-hid_t dike__h5_decide_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_decide_record), f, decide_fields(f));
-}
+hid_t dike__h5_job_type(void) { return record_type(sizeof(dike_job_record), job_fields); }
+hid_t dike__h5_tenant_type(void) { return record_type(sizeof(dike_tenant_record), tenant_fields); }
+hid_t dike__h5_node_type(void) { return record_type(sizeof(dike_node_record), node_fields); }
+hid_t dike__h5_perf_type(void) { return record_type(sizeof(dike_perf_record), perf_fields); }
+hid_t dike__h5_decide_type(void) { return record_type(sizeof(dike_decide_record), decide_fields); }
 
 /* The on-disk type: the memory type without its C padding, so files hold no garbage bytes and
  * do not depend on the writer's struct alignment. */
@@ -862,24 +790,10 @@ static int annotate(const h5ctx *c, hid_t obj, const char *objpath, const char *
     return st;
 }
 
-static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const char *units,
-                         const char *desc)
-{
-    int st = 0;
-    hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
-    if (o < 0)
-        st = h5fail(c, "opening %s", objpath);
-    else
-        st = annotate(c, o, objpath, units, desc);
-    h5close(c, &st, o, H5Oclose, "object", objpath);
-    return st;
-}
-
 /* One `units_<column>` attribute per column of @p f (per attribute for /summary and the root),
  * beside the packed `units` string older readers parse: a reader asks for the unit of a column by
  * name instead of splitting text. */
 #define UNITS_PREFIX "units_"
-typedef size_t (*fields_fn)(h5_field *f);
 
 static int column_units(const h5ctx *c, hid_t obj, const char *objpath, const h5_field *f, size_t n)
 {
@@ -892,16 +806,20 @@ static int column_units(const h5ctx *c, hid_t obj, const char *objpath, const h5
     return st;
 }
 
-static int column_units_path(const h5ctx *c, hid_t file, const char *objpath, fields_fn fields)
+/* Open @p objpath and write its `units` and `description` (when @p desc is given) and one
+ * units_<column> attribute per field of @p fields (when given). */
+static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const char *units,
+                         const char *desc, fields_fn fields)
 {
     h5_field f[H5_MAX_FIELDS];
-    size_t n = fields(f);
     int st = 0;
     hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
     if (o < 0)
         st = h5fail(c, "opening %s", objpath);
-    else
-        st = column_units(c, o, objpath, f, n);
+    if (!st && desc)
+        st = annotate(c, o, objpath, units, desc);
+    if (!st && fields)
+        st = column_units(c, o, objpath, f, fields(f));
     h5close(c, &st, o, H5Oclose, "object", objpath);
     return st;
 }
@@ -965,7 +883,7 @@ static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*
     else
         st = write_dataset(c, file, objpath, mem, disk, 1, &dims, rows, units, desc);
     if (!st)
-        st = column_units_path(c, file, objpath, fields);
+        st = annotate_path(c, file, objpath, NULL, NULL, fields);
     h5close(c, &st, disk, H5Tclose, "row type of", objpath);
     h5close(c, &st, mem, H5Tclose, "row type of", objpath);
     free(units);
@@ -1003,22 +921,17 @@ static int write_root_attrs(const h5ctx *c, hid_t file, const dike_run_meta *m)
     /* Provenance: when, where, by what build and libraries, from which command or campaign point. */
     dike_provenance p;
     dike_provenance_get(&p);
-    if (!st)
-        st = attr_str(c, file, "/", "created_utc", p.created_utc, sizeof p.created_utc);
-    if (!st)
-        st = attr_str(c, file, "/", "host", p.host, sizeof p.host);
-    if (!st)
-        st = attr_str(c, file, "/", "command_line", p.command_line, SIZE_MAX);
-    if (!st)
-        st = attr_str(c, file, "/", "build", p.build, SIZE_MAX);
-    if (!st)
-        st = attr_str(c, file, "/", "compiler", p.compiler, SIZE_MAX);
-    if (!st)
-        st = attr_str(c, file, "/", "hdf5_version", p.hdf5_version, sizeof p.hdf5_version);
-    if (!st)
-        st = attr_str(c, file, "/", "mpi_version", p.mpi_version, sizeof p.mpi_version);
-    if (!st)
-        st = attr_str(c, file, "/", "campaign", p.campaign, SIZE_MAX);
+    const struct {
+        const char *name, *value;
+        size_t maxlen;
+    } prov[] = {
+        {"created_utc", p.created_utc, sizeof p.created_utc}, {"host", p.host, sizeof p.host},
+        {"command_line", p.command_line, SIZE_MAX}, {"build", p.build, SIZE_MAX},
+        {"compiler", p.compiler, SIZE_MAX}, {"hdf5_version", p.hdf5_version, sizeof p.hdf5_version},
+        {"mpi_version", p.mpi_version, sizeof p.mpi_version}, {"campaign", p.campaign, SIZE_MAX},
+    };
+    for (size_t i = 0; !st && i < sizeof prov / sizeof *prov; i++)
+        st = attr_str(c, file, "/", prov[i].name, prov[i].value, prov[i].maxlen);
     if (!st)
         st = attr_write(c, file, "/", "campaign_point", H5T_STD_I64LE, H5T_NATIVE_INT64,
                         &p.campaign_point);
@@ -1234,13 +1147,11 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     if (!st)
         st = write_root_attrs(c, file, &r->meta);
     if (!st)
-        st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank");
+        st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank",
+                           node_fields);
     if (!st)
-        st = column_units_path(c, file, "/nodes", node_fields);
-    if (!st)
-        st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers");
-    if (!st)
-        st = column_units_path(c, file, "/perf", perf_fields);
+        st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers",
+                           perf_fields);
     if (!st)
         st = write_table(c, file, "/jobs", dike__h5_job_type, job_fields, r->jobs, r->njobs,
                          "one row per job of the workload");
