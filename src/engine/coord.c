@@ -17,7 +17,7 @@
 /* ---- events ---- */
 
 void dike__coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
-                       uint32_t seq, uint32_t data)
+                            uint32_t seq, uint32_t data)
 {
     dike_event *ev = dike_pool_get(&s->pool);
     ev->time = t;
@@ -340,7 +340,8 @@ void dike_coord_report(dike_sched *s, const dike_nrep *r)
     case DIKE_NREP_STOPPED:
         s->stop_work[r->entity] = r->work;
         s->stop_lost[r->entity] = r->lost_us;
-        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq, r->seq);
+        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq,
+                               r->seq);
         break;
     case DIKE_NREP_FAIL:
         dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_NODE_FAIL, r->entity, r->seq, 0);
@@ -370,7 +371,7 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
         s->fail_njobs[data] = njobs;
     }
     dike__coord_push_event(s, t, kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE,
-               (uint8_t)kind, node, seq, data);
+                           (uint8_t)kind, node, seq, data);
 }
 
 static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)

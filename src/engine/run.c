@@ -306,7 +306,8 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     if (cfg->run_checkpoint[0])
         snprintf(rs->ckpt_path, sizeof rs->ckpt_path, "%s", cfg->run_checkpoint);
     else
-        snprintf(rs->ckpt_path, sizeof rs->ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
+        snprintf(rs->ckpt_path, sizeof rs->ckpt_path, "%s.ckpt.h5",
+                 out_path && *out_path ? out_path : "dike-emu");
 
     int rc = rs->rank == 0 ? setup_coordinator(rs, e) : 0;
     if ((rc = dike_mpi_agree(comm, rc, e))) /* every rank returns rank 0's verdict */
@@ -374,10 +375,12 @@ static size_t summary_lines(const dike_results *r, const dike_perf_record *p, su
         {"MPI start-up (s)", 'f', 3, p->startup_seconds, 1}, {"read (s)", 'f', 3, p->read_seconds, 1},
         {"engine wall (s)", 'f', 3, p->wall_seconds, 1}, {"output (s)", 'f', 3, p->output_seconds, 1},
         {"events/s", 'f', 0, eps, 1}, {"windows", 'u', 0, (double)p->windows, 1},
-        {"decisions", 'u', 0, (double)p->decisions, 1}, {"decisions timed", 'u', 0, (double)p->decide_timed, 1},
+        {"decisions", 'u', 0, (double)p->decisions, 1},
+        {"decisions timed", 'u', 0, (double)p->decide_timed, 1},
         {"decide mean (us)", 'f', 2, p->decide_mean_us, 1}, {"decide p50 (us)", 'g', 3, p->decide_p50_us, 1},
         {"decide p99 (us)", 'g', 3, p->decide_p99_us, 1}, {"decide max (us)", 'g', 3, p->decide_max_us, 1},
-        {"active at slowest", 'u', 0, p->decide_max_active, 1}, {"active jobs mean", 'f', 1, p->active_mean, 1},
+        {"active at slowest", 'u', 0, p->decide_max_active, 1},
+        {"active jobs mean", 'f', 1, p->active_mean, 1},
         {"active jobs max", 'u', 0, p->active_max, 1},
     };
     _Static_assert(sizeof t / sizeof t[0] == SUMMARY_LINES, "SUMMARY_LINES");

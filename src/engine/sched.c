@@ -137,7 +137,8 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
     s->tenant_gpus[j->spec->tenant] += g;
     /* In the emulating mode j->finish stays an estimate: the completion comes from the home. */
     if (!s->emulate)
-        dike__coord_push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++, j->epoch);
+        dike__coord_push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++,
+                               j->epoch);
     return 1;
 }
 
