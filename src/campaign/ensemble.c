@@ -26,21 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mpi.h"
 #include "dike/provenance.h"
 #include "dike/run.h"
-
-/* Rank 0's setup status to every rank, so all leave together. */
-static int share_status(MPI_Comm world, int rc, dike_err *e)
-{
-    MPI_Bcast(&rc, 1, MPI_INT, 0, world);
-    if (rc) {
-        char msg[sizeof e->msg];
-        memcpy(msg, e->msg, sizeof msg);
-        MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, world);
-        dike_err_set(e, rc, "%s", msg);
-    }
-    return rc;
-}
 
 /* ---- continuing an interrupted point from its checkpoint ---- */
 
@@ -111,11 +99,11 @@ static int run_or_resume(const dike_config *cfg, size_t i, MPI_Comm group, dike_
 {
     int grank, have = 0, rc;
     char ckpt[DIKE_STR_MAX + 16];
-    MPI_Comm_rank(group, &grank);
+    DIKE_MPI_CHECK(MPI_Comm_rank(group, &grank));
     snprintf(ckpt, sizeof ckpt, "%s.ckpt.h5", cfg->run_out);
     if (grank == 0)
         have = access(ckpt, R_OK) == 0;
-    MPI_Bcast(&have, 1, MPI_INT, 0, group);
+    DIKE_MPI_CHECK(MPI_Bcast(&have, 1, MPI_INT, 0, group));
     *resumed = 0;
     if (have) {
         dike_config *rcfg = dike_xmalloc(sizeof *rcfg);
@@ -162,8 +150,8 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
                       const dike_campaign_opts *o, dike__point_result *r)
 {
     int grank, gsize;
-    MPI_Comm_rank(group, &grank);
-    MPI_Comm_size(group, &gsize);
+    DIKE_MPI_CHECK(MPI_Comm_rank(group, &grank));
+    DIKE_MPI_CHECK(MPI_Comm_size(group, &gsize));
     dike_config *cfg = dike_xmalloc(sizeof *cfg);
     dike_results res;
     dike_err pe = {0};
@@ -230,187 +218,235 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
     return rc;
 }
 
-int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm world,
-                      dike_campaign_stats *st, dike_err *e)
+/* One invocation's state, shared by the steps of dike_campaign_run. */
+typedef struct ensemble {
+    const dike_grid *g;
+    const dike_campaign_opts *o;
+    MPI_Comm world, group;      /* the whole job; this rank's group of R ranks */
+    int wrank, wsize, R;        /* world rank and size, ranks per point */
+    int color, ngroups, grank;  /* this group's number, how many groups, rank in the group */
+    double t0;                  /* MPI_Wtime at the start */
+    dike__point_result *known;  /* world rank 0: every point's outcome, for the manifest */
+    uint64_t *todo, ntodo, nskip; /* the asked-for points not complete yet; those skipped */
+    dike__point_result *mine;   /* a leader's outcomes, grown as points come */
+    size_t nmine, cap;
+    int stopped;                /* a stop request ended the campaign early */
+} ensemble;
+
+/* World rank 0: check R, make the folder, and list the asked-for points that are not complete. */
+static int plan_points(ensemble *en, dike_campaign_stats *st, dike_err *e)
 {
-    int wrank, wsize, rc = 0;
-    MPI_Comm_rank(world, &wrank);
-    MPI_Comm_size(world, &wsize);
-    double t0 = MPI_Wtime();
-    int R = o->ranks_per_run > 0 ? o->ranks_per_run : (int)g->ranks_per_run;
-    memset(st, 0, sizeof *st);
-    st->points = g->npoints;
-
-    /* Setup on rank 0: the folder, and which of the asked-for points are already complete. */
-    dike__point_result *known = NULL;
-    uint64_t *todo = NULL, ntodo = 0, nskip = 0;
-    if (wrank == 0) {
-        if (R < 1 || wsize % R != 0)
-            rc = dike_err_set(e, DIKE_EINVAL, "campaign: %d MPI rank%s do not split into groups of %d "
-                              "(--ranks-per-run; -np must be a multiple of it)", wsize, wsize == 1 ? "" : "s", R);
-        if (!rc)
-            rc = dike__mkdirs(g->out_dir, e);
-        if (!rc) {
-            known = dike_xcalloc(g->npoints, sizeof *known);
-            todo = dike_xcalloc(g->npoints, sizeof *todo);
-            for (size_t i = 0; i < g->npoints; i++) {
-                dike__point_result *r = &known[i];
-                r->index = (int64_t)i;
-                r->status = -1; /* not asked for: the manifest looks on disk */
-                r->group = -1;
-                r->wall_seconds = -1;
-                if (o->select && !o->select[i])
-                    continue;
-                char out[DIKE_STR_MAX + 256];
-                double wall = -1;
-                int ranks = 0;
-                dike_grid_point_output(g, i, out, sizeof out);
-                st->asked++;
-                if (dike_campaign_output_complete(out, &wall, &ranks)) {
-                    r->status = -1; /* COMPLETED: the manifest reads who ran it from its record */
-                    r->skipped = 1;
-                    nskip++;
-                    st->skipped++;
-                } else {
-                    todo[ntodo++] = i;
-                }
-            }
-        }
-    }
-    if (share_status(world, rc, e)) {
-        free(known);
-        free(todo);
+    const dike_grid *g = en->g;
+    const dike_campaign_opts *o = en->o;
+    if (en->R < 1 || en->wsize % en->R != 0)
+        return dike_err_set(e, DIKE_EINVAL, "campaign: %d MPI rank%s do not split into groups of %d "
+                            "(--ranks-per-run; -np must be a multiple of it)", en->wsize,
+                            en->wsize == 1 ? "" : "s", en->R);
+    int rc = dike__mkdirs(g->out_dir, e);
+    if (rc)
         return rc;
-    }
-    MPI_Bcast(&ntodo, 1, MPI_UINT64_T, 0, world);
-    if (wrank != 0)
-        todo = dike_xcalloc(ntodo, sizeof *todo);
-    if (ntodo)
-        MPI_Bcast(todo, (int)ntodo, MPI_UINT64_T, 0, world);
-
-    int color = wrank / R, ngroups = wsize / R, grank;
-    MPI_Comm group;
-    MPI_Comm_split(world, color, wrank, &group);
-    MPI_Comm_rank(group, &grank);
-    if (wrank == 0 && !o->quiet) {
-        if (o->select) /* a Slurm array task: about its own points */
-            printf("campaign %s: points %s of %zu: %llu to run, %llu complete already; %d group%s of %d rank%s\n",
-                   g->name, o->select_text ? o->select_text : "(selection)", g->npoints,
-                   (unsigned long long)ntodo, (unsigned long long)nskip, ngroups, ngroups == 1 ? "" : "s", R,
-                   R == 1 ? "" : "s");
-        else
-            printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
-                   g->name, g->npoints, (unsigned long long)ntodo, (unsigned long long)nskip, ngroups,
-                   ngroups == 1 ? "" : "s", R, R == 1 ? "" : "s");
-        fflush(stdout);
-    }
-
-    dike__point_result *mine = NULL; /* the leader's outcomes, grown as points come */
-    size_t nmine = 0, cap = 0;
-    int stopped = 0;
-    if (ntodo) {
-        int64_t *counter = NULL;
-        MPI_Win win;
-        MPI_Win_allocate(wrank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t), MPI_INFO_NULL,
-                         world, &counter, &win);
-        if (wrank == 0) {
-            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-            *counter = 0;
-            MPI_Win_unlock(0, win);
+    en->known = dike_xcalloc(g->npoints, sizeof *en->known);
+    en->todo = dike_xcalloc(g->npoints, sizeof *en->todo);
+    for (size_t i = 0; i < g->npoints; i++) {
+        dike__point_result *r = &en->known[i];
+        r->index = (int64_t)i;
+        r->status = -1; /* not asked for: the manifest looks on disk */
+        r->group = -1;
+        r->wall_seconds = -1;
+        if (o->select && !o->select[i])
+            continue;
+        char out[DIKE_STR_MAX + 256];
+        double wall = -1;
+        int ranks = 0;
+        dike_grid_point_output(g, i, out, sizeof out);
+        st->asked++;
+        if (dike_campaign_output_complete(out, &wall, &ranks)) {
+            r->status = -1; /* COMPLETED: the manifest reads who ran it from its record */
+            r->skipped = 1;
+            en->nskip++;
+            st->skipped++;
+        } else {
+            en->todo[en->ntodo++] = i;
         }
-        MPI_Barrier(world);
-        for (;;) {
-            int64_t k = -1;
-            /* A stop request (SIGTERM, SIGUSR1) ends the campaign after the current points; the
-             * leader decides for its group, so the group leaves together. */
-            if (grank == 0 && !dike_stop_requested) {
-                const int64_t one = 1;
-                MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-                MPI_Fetch_and_op(&one, &k, MPI_INT64_T, 0, 0, MPI_SUM, win);
-                MPI_Win_unlock(0, win);
-            }
-            MPI_Bcast(&k, 1, MPI_INT64_T, 0, group);
-            if (k < 0) {
-                stopped = 1;
-                break;
-            }
-            if ((uint64_t)k >= ntodo)
-                break;
-            if (grank == 0 && nmine == cap) {
-                cap = cap ? 2 * cap : 16;
-                mine = dike_xrealloc(mine, cap * sizeof *mine);
-            }
-            int prc = run_point(g, (size_t)todo[k], group, color, ngroups, o, grank == 0 ? &mine[nmine] : NULL);
-            nmine += grank == 0;
-            if (prc == DIKE_ESTOPPED) {
-                stopped = 1;
-                break;
-            }
-        }
-        MPI_Win_free(&win);
     }
+    return 0;
+}
 
-    /* Every leader's outcomes to world rank 0, which writes the manifest. */
-    int count = (int)nmine, *counts = NULL, *displs = NULL;
-    if (wrank == 0) {
-        counts = dike_xcalloc((size_t)wsize, sizeof *counts);
-        displs = dike_xcalloc((size_t)wsize, sizeof *displs);
+/* The list of points to run, from world rank 0 to every rank. */
+static void share_todo(ensemble *en)
+{
+    DIKE_MPI_CHECK(MPI_Bcast(&en->ntodo, 1, MPI_UINT64_T, 0, en->world));
+    if (en->wrank != 0)
+        en->todo = dike_xcalloc(en->ntodo, sizeof *en->todo);
+    if (en->ntodo)
+        DIKE_MPI_CHECK(MPI_Bcast(en->todo, (int)en->ntodo, MPI_UINT64_T, 0, en->world));
+}
+
+static void print_start(const ensemble *en)
+{
+    const dike_grid *g = en->g;
+    const dike_campaign_opts *o = en->o;
+    unsigned long long todo = en->ntodo, skip = en->nskip;
+    const char *gs = en->ngroups == 1 ? "" : "s", *rs = en->R == 1 ? "" : "s";
+    if (o->select) /* a Slurm array task: about its own points */
+        printf("campaign %s: points %s of %zu: %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+               g->name, o->select_text ? o->select_text : "(selection)", g->npoints, todo, skip,
+               en->ngroups, gs, en->R, rs);
+    else
+        printf("campaign %s: %zu points, %llu to run, %llu complete already; %d group%s of %d rank%s\n",
+               g->name, g->npoints, todo, skip, en->ngroups, gs, en->R, rs);
+    fflush(stdout);
+}
+
+/* The next point for this group from the shared counter (-1: a stop request ends the campaign). */
+static int64_t next_point(const ensemble *en, MPI_Win win)
+{
+    int64_t k = -1;
+    /* A stop request (SIGTERM, SIGUSR1) ends the campaign after the current points; the leader
+     * decides for its group, so the group leaves together. */
+    if (en->grank == 0 && !dike_stop_requested) {
+        const int64_t one = 1;
+        DIKE_MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        DIKE_MPI_CHECK(MPI_Fetch_and_op(&one, &k, MPI_INT64_T, 0, 0, MPI_SUM, win));
+        DIKE_MPI_CHECK(MPI_Win_unlock(0, win));
     }
-    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, world);
+    DIKE_MPI_CHECK(MPI_Bcast(&k, 1, MPI_INT64_T, 0, en->group));
+    return k;
+}
+
+/* Every group pulls points from the counter on world rank 0 until none is left (or a stop). */
+static void run_points(ensemble *en)
+{
+    int64_t *counter = NULL;
+    MPI_Win win;
+    DIKE_MPI_CHECK(MPI_Win_allocate(en->wrank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t),
+                                    MPI_INFO_NULL, en->world, &counter, &win));
+    if (en->wrank == 0) {
+        DIKE_MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        *counter = 0;
+        DIKE_MPI_CHECK(MPI_Win_unlock(0, win));
+    }
+    DIKE_MPI_CHECK(MPI_Barrier(en->world));
+    for (;;) {
+        int64_t k = next_point(en, win);
+        if (k < 0) {
+            en->stopped = 1;
+            break;
+        }
+        if ((uint64_t)k >= en->ntodo)
+            break;
+        if (en->grank == 0 && en->nmine == en->cap) {
+            en->cap = en->cap ? 2 * en->cap : 16;
+            en->mine = dike_xrealloc(en->mine, en->cap * sizeof *en->mine);
+        }
+        int prc = run_point(en->g, (size_t)en->todo[k], en->group, en->color, en->ngroups, en->o,
+                            en->grank == 0 ? &en->mine[en->nmine] : NULL);
+        en->nmine += en->grank == 0;
+        if (prc == DIKE_ESTOPPED) {
+            en->stopped = 1;
+            break;
+        }
+    }
+    DIKE_MPI_CHECK(MPI_Win_free(&win));
+}
+
+/* Every leader's outcomes into world rank 0's list of known points (as bytes: the records hold
+ * only numbers and fixed-size strings). */
+static void gather_outcomes(ensemble *en)
+{
+    int count = (int)en->nmine, *counts = NULL, *displs = NULL, rec = (int)sizeof *en->mine;
+    if (en->wrank == 0) {
+        counts = dike_xcalloc((size_t)en->wsize, sizeof *counts);
+        displs = dike_xcalloc((size_t)en->wsize, sizeof *displs);
+    }
+    DIKE_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, en->world));
     dike__point_result *all = NULL;
-    if (wrank == 0) {
-        int total = 0;
-        for (int r = 0; r < wsize; r++) {
-            displs[r] = total * (int)sizeof *all;
+    int total = 0;
+    if (en->wrank == 0) {
+        for (int r = 0; r < en->wsize; r++) {
+            displs[r] = total * rec;
             total += counts[r];
-            counts[r] *= (int)sizeof *all;
+            counts[r] *= rec;
         }
         all = dike_xcalloc((size_t)total, sizeof *all);
     }
-    MPI_Gatherv(mine, count * (int)sizeof *mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, world);
-
-    MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, world);
-    /* The counts go to every rank (the exit status is decided on each), as bytes. */
-    if (wrank == 0) {
-        for (int r = 0, k = 0; r < wsize; r++)
-            for (int j = 0; j < counts[r] / (int)sizeof *all; j++, k++)
-                known[all[k].index] = all[k];
-        dike__invocation inv = {o->select ? "points" : "ensemble", wsize, R, ngroups, MPI_Wtime() - t0,
-                                o->select_text};
-        dike_err me = {0};
-        if (dike__manifest_write(g, known, &inv, st, NULL, NULL, true, &me))
-            fprintf(stderr, "dike-emu: campaign: %s\n", me.msg);
-        if (!o->quiet) {
-            const char *sep = g->out_dir[strlen(g->out_dir) - 1] == '/' ? "" : "/";
-            if (o->select) {
-                /* A Slurm array task's log: about its own points only; the campaign as a whole is
-                 * `campaign --status` (other tasks may still be running). */
-                printf("campaign %s: points %s: %zu asked, %zu completed, %zu failed, %zu timeout, %zu already "
-                       "complete; %.2f s; manifest %s%scampaign.json\n", g->name, o->select_text ? o->select_text
-                       : "(selection)", st->asked, st->ran_completed, st->ran_failed, st->ran_timeout, st->skipped,
-                       inv.wall_seconds, g->out_dir, sep);
-            } else {
-                printf("campaign %s: %zu points: %zu COMPLETED (%zu ran now, %zu already complete), %zu FAILED, "
-                       "%zu TIMEOUT, %zu RUNNING, %zu PENDING; %.2f s; manifest %s%scampaign.json\n", g->name,
-                       st->points, st->state[DIKE_POINT_COMPLETED], st->ran_completed, st->skipped,
-                       st->state[DIKE_POINT_FAILED], st->state[DIKE_POINT_TIMEOUT], st->state[DIKE_POINT_RUNNING],
-                       st->state[DIKE_POINT_PENDING], inv.wall_seconds, g->out_dir, sep);
-            }
-            fflush(stdout);
-        }
-    }
-    MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, 0, world);
-    st->stopped = stopped != 0;
-    st->wall_seconds = MPI_Wtime() - t0;
-
-    MPI_Comm_free(&group);
+    DIKE_MPI_CHECK(MPI_Gatherv(en->mine, count * rec, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+                               en->world));
+    for (int k = 0; k < total; k++)
+        en->known[all[k].index] = all[k];
     free(all);
     free(counts);
     free(displs);
-    free(mine);
-    free(known);
-    free(todo);
-    return 0;
+}
+
+static void print_end(const ensemble *en, const dike_campaign_stats *st, double wall)
+{
+    const dike_grid *g = en->g;
+    const char *sel = en->o->select_text ? en->o->select_text : "(selection)";
+    const char *sep = g->out_dir[strlen(g->out_dir) - 1] == '/' ? "" : "/";
+    if (en->o->select) {
+        /* A Slurm array task's log: about its own points only; the campaign as a whole is
+         * `campaign --status` (other tasks may still be running). */
+        printf("campaign %s: points %s: %zu asked, %zu completed, %zu failed, %zu timeout, %zu already "
+               "complete; %.2f s; manifest %s%scampaign.json\n", g->name, sel, st->asked,
+               st->ran_completed, st->ran_failed, st->ran_timeout, st->skipped, wall, g->out_dir, sep);
+    } else {
+        printf("campaign %s: %zu points: %zu COMPLETED (%zu ran now, %zu already complete), %zu FAILED, "
+               "%zu TIMEOUT, %zu RUNNING, %zu PENDING; %.2f s; manifest %s%scampaign.json\n", g->name,
+               st->points, st->state[DIKE_POINT_COMPLETED], st->ran_completed, st->skipped,
+               st->state[DIKE_POINT_FAILED], st->state[DIKE_POINT_TIMEOUT], st->state[DIKE_POINT_RUNNING],
+               st->state[DIKE_POINT_PENDING], wall, g->out_dir, sep);
+    }
+    fflush(stdout);
+}
+
+/* World rank 0 writes the manifest (which fills @p st) and the closing line. */
+static void write_manifest(const ensemble *en, dike_campaign_stats *st)
+{
+    dike__invocation inv = {en->o->select ? "points" : "ensemble", en->wsize, en->R, en->ngroups,
+                            MPI_Wtime() - en->t0, en->o->select_text};
+    dike_err me = {0};
+    if (dike__manifest_write(en->g, en->known, &inv, st, NULL, NULL, true, &me))
+        fprintf(stderr, "dike-emu: campaign: %s\n", me.msg);
+    if (!en->o->quiet)
+        print_end(en, st, inv.wall_seconds);
+}
+
+int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm world,
+                      dike_campaign_stats *st, dike_err *e)
+{
+    ensemble en = {.g = g, .o = o, .world = world, .t0 = MPI_Wtime()};
+    en.wrank = dike_mpi_rank(world);
+    en.wsize = dike_mpi_size(world);
+    en.R = o->ranks_per_run > 0 ? o->ranks_per_run : (int)g->ranks_per_run;
+    memset(st, 0, sizeof *st);
+    st->points = g->npoints;
+
+    int rc = en.wrank == 0 ? plan_points(&en, st, e) : 0;
+    if ((rc = dike_mpi_agree(world, rc, e)) == 0) {
+        share_todo(&en);
+        en.color = en.wrank / en.R;
+        en.ngroups = en.wsize / en.R;
+        DIKE_MPI_CHECK(MPI_Comm_split(world, en.color, en.wrank, &en.group));
+        en.grank = dike_mpi_rank(en.group);
+        if (en.wrank == 0 && !o->quiet)
+            print_start(&en);
+        if (en.ntodo)
+            run_points(&en);
+        gather_outcomes(&en);
+        DIKE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &en.stopped, 1, MPI_INT, MPI_MAX, world));
+        if (en.wrank == 0)
+            write_manifest(&en, st);
+        /* The counts go to every rank (the exit status is decided on each), as bytes. */
+        DIKE_MPI_CHECK(MPI_Bcast(st, (int)sizeof *st, MPI_BYTE, 0, world));
+        st->stopped = en.stopped != 0;
+        st->wall_seconds = MPI_Wtime() - en.t0;
+        DIKE_MPI_CHECK(MPI_Comm_free(&en.group));
+    }
+    free(en.mine);
+    free(en.known);
+    free(en.todo);
+    return rc;
 }
 
 int dike_campaign_status(const dike_grid *g, FILE *out, bool json, dike_campaign_stats *st, dike_err *e)

@@ -1,10 +1,12 @@
 /* Checkpoint and resume: byte blobs in one HDF5 file. */
 #include "engine/checkpoint.h"
 
+#include "base/mpi.h"
 #include "placement/capacity.h"
 #include "dike/outpath.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <hdf5.h>
@@ -56,28 +58,101 @@ static void get(buf *b, void *v, size_t n)
 #define PUT(b, x) put((b), &(x), sizeof(x))
 #define GET(b, x) get((b), &(x), sizeof(x))
 
+/* Save or load @p n bytes at @p p: one function for both directions, so a list of fields walked
+ * with it is written and read in the same order by construction. */
+static void xfer(buf *b, int save, void *p, size_t n)
+{
+    if (save)
+        put(b, p, n);
+    else
+        get(b, p, n);
+}
+
+/* ---- the field tables: what a checkpoint holds of a struct, in file order ----
+ *
+ * One table per struct drives both save and load, so a field added to the table is in both
+ * directions (the format, CKPT_FORMAT, changes with the table). ONE is a member stored as its
+ * bytes; the EACH_* entries are arrays behind a pointer member, of one element per tenant, per
+ * timeseries sample, or per sample and tenant. */
+
+typedef enum { CK_ONE, CK_TENANT, CK_SAMPLE, CK_SAMPLE_TENANT } ck_count;
+
+typedef struct ck_field {
+    size_t offset; /* of the member in its struct */
+    size_t size;   /* of the member (CK_ONE) or of one element of the array it points to */
+    ck_count count;
+} ck_field;
+
+#define ONE(st, m) { offsetof(st, m), sizeof(((st *)0)->m), CK_ONE }
+#define EACH(st, m, c) { offsetof(st, m), sizeof(*((st *)0)->m), (c) }
+
+#define J(m) ONE(dike_job, m)
+static const ck_field job_table[] = {
+    J(state), J(type), J(level), J(epoch), J(seq),                       /* where it is */
+    J(first_start), J(run_start), J(progress_start), J(finish), J(last_stop), /* when, us */
+    J(remaining), J(rate), J(held_us), J(rate_gpu_us), J(attained_gpu_s), J(area_at_submit), J(navg),
+    J(preemptions), J(restarts), J(lost_gpu_s), J(migrations),          /* what it cost */
+    J(nslices), J(placed_n), J(last_sig),                               /* its placement */
+};
+#undef J
+
+#define C(m) ONE(dike_sched, m)
+#define C_TENANT(m) EACH(dike_sched, m, CK_TENANT)
+static const ck_field coord_table[] = {
+    C(now), C(next_arrival), C(round_seq), C(round_pending),
+    C(busy_gpus), C(queued), C(running), C(active), C(finished),
+    C(area), C(area_t), C(next_sample),
+    C(preemptions), C(migrations), C(events), C(stale_events), C(decisions), C(decide_seconds),
+    C(node_failures), C(tick), C(decide_lat), C(decide_by_active),
+    /* per tenant: GPUs held and their integral, demand, entitlement and its integral */
+    C_TENANT(tenant_gpus), C_TENANT(tenant_gpu_s), C_TENANT(tenant_demand),
+    C_TENANT(ent), C_TENANT(ent_since), C_TENANT(ent_gpu_s), C(ent_contended),
+};
+#undef C
+#undef C_TENANT
+
+#define TS(m, c) EACH(dike_timeseries, m, c)
+static const ck_field timeseries_table[] = {
+    TS(time, CK_SAMPLE), TS(busy_gpus, CK_SAMPLE), TS(queued, CK_SAMPLE), TS(running, CK_SAMPLE),
+    TS(tenant_gpus, CK_SAMPLE_TENANT),
+};
+#undef TS
+
+/* A pending event: what orders it and what it carries (the pad is not stored). */
+static const ck_field event_table[] = {
+    ONE(dike_event, time), ONE(dike_event, entity), ONE(dike_event, seq), ONE(dike_event, data),
+    ONE(dike_event, phase), ONE(dike_event, kind),
+};
+
+#define TABLE(t) (t), sizeof(t) / sizeof(t)[0]
+
+/* Save or load the fields of table @p f of the struct at @p base; arrays have @p nten tenants
+ * and @p ns samples. Loading fills arrays the struct already holds (allocated to size). */
+static void walk(buf *b, int save, void *base, const ck_field *f, size_t n, size_t nten, size_t ns)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *m = (char *)base + f[i].offset;
+        size_t count = f[i].count == CK_TENANT ? nten : f[i].count == CK_SAMPLE ? ns
+                     : f[i].count == CK_SAMPLE_TENANT ? ns * nten : 1;
+        if (f[i].count == CK_ONE)
+            xfer(b, save, m, f[i].size);
+        else
+            xfer(b, save, *(void **)m, count * f[i].size);
+    }
+}
+
 /* ---- coordinator ---- */
 
-static void save_job(buf *b, const dike_job *j)
+static void save_job(buf *b, dike_job *j)
 {
-    PUT(b, j->state); PUT(b, j->type); PUT(b, j->level); PUT(b, j->epoch); PUT(b, j->seq);
-    PUT(b, j->first_start); PUT(b, j->run_start); PUT(b, j->progress_start); PUT(b, j->finish);
-    PUT(b, j->last_stop); PUT(b, j->remaining); PUT(b, j->rate); PUT(b, j->held_us);
-    PUT(b, j->rate_gpu_us); PUT(b, j->attained_gpu_s); PUT(b, j->area_at_submit); PUT(b, j->navg);
-    PUT(b, j->preemptions); PUT(b, j->restarts); PUT(b, j->lost_gpu_s); PUT(b, j->migrations);
-    PUT(b, j->nslices); PUT(b, j->placed_n); PUT(b, j->last_sig);
+    walk(b, 1, j, TABLE(job_table), 0, 0);
     /* the last placement, also of a stopped job (nslices = 0): /job_nodes reports it */
     put(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
 static void load_job(buf *b, dike_job *j)
 {
-    GET(b, j->state); GET(b, j->type); GET(b, j->level); GET(b, j->epoch); GET(b, j->seq);
-    GET(b, j->first_start); GET(b, j->run_start); GET(b, j->progress_start); GET(b, j->finish);
-    GET(b, j->last_stop); GET(b, j->remaining); GET(b, j->rate); GET(b, j->held_us);
-    GET(b, j->rate_gpu_us); GET(b, j->attained_gpu_s); GET(b, j->area_at_submit); GET(b, j->navg);
-    GET(b, j->preemptions); GET(b, j->restarts); GET(b, j->lost_gpu_s); GET(b, j->migrations);
-    GET(b, j->nslices); GET(b, j->placed_n); GET(b, j->last_sig);
+    walk(b, 0, j, TABLE(job_table), 0, 0);
     if (j->placed_n > j->spec->num_gpus || (j->nslices && j->nslices != j->placed_n)) {
         b->bad = 1;
         j->nslices = j->placed_n = 0;
@@ -85,41 +160,43 @@ static void load_job(buf *b, dike_job *j)
     get(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
+/* The node-indexed state of the free-capacity index, in both directions: which nodes are down,
+ * and the bucket lists. The order of nodes inside each free-count bucket depends on history and
+ * decides which node a placement picks first, so it is saved as it is, not rebuilt. */
+typedef struct cap_state {
+    uint8_t *down;
+    uint32_t *head, *next, *prev;
+    size_t nodes, nb; /* nodes; buckets (GPU types x (GPUs per node + 1)) */
+} cap_state;
+
+static void xfer_cap(buf *b, int save, const cap_state *c)
+{
+    xfer(b, save, c->down, c->nodes);
+    xfer(b, save, c->head, c->nb * sizeof *c->head);
+    xfer(b, save, c->next, c->nodes * sizeof *c->next);
+    xfer(b, save, c->prev, c->nodes * sizeof *c->prev);
+}
+
+static size_t cap_buckets(const dike_sched *s)
+{
+    return (size_t)s->cl->ntypes * (s->cap->gpn + 1);
+}
+
 static void save_coord(buf *b, dike_sched *s)
 {
     const dike_workload *w = s->w;
-    uint64_t njobs = w->njobs, nten = w->ntenants;
+    uint64_t njobs = w->njobs, nten = w->ntenants, ns = s->ts.n;
     PUT(b, njobs); PUT(b, nten);
-    PUT(b, s->now); PUT(b, s->next_arrival); PUT(b, s->round_seq); PUT(b, s->round_pending);
-    PUT(b, s->busy_gpus); PUT(b, s->queued); PUT(b, s->running); PUT(b, s->active);
-    PUT(b, s->finished); PUT(b, s->area); PUT(b, s->area_t); PUT(b, s->next_sample);
-    PUT(b, s->preemptions); PUT(b, s->migrations); PUT(b, s->events); PUT(b, s->stale_events);
-    PUT(b, s->decisions); PUT(b, s->decide_seconds); PUT(b, s->node_failures); PUT(b, s->tick);
-    PUT(b, s->decide_lat); PUT(b, s->decide_by_active);
-    put(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
-    put(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
-    put(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
-    put(b, s->ent, nten * sizeof *s->ent);
-    put(b, s->ent_since, nten * sizeof *s->ent_since);
-    put(b, s->ent_gpu_s, nten * sizeof *s->ent_gpu_s);
-    PUT(b, s->ent_contended);
-    uint64_t ns = s->ts.n;
+    walk(b, 1, s, TABLE(coord_table), nten, 0);
     PUT(b, ns);
-    put(b, s->ts.time, ns * sizeof *s->ts.time);
-    put(b, s->ts.busy_gpus, ns * sizeof *s->ts.busy_gpus);
-    put(b, s->ts.queued, ns * sizeof *s->ts.queued);
-    put(b, s->ts.running, ns * sizeof *s->ts.running);
-    put(b, s->ts.tenant_gpus, ns * nten * sizeof *s->ts.tenant_gpus);
+    walk(b, 1, &s->ts, TABLE(timeseries_table), nten, ns);
     for (size_t i = 0; i < w->njobs; i++)
         save_job(b, &s->jobs[i]);
     /* the event heap, in array order (the order is rebuilt by pushing) */
     uint64_t nev = s->heap.n;
     PUT(b, nev);
-    for (size_t i = 0; i < s->heap.n; i++) {
-        const dike_event *ev = s->heap.a[i].ev;
-        PUT(b, ev->time); PUT(b, ev->entity); PUT(b, ev->seq); PUT(b, ev->data);
-        PUT(b, ev->phase); PUT(b, ev->kind);
-    }
+    for (size_t i = 0; i < s->heap.n; i++)
+        walk(b, 1, s->heap.a[i].ev, TABLE(event_table), 0, 0);
     uint64_t nfail = s->nfail;
     PUT(b, nfail);
     for (size_t i = 0; i < s->nfail; i++) {
@@ -128,13 +205,8 @@ static void save_coord(buf *b, dike_sched *s)
         PUT(b, present); PUT(b, n);
         put(b, s->fail_jobs[i], n * sizeof(uint32_t));
     }
-    put(b, s->cap->down, s->cl->nodes);
-    /* The order of nodes inside each free-count bucket depends on history and decides which node
-     * a placement picks first, so it is saved as it is, not rebuilt. */
-    size_t nb = (size_t)s->cl->ntypes * (s->cap->gpn + 1);
-    put(b, s->cap->head, nb * sizeof *s->cap->head);
-    put(b, s->cap->next, s->cl->nodes * sizeof *s->cap->next);
-    put(b, s->cap->prev, s->cl->nodes * sizeof *s->cap->prev);
+    cap_state c = {s->cap->down, s->cap->head, s->cap->next, s->cap->prev, s->cl->nodes, cap_buckets(s)};
+    xfer_cap(b, 1, &c);
     uint64_t plen = 0;
     void *blob = s->pol->save ? s->pol->save(s->pol_state, &plen) : NULL;
     PUT(b, plen);
@@ -193,55 +265,45 @@ static const char *check_coord(const dike_sched *s, const uint8_t *down, const u
     return bad;
 }
 
-static int load_coord(buf *b, dike_sched *s, dike_err *e)
+/* The coordinator's counters, per-tenant state and timeseries, after the workload check. */
+static int load_counters(buf *b, dike_sched *s, dike_err *e)
 {
     const dike_workload *w = s->w;
-    uint64_t njobs, nten;
+    uint64_t njobs, nten, ns;
     GET(b, njobs); GET(b, nten);
     if (njobs != w->njobs || nten != w->ntenants)
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: %llu jobs and %llu tenants, the workload has %zu and %u",
                             (unsigned long long)njobs, (unsigned long long)nten, w->njobs, w->ntenants);
-    /* drop what dike_coord_init queued (the first arrival) */
-    dike_event *ev;
-    while ((ev = dike_heap_pop(&s->heap)))
-        dike_pool_put(&s->pool, ev);
-    GET(b, s->now); GET(b, s->next_arrival); GET(b, s->round_seq); GET(b, s->round_pending);
-    GET(b, s->busy_gpus); GET(b, s->queued); GET(b, s->running); GET(b, s->active);
-    GET(b, s->finished); GET(b, s->area); GET(b, s->area_t); GET(b, s->next_sample);
-    GET(b, s->preemptions); GET(b, s->migrations); GET(b, s->events); GET(b, s->stale_events);
-    GET(b, s->decisions); GET(b, s->decide_seconds); GET(b, s->node_failures); GET(b, s->tick);
-    GET(b, s->decide_lat); GET(b, s->decide_by_active);
-    get(b, s->tenant_gpus, nten * sizeof *s->tenant_gpus);
-    get(b, s->tenant_gpu_s, nten * sizeof *s->tenant_gpu_s);
-    get(b, s->tenant_demand, nten * sizeof *s->tenant_demand);
-    get(b, s->ent, nten * sizeof *s->ent);
-    get(b, s->ent_since, nten * sizeof *s->ent_since);
-    get(b, s->ent_gpu_s, nten * sizeof *s->ent_gpu_s);
-    GET(b, s->ent_contended);
+    walk(b, 0, s, TABLE(coord_table), nten, 0);
     dike_coord_entitle_rebuild(s);
-    uint64_t ns;
     GET(b, ns);
     if (b->bad || ns > b->len)
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
     for (uint64_t i = 0; i < ns; i++)
         dike_timeseries_push(&s->ts, 0, 0, 0, 0);
-    get(b, s->ts.time, ns * sizeof *s->ts.time);
-    get(b, s->ts.busy_gpus, ns * sizeof *s->ts.busy_gpus);
-    get(b, s->ts.queued, ns * sizeof *s->ts.queued);
-    get(b, s->ts.running, ns * sizeof *s->ts.running);
-    get(b, s->ts.tenant_gpus, ns * nten * sizeof *s->ts.tenant_gpus);
-    for (size_t i = 0; i < w->njobs; i++)
-        load_job(b, &s->jobs[i]);
+    walk(b, 0, &s->ts, TABLE(timeseries_table), nten, ns);
+    return 0;
+}
+
+/* The pending events replace what dike_coord_init queued (the first arrival). */
+static void load_events(buf *b, dike_sched *s)
+{
+    dike_event *ev;
+    while ((ev = dike_heap_pop(&s->heap)))
+        dike_pool_put(&s->pool, ev);
     uint64_t nev;
     GET(b, nev);
     for (uint64_t i = 0; i < nev && !b->bad; i++) {
         ev = dike_pool_get(&s->pool);
         memset(ev, 0, sizeof *ev);
-        GET(b, ev->time); GET(b, ev->entity); GET(b, ev->seq); GET(b, ev->data);
-        GET(b, ev->phase); GET(b, ev->kind);
+        walk(b, 0, ev, TABLE(event_table), 0, 0);
         dike_heap_push(&s->heap, ev);
     }
-    /* failure reports whose events are still in the heap (the event's data is the index) */
+}
+
+/* Failure reports whose events are still in the heap (the event's data is the index). */
+static void load_failures(buf *b, dike_sched *s)
+{
     uint64_t nfail;
     GET(b, nfail);
     if (nfail > b->len)
@@ -252,7 +314,7 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
     for (size_t i = 0; i < s->nfail && !b->bad; i++) {
         uint32_t present, n;
         GET(b, present); GET(b, n);
-        if (n > w->njobs) {
+        if (n > s->w->njobs) {
             b->bad = 1;
             break;
         }
@@ -262,55 +324,40 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
         }
         s->fail_njobs[i] = present ? n : 0;
     }
-    uint8_t *down = dike_xmalloc(s->cl->nodes + 1);
-    get(b, down, s->cl->nodes);
-    size_t nb = (size_t)s->cl->ntypes * (s->cap->gpn + 1);
-    uint32_t *head = dike_xmalloc((nb + 1) * sizeof *head);
-    uint32_t *next = dike_xmalloc((s->cl->nodes + 1) * sizeof *next);
-    uint32_t *prev = dike_xmalloc((s->cl->nodes + 1) * sizeof *prev);
-    get(b, head, nb * sizeof *head);
-    get(b, next, s->cl->nodes * sizeof *next);
-    get(b, prev, s->cl->nodes * sizeof *prev);
-    uint64_t plen;
-    GET(b, plen);
-    if (b->bad || plen > b->len - b->pos) {
-        free(down);
-        free(head);
-        free(next);
-        free(prev);
-        return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
-    }
-    const char *bad = check_coord(s, down, head, next, prev, nb);
-    if (bad) {
-        free(down);
-        free(head);
-        free(next);
-        free(prev);
-        return dike_err_set(e, DIKE_EINVAL, "checkpoint: coordinator state does not fit this workload "
-                            "and cluster: %s", bad);
-    }
-    /* capacity: running jobs hold their slices, failed nodes are down */
-    for (size_t i = 0; i < w->njobs; i++) {
+}
+
+static void cap_state_free(cap_state *c)
+{
+    free(c->down);
+    free(c->head);
+    free(c->next);
+    free(c->prev);
+}
+
+/* Capacity from the restored jobs and nodes: running jobs hold their slices, failed nodes are
+ * down; the buckets then have the same members as when saved, and take their saved order. */
+static void apply_cap(dike_sched *s, const cap_state *c)
+{
+    for (size_t i = 0; i < s->w->njobs; i++) {
         dike_job *j = &s->jobs[i];
         if (j->state == DIKE_JOB_RUNNING)
             for (uint32_t k = 0; k < j->nslices; k++)
                 dike_capacity_take(s->cap, j->slices[k].node, j->slices[k].gpus);
     }
     for (uint32_t n = 0; n < s->cl->nodes; n++)
-        if (down[n])
+        if (c->down[n])
             dike_capacity_set_down(s->cap, n);
-    free(down);
-    /* same buckets with the same members now; take their saved order */
-    memcpy(s->cap->head, head, nb * sizeof *head);
-    memcpy(s->cap->next, next, s->cl->nodes * sizeof *next);
-    memcpy(s->cap->prev, prev, s->cl->nodes * sizeof *prev);
-    free(head);
-    free(next);
-    free(prev);
-    /* what policies know of durations: the `none` history follows from which jobs are done */
+    memcpy(s->cap->head, c->head, c->nb * sizeof *c->head);
+    memcpy(s->cap->next, c->next, c->nodes * sizeof *c->next);
+    memcpy(s->cap->prev, c->prev, c->nodes * sizeof *c->prev);
+}
+
+/* What policies know: the `none` history of durations follows from which jobs are done; then
+ * per-job structures in submit order, then the policy's own state (@p plen bytes). */
+static int load_policy(buf *b, dike_sched *s, uint64_t plen, dike_err *e)
+{
     dike__est_rebuild(s);
-    /* the policy: per-job structures in submit order, then its own extra state */
-    for (size_t i = 0; i < w->njobs; i++) {
+    for (size_t i = 0; i < s->w->njobs; i++) {
         dike_job *j = &s->jobs[i];
         if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
             s->pol->restore_job(s->pol_state, s, j);
@@ -319,6 +366,36 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: policy %s state does not match", s->pol->name);
     b->pos += plen;
     return 0;
+}
+
+static int load_coord(buf *b, dike_sched *s, dike_err *e)
+{
+    int rc = load_counters(b, s, e);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < s->w->njobs; i++)
+        load_job(b, &s->jobs[i]);
+    load_events(b, s);
+    load_failures(b, s);
+    /* read into copies first: they are range-checked before the index takes them */
+    cap_state c = {NULL, NULL, NULL, NULL, s->cl->nodes, cap_buckets(s)};
+    c.down = dike_xmalloc(c.nodes + 1);
+    c.head = dike_xmalloc((c.nb + 1) * sizeof *c.head);
+    c.next = dike_xmalloc((c.nodes + 1) * sizeof *c.next);
+    c.prev = dike_xmalloc((c.nodes + 1) * sizeof *c.prev);
+    xfer_cap(b, 0, &c);
+    uint64_t plen;
+    GET(b, plen);
+    const char *bad = NULL;
+    if (b->bad || plen > b->len - b->pos)
+        rc = dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
+    else if ((bad = check_coord(s, c.down, c.head, c.next, c.prev, c.nb)))
+        rc = dike_err_set(e, DIKE_EINVAL, "checkpoint: coordinator state does not fit this workload "
+                          "and cluster: %s", bad);
+    else
+        apply_cap(s, &c);
+    cap_state_free(&c);
+    return rc ? rc : load_policy(b, s, plen, e);
 }
 
 /* ---- node ranks: one fixed record per node, then its job slots ---- */
@@ -530,33 +607,21 @@ static char *read_str_attr(hid_t obj, const char *name)
 /* Gather every rank's node blob on rank 0, concatenated in rank order = node order. */
 static char *gather_nodes(MPI_Comm comm, const buf *mine, size_t *total)
 {
-    int rank, np;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &np);
+    int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm);
     int len = (int)mine->len;
     int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
-    MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    DIKE_MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
     size_t t = 0;
     for (int r = 0; r < np; r++) {
         displs[r] = (int)t;
         t += (size_t)counts[r];
     }
     char *all = rank == 0 ? dike_xmalloc(t + 1) : NULL;
-    MPI_Gatherv(mine->p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    DIKE_MPI_CHECK(MPI_Gatherv(mine->p, len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm));
     free(counts);
     free(displs);
     *total = t;
     return all;
-}
-
-static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
-{
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-    if (rc) {
-        MPI_Bcast(e->msg, (int)sizeof e->msg, MPI_CHAR, 0, comm);
-        e->code = rc;
-    }
-    return rc;
 }
 
 /* ---- checksums: a checkpoint is verified before anything in it is used ---- */
@@ -738,8 +803,7 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                           const char *config_ini, const char *trace_sha256, dike_err *e)
 {
-    int rank, rc = 0;
-    MPI_Comm_rank(comm, &rank);
+    int rank = dike_mpi_rank(comm), rc = 0;
     buf nb = {0};
     save_nodes(&nb, p);
     size_t ntotal = 0;
@@ -760,7 +824,7 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         free(cb.p);
     }
     free(nodes);
-    return bcast_status(comm, rc, e);
+    return dike_mpi_agree(comm, rc, e);
 }
 
 int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
@@ -819,9 +883,7 @@ void (*dike__ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nle
 int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
                             const dike_part_layout *l, const char *trace_sha256, dike_err *e)
 {
-    int rank, np, rc = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &np);
+    int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
     buf cb = {0}, nb = {0};
     if (rank == 0) {
         H5E_auto2_t old_fn;
@@ -860,7 +922,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         free(img);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     }
-    if ((rc = bcast_status(comm, rc, e))) /* rank 0's verdict on every rank */
+    if ((rc = dike_mpi_agree(comm, rc, e))) /* rank 0's verdict on every rank */
         goto out;
     /* node records to their new owners: records are in node order, fixed size */
     {
@@ -873,7 +935,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         else if (rank == 0 && (bad = check_nodes(&nb, s, p->jobs != NULL)))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node state does not fit this workload and cluster: %s",
                               path, bad);
-        if (!(rc = bcast_status(comm, rc, e))) { /* every rank takes rank 0's verdict */
+        if (!(rc = dike_mpi_agree(comm, rc, e))) { /* every rank takes rank 0's verdict */
             for (int r = 0; r < np; r++) {
                 uint32_t first, n;
                 dike_part_block(l, r, &first, &n);
@@ -883,11 +945,11 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
             buf mine = {0};
             mine.len = (size_t)counts[rank];
             mine.p = dike_xmalloc(mine.len + 1);
-            MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE, 0, comm);
-            int lbad = load_nodes(&mine, p, p->jobs != NULL) != 0, any = 0;
-            MPI_Allreduce(&lbad, &any, 1, MPI_INT, MPI_MAX, comm);
-            if (any)
+            DIKE_MPI_CHECK(MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE,
+                                        0, comm));
+            if (load_nodes(&mine, p, p->jobs != NULL) != 0)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: node state is damaged", path);
+            rc = dike_mpi_agree(comm, rc, e);
             free(mine.p);
         }
         free(counts);

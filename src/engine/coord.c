@@ -1,4 +1,5 @@
-/* Coordinator: the event loop of rank 0 and the dike_sched API that policies call. */
+/* Coordinator: the event loop of rank 0, its accounting, and the results it builds. The API
+ * policies call (dike_sched_*) is in sched.c. */
 #include "engine/coord.h"
 
 #include <math.h>
@@ -15,8 +16,8 @@
 
 /* ---- events ---- */
 
-static void push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
-                       uint32_t seq, uint32_t data)
+void dike__coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
+                            uint32_t seq, uint32_t data)
 {
     dike_event *ev = dike_pool_get(&s->pool);
     ev->time = t;
@@ -34,7 +35,7 @@ static void push_next_arrival(dike_sched *s)
     if (s->next_arrival >= s->w->njobs)
         return;
     dike_job *j = &s->jobs[s->next_arrival++];
-    push_event(s, j->spec->submit, DIKE_PHASE_ARRIVE, DIKE_EV_JOB_ARRIVE, j->idx, j->seq++, 0);
+    dike__coord_push_event(s, j->spec->submit, DIKE_PHASE_ARRIVE, DIKE_EV_JOB_ARRIVE, j->idx, j->seq++, 0);
 }
 
 /* ---- accounting ---- */
@@ -65,7 +66,7 @@ static void advance_to(dike_sched *s, dike_time t)
     s->now = t;
 }
 
-static void add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl)
+void dike__coord_add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl)
 {
     if (s->nact == s->act_cap) {
         s->act_cap = s->act_cap ? 2 * s->act_cap : 4096;
@@ -107,7 +108,7 @@ static double comm_intensity(const dike_sched *s, const dike_job *j)
 }
 
 /* Emulating mode: slice i of job j starts or stops L after now, at its node's owner. */
-static void add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason)
+void dike__coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason)
 {
     if (s->neact == s->eact_cap) {
         s->eact_cap = s->eact_cap ? 2 * s->eact_cap : 4096;
@@ -149,7 +150,7 @@ static void add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i
 }
 
 /* Order-independent signature of a node set, to tell a migration from a resume in place. */
-static uint32_t node_set_sig(const dike_slice *sl, uint32_t n)
+uint32_t dike__coord_node_set_sig(const dike_slice *sl, uint32_t n)
 {
     uint64_t sum = 0, x = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -238,6 +239,13 @@ static void ent_update(dike_sched *s)
     s->ent_dirty = 0;
 }
 
+void dike__coord_close_entitlements(dike_sched *s)
+{
+    /* every tenant's entitlement is 0 already when all jobs finished */
+    for (uint32_t t = 0; t < s->w->ntenants; t++)
+        ent_set(s, t, 0);
+}
+
 void dike_coord_entitle_rebuild(dike_sched *s)
 {
     s->ent_nactive = 0;
@@ -255,15 +263,15 @@ void dike_coord_entitle_rebuild(dike_sched *s)
 
 /* Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
  * (DIKE_STOP_*) tells the home what to report in the emulating mode. */
-static void release(dike_sched *s, dike_job *j, uint32_t reason)
+void dike__coord_release(dike_sched *s, dike_job *j, uint32_t reason)
 {
     uint32_t g = j->spec->num_gpus;
     for (uint32_t i = 0; i < j->nslices; i++) {
         dike_capacity_give(s->cap, j->slices[i].node, j->slices[i].gpus);
         if (s->emulate)
-            add_nact(s, DIKE_ACT_STOP, j, i, reason);
+            dike__coord_add_nact(s, DIKE_ACT_STOP, j, i, reason);
         else
-            add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
+            dike__coord_add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
     }
     double held = (double)(s->now - j->run_start);
     double productive = s->now > j->progress_start ? (double)(s->now - j->progress_start) : 0.0;
@@ -275,169 +283,6 @@ static void release(dike_sched *s, dike_job *j, uint32_t reason)
     s->busy_gpus -= g;
     s->tenant_gpus[j->spec->tenant] -= g;
     s->running--;
-}
-
-/* ---- the API policies use ---- */
-
-dike_time dike_sched_now(const dike_sched *s) { return s->now; }
-const dike_cluster *dike_sched_cluster(const dike_sched *s) { return s->cl; }
-const dike_config *dike_sched_config(const dike_sched *s) { return s->cfg; }
-
-uint64_t dike_sched_free_gpus(const dike_sched *s, int type)
-{
-    return type < 0 ? s->cap->total_free : s->cap->type_free[type];
-}
-
-uint64_t dike_sched_free_for(const dike_sched *s, const dike_job *j)
-{
-    if (j->spec->gpu_type >= 0)
-        return s->cap->type_free[j->spec->gpu_type];
-    uint64_t best = 0; /* a gang uses one GPU type: the largest free pool is what it can get */
-    for (uint32_t t = 0; t < s->cl->ntypes; t++)
-        if (s->cap->type_free[t] > best)
-            best = s->cap->type_free[t];
-    return best;
-}
-
-double dike_sched_remaining(const dike_sched *s, const dike_job *j)
-{
-    if (j->state != DIKE_JOB_RUNNING || s->now <= j->progress_start)
-        return j->remaining;
-    double left = j->remaining - (double)(s->now - j->progress_start) * j->rate;
-    return left > 0 ? left : 0;
-}
-
-const dike_workload *dike_sched_workload(const dike_sched *s) { return s->w; }
-const double *dike_sched_tenant_weights(const dike_sched *s) { return s->tenant_weight; }
-int dike_sched_is_round(const dike_sched *s) { return s->round_now; }
-uint32_t dike_sched_active(const dike_sched *s) { return s->active; }
-uint64_t dike_sched_gpus_up(const dike_sched *s) { return s->cap->total_free + s->busy_gpus; }
-
-double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j)
-{
-    double a = j->attained_gpu_s;
-    if (j->state == DIKE_JOB_RUNNING)
-        a += j->spec->num_gpus * dike_time_to_s(s->now - j->run_start);
-    return a;
-}
-
-double dike_sched_rate_now(dike_sched *s, const dike_job *j)
-{
-    if (j->state == DIKE_JOB_RUNNING)
-        return j->rate;
-    uint32_t n = 0;
-    int type = -1, level = 0;
-    if (dike_sched_free_for(s, j) < j->spec->num_gpus ||
-        !s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
-        return 0;
-    return dike_cluster_rate(s->cl, type, j->spec->num_gpus, level);
-}
-
-uint32_t dike_sched_node_free(const dike_sched *s, uint32_t node)
-{
-    return s->cap->down[node] ? 0 : s->cap->free[node];
-}
-
-double dike_sched_navg(const dike_sched *s, const dike_job *j)
-{
-    double area = s->area + (double)s->active * dike_time_to_s(s->now - s->area_t);
-    double span = dike_time_to_s(s->now - j->spec->submit);
-    return span > 0 ? (area - j->area_at_submit) / span : (double)s->active;
-}
-
-/* Does a placement at @p level on @p type slow @p j below its rate at its best reachable level? */
-static int placement_slows(const dike_sched *s, const dike_job *j, int type, int level)
-{
-    uint32_t g = j->spec->num_gpus;
-    int best = dike_cluster_best_level(s->cl, g);
-    if (level <= best)
-        return 0;
-    return dike_tput_rate(s->cl, s->w, j->spec->model, type, g, level) <
-           dike_tput_rate(s->cl, s->w, j->spec->model, type, g, best);
-}
-
-static int sched_start(dike_sched *s, dike_job *j, int local_only)
-{
-    if (j->state != DIKE_JOB_QUEUED)
-        dike_fatal("policy %s started job %u in state %u", s->pol->name, j->idx, j->state);
-    if (s->emulate && s->stop_pending[j->idx])
-        return 0; /* its last run has not stopped on the nodes yet: its work left is not known */
-    uint32_t g = j->spec->num_gpus;
-    if (dike_sched_free_for(s, j) < g)
-        return 0;
-    uint32_t n = 0;
-    int type = -1, level = 0;
-    if (!s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
-        return 0;
-    /* placing wrote only scratch: declining now leaves nothing to undo */
-    if (local_only && placement_slows(s, j, type, level))
-        return 0;
-    memcpy(j->slices, s->scratch, n * sizeof *j->slices);
-    j->nslices = n;
-    j->placed_n = n;
-    int resume = j->first_start >= 0;
-    if (resume && node_set_sig(j->slices, n) != j->last_sig) {
-        j->migrations++;
-        s->migrations++;
-    }
-    j->run_start = s->now;
-    /* Checkpoint + restore is paid on every resume with the GPUs held (SPEC §2); in the emulating
-     * mode the run begins when the start reaches the nodes. */
-    j->progress_start = s->now + s->latency_us + (resume ? s->preempt_cost_us : 0);
-    j->type = (int8_t)type;
-    j->level = (uint8_t)level;
-    j->rate = dike_tput_rate(s->cl, s->w, j->spec->model, type, g, level);
-    j->finish = j->progress_start + (dike_time)ceil(j->remaining / j->rate);
-    if (j->finish <= s->now)
-        j->finish = s->now + 1;
-    if (!resume)
-        j->first_start = s->now;
-    for (uint32_t i = 0; i < n; i++) {
-        dike_capacity_take(s->cap, j->slices[i].node, j->slices[i].gpus);
-        if (s->emulate)
-            add_nact(s, DIKE_ACT_START, j, i, 0);
-        else
-            add_action(s, DIKE_ACT_START, j, &j->slices[i]);
-    }
-    j->state = DIKE_JOB_RUNNING;
-    s->queued--;
-    s->running++;
-    s->busy_gpus += g;
-    s->tenant_gpus[j->spec->tenant] += g;
-    /* In the emulating mode j->finish stays an estimate: the completion comes from the home. */
-    if (!s->emulate)
-        push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++, j->epoch);
-    return 1;
-}
-
-int dike_sched_start(dike_sched *s, dike_job *j)
-{
-    return sched_start(s, j, 0);
-}
-
-int dike_sched_start_local(dike_sched *s, dike_job *j)
-{
-    return sched_start(s, j, 1);
-}
-
-void dike_sched_preempt(dike_sched *s, dike_job *j)
-{
-    if (j->state != DIKE_JOB_RUNNING)
-        dike_fatal("policy %s preempted job %u in state %u", s->pol->name, j->idx, j->state);
-    j->remaining = dike_sched_remaining(s, j);
-    if (j->remaining <= 0)
-        j->remaining = 1; /* cannot happen (its finish would have come first); stay positive */
-    release(s, j, DIKE_STOP_PREEMPT);
-    if (s->emulate)
-        s->stop_pending[j->idx] = 1; /* the home reports the true work left L later */
-    j->last_sig = node_set_sig(j->slices, j->nslices);
-    j->nslices = 0;
-    j->epoch++; /* its finish event is now stale */
-    j->preemptions++;
-    s->preemptions++;
-    j->rate = 0;
-    j->state = DIKE_JOB_QUEUED;
-    s->queued++;
 }
 
 /* The engine stops a running job because its node failed: the job keeps the work up to its last
@@ -458,8 +303,8 @@ static void evict(dike_sched *s, dike_job *j)
     j->remaining -= kept;
     if (j->remaining < 1)
         j->remaining = 1;
-    release(s, j, DIKE_STOP_EVICT);
-    j->last_sig = node_set_sig(j->slices, j->nslices);
+    dike__coord_release(s, j, DIKE_STOP_EVICT);
+    j->last_sig = dike__coord_node_set_sig(j->slices, j->nslices);
     j->nslices = 0;
     j->epoch++;
     j->restarts++;
@@ -490,18 +335,19 @@ void dike_coord_report(dike_sched *s, const dike_nrep *r)
 {
     switch (r->kind) {
     case DIKE_NREP_FINISH:
-        push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, r->entity, r->seq, r->seq);
+        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, r->entity, r->seq, r->seq);
         break;
     case DIKE_NREP_STOPPED:
         s->stop_work[r->entity] = r->work;
         s->stop_lost[r->entity] = r->lost_us;
-        push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq, r->seq);
+        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq,
+                               r->seq);
         break;
     case DIKE_NREP_FAIL:
-        push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_NODE_FAIL, r->entity, r->seq, 0);
+        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_NODE_FAIL, r->entity, r->seq, 0);
         break;
     case DIKE_NREP_REPAIR:
-        push_event(s, r->time, DIKE_PHASE_ARRIVE, DIKE_EV_NODE_REPAIR, r->entity, r->seq, 0);
+        dike__coord_push_event(s, r->time, DIKE_PHASE_ARRIVE, DIKE_EV_NODE_REPAIR, r->entity, r->seq, 0);
         break;
     default:
         dike_fatal("unknown node report %u", r->kind);
@@ -524,8 +370,8 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
             memcpy(s->fail_jobs[data], jobs, njobs * sizeof *jobs);
         s->fail_njobs[data] = njobs;
     }
-    push_event(s, t, kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE,
-               (uint8_t)kind, node, seq, data);
+    dike__coord_push_event(s, t, kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE,
+                           (uint8_t)kind, node, seq, data);
 }
 
 static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
@@ -574,7 +420,7 @@ static void on_arrival(dike_sched *s, dike_job *j)
 
 static void on_finish(dike_sched *s, dike_job *j)
 {
-    release(s, j, DIKE_STOP_RELEASE);
+    dike__coord_release(s, j, DIKE_STOP_RELEASE);
     j->remaining = 0;
     j->nslices = 0;
     touch_area(s);
@@ -685,7 +531,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             dike_progress_update(&s->progress, s->now, s->finished, s->events);
         if ((s->pol->flags & DIKE_POLICY_ROUNDS) && !s->round_pending && s->active > 0) {
             dike_time next = (s->now / s->round_us + 1) * s->round_us;
-            push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
+            dike__coord_push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
             s->round_pending = 1;
         }
     }
@@ -819,141 +665,4 @@ void dike_coord_free(dike_sched *s)
     free(s->fail_jobs);
     free(s->fail_njobs);
     memset(s, 0, sizeof *s);
-}
-
-/* ---- results ---- */
-
-/* /decide: one row per octave of active jobs that has timed decision steps. */
-static void decide_rows(const dike_sched *s, dike_results *r)
-{
-    r->decide = dike_xcalloc(DIKE_LAT_OCTAVES, sizeof *r->decide);
-    r->ndecide = 0;
-    for (int k = 0; k < DIKE_LAT_OCTAVES; k++) {
-        const dike_latency *l = &s->decide_by_active[k];
-        if (!l->count)
-            continue;
-        dike_decide_record *o = &r->decide[r->ndecide++];
-        o->active_lo = dike_lat_octave_lo(k);
-        o->active_hi = dike_lat_octave_lo(k + 1) - 1;
-        o->active_mean = l->active_sum / (double)l->count;
-        o->timed = l->count;
-        o->mean_us = dike_lat_mean(l) / 1e3;
-        o->p50_us = dike_lat_quantile(l, 0.50) / 1e3;
-        o->p99_us = dike_lat_quantile(l, 0.99) / 1e3;
-        o->max_us = (double)l->max_ns / 1e3;
-    }
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* /job_nodes: the distinct nodes of each job's last placement, ascending. */
-static void job_nodes(const dike_sched *s, dike_results *r)
-{
-    size_t n = s->w->njobs;
-    uint64_t total = 0;
-    r->node_off = dike_xcalloc(n + 1, sizeof *r->node_off);
-    for (size_t i = 0; i < n; i++)
-        total += s->jobs[i].placed_n;
-    r->node_ids = dike_xcalloc(total ? total : 1, sizeof *r->node_ids);
-    uint64_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const dike_job *j = &s->jobs[i];
-        uint64_t first = k;
-        for (uint32_t m = 0; m < j->placed_n; m++)
-            r->node_ids[k++] = j->slices[m].node;
-        qsort(r->node_ids + first, k - first, sizeof *r->node_ids, cmp_u32);
-        uint64_t u = first; /* a node holds one slice of a gang, but stay safe: drop repeats */
-        for (uint64_t m = first; m < k; m++)
-            if (m == first || r->node_ids[m] != r->node_ids[u - 1])
-                r->node_ids[u++] = r->node_ids[m];
-        k = u;
-        r->node_off[i + 1] = k;
-    }
-}
-
-void dike_coord_perf_decide(const dike_sched *s, dike_perf_record *perf)
-{
-    const dike_latency *lat = &s->decide_lat;
-    perf->decide_timed = lat->count;
-    perf->decide_mean_us = dike_lat_mean(lat) / 1e3;
-    perf->decide_p50_us = dike_lat_quantile(lat, 0.50) / 1e3;
-    perf->decide_p99_us = dike_lat_quantile(lat, 0.99) / 1e3;
-    perf->decide_max_us = (double)lat->max_ns / 1e3;
-    perf->active_mean = lat->count ? lat->active_sum / (double)lat->count : 0;
-    perf->active_max = lat->active_max;
-    perf->decide_max_active = lat->active_at_max;
-}
-
-void dike_coord_results(dike_sched *s, dike_results *r)
-{
-    const dike_workload *w = s->w;
-    r->njobs = w->njobs;
-    r->jobs = dike_xcalloc(w->njobs, sizeof *r->jobs);
-    double alloc_gpu_s = 0, eff_gpu_s = 0;
-    for (size_t i = 0; i < w->njobs; i++) {
-        const dike_job *j = &s->jobs[i];
-        dike_job_record *o = &r->jobs[i];
-        o->job_id = j->spec->id;
-        o->tenant = j->spec->tenant;
-        o->num_gpus = j->spec->num_gpus;
-        o->submit_time = dike_time_to_s(j->spec->submit);
-        o->duration = dike_time_to_s(j->spec->duration);
-        o->start_time = j->first_start >= 0 ? dike_time_to_s(j->first_start) : -1;
-        o->preemptions = j->preemptions;
-        o->migrations = j->migrations;
-        o->restarts = j->restarts;
-        o->lost_work = j->lost_gpu_s;
-        o->run_time = j->held_us / 1e6;
-        alloc_gpu_s += o->run_time * j->spec->num_gpus;
-        eff_gpu_s += j->rate_gpu_us / 1e6;
-        if (j->type >= 0)
-            snprintf(o->gpu_type, sizeof o->gpu_type, "%s", s->cl->types[j->type].name);
-        if (j->state == DIKE_JOB_DONE) {
-            o->finish_time = dike_time_to_s(j->finish);
-            o->jct = dike_time_to_s(j->finish - j->spec->submit);
-            o->queue_delay = dike_time_to_s(j->first_start - j->spec->submit);
-            o->t_ideal = dike_t_ideal(o->duration, o->num_gpus, j->navg, s->cl->total_gpus);
-            o->rho = o->jct / o->t_ideal;
-        } else {
-            o->finish_time = o->jct = o->t_ideal = o->rho = -1;
-            o->queue_delay = j->first_start >= 0 ? o->start_time - o->submit_time : -1;
-        }
-    }
-    job_nodes(s, r);
-    r->ntenants = w->ntenants;
-    r->tenants = dike_xcalloc(w->ntenants + 1, sizeof *r->tenants);
-    for (uint32_t t = 0; t < w->ntenants; t++) {
-        r->tenants[t].tenant = t;
-        snprintf(r->tenants[t].name, sizeof r->tenants[t].name, "%s", w->tenants[t]);
-        r->tenants[t].weight = s->tenant_weight[t];
-        r->tenants[t].gpu_seconds = s->tenant_gpu_s[t];
-    }
-    for (size_t i = 0; i < w->njobs; i++)
-        r->tenants[w->jobs[i].tenant].jobs++;
-    dike_summarize(r->jobs, r->njobs, r->tenants, r->ntenants, s->cl->total_gpus, alloc_gpu_s,
-                   eff_gpu_s, &r->summary);
-    /* Entitlements up to now (every tenant's is 0 already when all jobs finished). */
-    for (uint32_t t = 0; t < w->ntenants; t++)
-        ent_set(s, t, 0);
-    double wsum = 0, gsum = 0, esum = 0, span = r->summary.makespan;
-    for (uint32_t t = 0; t < w->ntenants; t++) {
-        wsum += s->tenant_weight[t];
-        gsum += s->tenant_gpu_s[t];
-        esum += s->ent_gpu_s[t];
-    }
-    for (uint32_t t = 0; t < w->ntenants; t++) {
-        dike_tenant_record *tr = &r->tenants[t];
-        tr->weight_share = wsum > 0 ? tr->weight / wsum : 0;
-        tr->avg_gpus = span > 0 ? tr->gpu_seconds / span : 0;
-        tr->entitlement = span > 0 ? s->ent_gpu_s[t] / span : 0;
-        tr->gpu_share = gsum > 0 ? tr->gpu_seconds / gsum : 0;
-        tr->entitled_share = esum > 0 ? s->ent_gpu_s[t] / esum : 0;
-    }
-    r->ts = s->ts; /* ownership moves to the results */
-    memset(&s->ts, 0, sizeof s->ts);
-    decide_rows(s, r);
 }

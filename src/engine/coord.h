@@ -162,4 +162,20 @@ void dike_coord_results(dike_sched *s, dike_results *r);
 /** The decision-step latency columns of rank 0's /perf row (mean, p50, p99, max, active jobs). */
 void dike_coord_perf_decide(const dike_sched *s, dike_perf_record *perf);
 
+/* What the policy API (engine/sched.c) shares with the event loop (engine/coord.c). */
+/** Queue an event in the coordinator's heap. */
+void dike__coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
+                            uint32_t seq, uint32_t data);
+/** Predicting mode: buffer a start or stop of slice @p sl of @p j for its node's owner. */
+void dike__coord_add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl);
+/** Emulating mode: slice @p i of @p j starts or stops L after now, at its node's owner. */
+void dike__coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason);
+/** Order-independent signature of a node set, to tell a migration from a resume in place. */
+uint32_t dike__coord_node_set_sig(const dike_slice *sl, uint32_t n);
+/** Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
+ *  (DIKE_STOP_*) tells the home what to report in the emulating mode. */
+void dike__coord_release(dike_sched *s, dike_job *j, uint32_t reason);
+/** At the end of a run (coord_results.c): the entitlement integrals up to now. */
+void dike__coord_close_entitlements(dike_sched *s);
+
 #endif

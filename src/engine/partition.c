@@ -57,6 +57,29 @@ void dike_part_block(const dike_part_layout *l, int rank, uint32_t *first, uint3
     *n = n1 - n0;
 }
 
+void dike_part_bucket(const dike_part_layout *l, const void *recs, size_t n, size_t size,
+                      size_t node_offset, void *out, int *counts, int *displs)
+{
+    const char *in = recs;
+    int *owner = dike_xmalloc((n + 1) * sizeof *owner);
+    memset(counts, 0, (size_t)l->nranks * sizeof *counts);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node;
+        memcpy(&node, in + i * size + node_offset, sizeof node);
+        owner[i] = dike_part_owner(l, node);
+        counts[owner[i]]++;
+    }
+    int *pos = dike_xmalloc((size_t)l->nranks * sizeof *pos);
+    for (int r = 0, off = 0; r < l->nranks; r++) {
+        displs[r] = pos[r] = off;
+        off += counts[r];
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy((char *)out + (size_t)pos[owner[i]]++ * size, in + i * size, size);
+    free(pos);
+    free(owner);
+}
+
 static dike_time draw_exp(dike_rng *r, double mean_us)
 {
     dike_time d = (dike_time)llround(-log(dike_rng_uniform(r)) * mean_us);

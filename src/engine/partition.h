@@ -42,6 +42,12 @@ int dike_part_owner(const dike_part_layout *l, uint32_t node);
 /** Nodes [*first, *first + *n) owned by @p rank (n may be 0). */
 void dike_part_block(const dike_part_layout *l, int rank, uint32_t *first, uint32_t *n);
 
+/** Order @p n records of @p size bytes by the owner of their node (a uint32_t at @p node_offset)
+ *  into @p out, stably (each owner gets its records in their original order), and fill the
+ *  per-rank @p counts and @p displs (in records) for an MPI_Scatterv. */
+void dike_part_bucket(const dike_part_layout *l, const void *recs, size_t n, size_t size,
+                      size_t node_offset, void *out, int *counts, int *displs);
+
 /** A node rank's state: only the owner holds these arrays. */
 typedef struct dike_part {
     const dike_cluster *cl;

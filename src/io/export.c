@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,17 @@ static cJSON *job_aggregates(const dike_job_record *jobs, size_t n)
     return o;
 }
 
+/* The tenant columns after the counts, all doubles, in the order the summary lists them. */
+#define TENANT_REAL(m) { #m, offsetof(dike_tenant_record, m) }
+static const struct {
+    const char *name;
+    size_t offset;
+} tenant_reals[] = {
+    TENANT_REAL(gpu_seconds), TENANT_REAL(avg_jct), TENANT_REAL(mean_rho), TENANT_REAL(fairness_ratio),
+    TENANT_REAL(weight_share), TENANT_REAL(avg_gpus), TENANT_REAL(entitlement), TENANT_REAL(gpu_share),
+    TENANT_REAL(entitled_share),
+};
+
 static cJSON *tenants_json(const dike_tenant_record *t, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
@@ -314,15 +326,11 @@ static cJSON *tenants_json(const dike_tenant_record *t, size_t n)
         cJSON_AddItemToObject(o, "weight", real_or_null(t[i].weight));
         cJSON_AddItemToObject(o, "jobs", uint_json(t[i].jobs));
         cJSON_AddItemToObject(o, "finished", uint_json(t[i].finished));
-        cJSON_AddItemToObject(o, "gpu_seconds", real_or_null(t[i].gpu_seconds));
-        cJSON_AddItemToObject(o, "avg_jct", real_or_null(t[i].avg_jct));
-        cJSON_AddItemToObject(o, "mean_rho", real_or_null(t[i].mean_rho));
-        cJSON_AddItemToObject(o, "fairness_ratio", real_or_null(t[i].fairness_ratio));
-        cJSON_AddItemToObject(o, "weight_share", real_or_null(t[i].weight_share));
-        cJSON_AddItemToObject(o, "avg_gpus", real_or_null(t[i].avg_gpus));
-        cJSON_AddItemToObject(o, "entitlement", real_or_null(t[i].entitlement));
-        cJSON_AddItemToObject(o, "gpu_share", real_or_null(t[i].gpu_share));
-        cJSON_AddItemToObject(o, "entitled_share", real_or_null(t[i].entitled_share));
+        for (size_t k = 0; k < sizeof tenant_reals / sizeof *tenant_reals; k++) {
+            double v;
+            memcpy(&v, (const char *)&t[i] + tenant_reals[k].offset, sizeof v);
+            cJSON_AddItemToObject(o, tenant_reals[k].name, real_or_null(v));
+        }
         cJSON_AddItemToArray(a, o);
     }
     return a;

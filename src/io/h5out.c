@@ -11,16 +11,17 @@
  * only when complete, so a crashed or failed run never leaves a file at <path> that looks complete.
  *
  * Errors. Parallel HDF5 calls are collective: a rank that fails must not leave the others waiting
- * in the next collective call. After every collective step the ranks agree (one MPI_Allreduce) on
+ * in the next collective call. After every collective step the ranks agree (dike_mpi_agree) on
  * whether any rank failed, and then all of them take the same path to the one cleanup label, so
- * the collective closes there happen in the same order everywhere. At the end the message of the
- * lowest failing rank is broadcast: every rank returns the same code and text. */
+ * the collective closes there happen in the same order everywhere; every rank returns the code
+ * and text of the lowest failing rank. A failing MPI call itself is fatal (base/mpi.h). */
 #include "dike/results.h"
 #include "dike/config.h"
 #include "dike/metrics.h"
 #include "dike/outpath.h"
 #include "dike/provenance.h"
 #include "io/h5types.h"
+#include "base/mpi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,154 +51,99 @@ typedef struct h5_field {
     const char *unit;  /**< unit of the column */
 } h5_field;
 
-#define F_NUM(st, m, t, u) { #m, offsetof(st, m), (t), 0, (u) }
+/* The HDF5 type of a numeric member follows from its C type, so the two cannot disagree (a
+ * member of another type does not compile). */
+#define F_TYPE(x)                                                                                 \
+    _Generic((x), int32_t: H5T_NATIVE_INT32, uint32_t: H5T_NATIVE_UINT32,                         \
+             int64_t: H5T_NATIVE_INT64, uint64_t: H5T_NATIVE_UINT64, double: H5T_NATIVE_DOUBLE)
+#define F_NUM(st, m, u) { #m, offsetof(st, m), F_TYPE(((st *)0)->m), 0, (u) }
 #define F_STR(st, m, u) { #m, offsetof(st, m), H5I_INVALID_HID, sizeof(((st *)0)->m), (u) }
 #define F_COPY(f, t)                                                                              \
     do {                                                                                          \
         _Static_assert(sizeof(t) / sizeof((t)[0]) <= H5_MAX_FIELDS, "raise H5_MAX_FIELDS");       \
         memcpy((f), (t), sizeof(t));                                                              \
     } while (0)
+/* A table function: static size_t NAME(h5_field *f) filling @p f with the fields given. */
+#define FIELDS_FN(name, ...)                                                                      \
+    static size_t name(h5_field *f)                                                               \
+    {                                                                                             \
+        const h5_field t[] = {__VA_ARGS__};                                                       \
+        F_RETURN(f, t);                                                                           \
+    }
+#define F_RETURN(f, t)                                                                            \
+    do {                                                                                          \
+        F_COPY(f, t);                                                                             \
+        return sizeof t / sizeof t[0];                                                            \
+    } while (0)
 
-static size_t job_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_job_record, job_id, H5T_NATIVE_INT64, "1"),
-        F_NUM(dike_job_record, tenant, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, num_gpus, H5T_NATIVE_UINT32, "GPUs"),
-        F_NUM(dike_job_record, submit_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, start_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, finish_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, duration, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, queue_delay, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, t_ideal, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_job_record, run_time, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_job_record, preemptions, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, migrations, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, restarts, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_job_record, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_STR(dike_job_record, gpu_type, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+/* A record's table: fills @p f (H5_MAX_FIELDS entries) and returns the number of fields. */
+typedef size_t (*fields_fn)(h5_field *f);
 
-static size_t tenant_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_tenant_record, tenant, H5T_NATIVE_UINT32, "1"),
-        F_STR(dike_tenant_record, name, "1"),
-        F_NUM(dike_tenant_record, weight, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, jobs, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_tenant_record, finished, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_tenant_record, gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_tenant_record, avg_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_tenant_record, mean_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, fairness_ratio, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, weight_share, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, avg_gpus, H5T_NATIVE_DOUBLE, "GPUs"),
-        F_NUM(dike_tenant_record, entitlement, H5T_NATIVE_DOUBLE, "GPUs"),
-        F_NUM(dike_tenant_record, gpu_share, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_tenant_record, entitled_share, H5T_NATIVE_DOUBLE, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+#define JOB(m, u) F_NUM(dike_job_record, m, u)
+FIELDS_FN(job_fields,
+    JOB(job_id, "1"), JOB(tenant, "1"), JOB(num_gpus, "GPUs"),
+    /* times and durations */
+    JOB(submit_time, "s"), JOB(start_time, "s"), JOB(finish_time, "s"), JOB(duration, "s"),
+    JOB(jct, "s"), JOB(queue_delay, "s"), JOB(t_ideal, "s"), JOB(rho, "1"), JOB(run_time, "s"),
+    /* what the schedule cost it */
+    JOB(preemptions, "1"), JOB(migrations, "1"), JOB(restarts, "1"), JOB(lost_work, "GPU*s"),
+    F_STR(dike_job_record, gpu_type, "1"))
+#undef JOB
 
-static size_t node_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_node_record, node, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_node_record, rack, H5T_NATIVE_UINT32, "1"),
-        F_STR(dike_node_record, gpu_type, "1"),
-        F_NUM(dike_node_record, busy_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_node_record, jobs_hosted, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_node_record, failures, H5T_NATIVE_UINT32, "1"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+#define TEN(m, u) F_NUM(dike_tenant_record, m, u)
+FIELDS_FN(tenant_fields,
+    TEN(tenant, "1"), F_STR(dike_tenant_record, name, "1"), TEN(weight, "1"),
+    TEN(jobs, "1"), TEN(finished, "1"), TEN(gpu_seconds, "GPU*s"), TEN(avg_jct, "s"),
+    /* fairness */
+    TEN(mean_rho, "1"), TEN(fairness_ratio, "1"), TEN(weight_share, "1"),
+    /* GPUs held against GPUs entitled */
+    TEN(avg_gpus, "GPUs"), TEN(entitlement, "GPUs"), TEN(gpu_share, "1"), TEN(entitled_share, "1"))
+#undef TEN
 
-static size_t perf_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_perf_record, rank, H5T_NATIVE_INT32, "1"),
-        F_NUM(dike_perf_record, events, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, windows, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, messages, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, bytes_sent, H5T_NATIVE_UINT64, "B"),
-        F_NUM(dike_perf_record, wall_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, compute_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, decide_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, decide_p99_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, comm_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, decisions, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, nodes_owned, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_perf_record, decide_timed, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, decide_mean_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, decide_p50_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, decide_max_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_perf_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_perf_record, active_max, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_perf_record, decide_max_active, H5T_NATIVE_UINT32, "1"),
-        F_NUM(dike_perf_record, node_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, remote_records, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_perf_record, startup_seconds, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_perf_record, read_seconds, H5T_NATIVE_DOUBLE, "s"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+FIELDS_FN(node_fields,
+    F_NUM(dike_node_record, node, "1"), F_NUM(dike_node_record, rack, "1"),
+    F_STR(dike_node_record, gpu_type, "1"),
+    F_NUM(dike_node_record, busy_gpu_seconds, "GPU*s"),
+    F_NUM(dike_node_record, jobs_hosted, "1"), F_NUM(dike_node_record, failures, "1"))
 
-static size_t decide_fields(h5_field *f)
-{
-    const h5_field t[] = {
-        F_NUM(dike_decide_record, active_lo, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_decide_record, active_hi, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_decide_record, active_mean, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_decide_record, timed, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_decide_record, mean_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_decide_record, p50_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_decide_record, p99_us, H5T_NATIVE_DOUBLE, "us"),
-        F_NUM(dike_decide_record, max_us, H5T_NATIVE_DOUBLE, "us"),
-    };
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
-}
+#define PERF(m, u) F_NUM(dike_perf_record, m, u)
+FIELDS_FN(perf_fields,
+    PERF(rank, "1"), PERF(events, "1"), PERF(windows, "1"), PERF(messages, "1"), PERF(bytes_sent, "B"),
+    PERF(wall_seconds, "s"), PERF(compute_seconds, "s"), PERF(decide_seconds, "s"),
+    PERF(decide_p99_us, "us"), PERF(comm_seconds, "s"), PERF(decisions, "1"), PERF(nodes_owned, "1"),
+    /* the decision-step latency (rank 0) */
+    PERF(decide_timed, "1"), PERF(decide_mean_us, "us"), PERF(decide_p50_us, "us"),
+    PERF(decide_max_us, "us"), PERF(active_mean, "1"), PERF(active_max, "1"), PERF(decide_max_active, "1"),
+    /* emulating mode; then where a short run's time goes */
+    PERF(node_seconds, "s"), PERF(remote_records, "1"), PERF(startup_seconds, "s"), PERF(read_seconds, "s"))
+#undef PERF
+
+#define DEC(m, u) F_NUM(dike_decide_record, m, u)
+FIELDS_FN(decide_fields,
+    DEC(active_lo, "1"), DEC(active_hi, "1"), DEC(active_mean, "1"), DEC(timed, "1"),
+    DEC(mean_us, "us"), DEC(p50_us, "us"), DEC(p99_us, "us"), DEC(max_us, "us"))
+#undef DEC
 
 /* /summary is written as scalar attributes, one per field, from the same kind of table. */
 static size_t summary_fields(h5_field *f)
 {
+#define SUM(m, u) F_NUM(dike_summary, m, u)
     const h5_field t[] = {
-        F_NUM(dike_summary, jobs, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, finished, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, avg_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, p50_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, p95_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, p99_jct, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, makespan, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, avg_queue_delay, H5T_NATIVE_DOUBLE, "s"),
-        F_NUM(dike_summary, mean_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, p99_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, max_rho, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, unfair_fraction, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, jain, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, utilization, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, effective_utilization, H5T_NATIVE_DOUBLE, "1"),
-        F_NUM(dike_summary, preemptions, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, migrations, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, allocated_gpu_seconds, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_summary, restarts, H5T_NATIVE_UINT64, "1"),
-        F_NUM(dike_summary, lost_work, H5T_NATIVE_DOUBLE, "GPU*s"),
-        F_NUM(dike_summary, goodput, H5T_NATIVE_DOUBLE, "1"),
+        SUM(jobs, "1"), SUM(finished, "1"),
+        SUM(avg_jct, "s"), SUM(p50_jct, "s"), SUM(p95_jct, "s"), SUM(p99_jct, "s"), SUM(makespan, "s"),
+        SUM(avg_queue_delay, "s"),
+        /* fairness */
+        SUM(mean_rho, "1"), SUM(p99_rho, "1"), SUM(max_rho, "1"), SUM(unfair_fraction, "1"), SUM(jain, "1"),
+        /* efficiency and what preemptions and failures cost */
+        SUM(utilization, "1"), SUM(effective_utilization, "1"), SUM(preemptions, "1"), SUM(migrations, "1"),
+        SUM(allocated_gpu_seconds, "GPU*s"), SUM(restarts, "1"), SUM(lost_work, "GPU*s"), SUM(goodput, "1"),
     };
+#undef SUM
     /* Every member is 8 bytes: a field added to dike_summary but not here changes the size. The
      * one more is `gpus`, kept in memory for the window's utilisation and not written. */
     _Static_assert(sizeof(dike_summary) == 8 * (sizeof t / sizeof t[0] + 1),
                    "dike_summary changed: update summary_fields()");
-    F_COPY(f, t);
-    return sizeof t / sizeof t[0];
+    F_RETURN(f, t);
 }
 
 hid_t dike__h5_str_type(size_t size)
@@ -238,35 +184,18 @@ fail:
     return H5I_INVALID_HID;
 }
 
-hid_t dike__h5_job_type(void)
+/* The compound type of a record of @p size bytes described by @p fields. */
+static hid_t record_type(size_t size, fields_fn fields)
 {
     h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_job_record), f, job_fields(f));
+    return build_compound(size, f, fields(f));
 }
 
-hid_t dike__h5_tenant_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_tenant_record), f, tenant_fields(f));
-}
-
-hid_t dike__h5_node_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_node_record), f, node_fields(f));
-}
-
-hid_t dike__h5_perf_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_perf_record), f, perf_fields(f));
-}
-
-hid_t dike__h5_decide_type(void)
-{
-    h5_field f[H5_MAX_FIELDS];
-    return build_compound(sizeof(dike_decide_record), f, decide_fields(f));
-}
+hid_t dike__h5_job_type(void) { return record_type(sizeof(dike_job_record), job_fields); }
+hid_t dike__h5_tenant_type(void) { return record_type(sizeof(dike_tenant_record), tenant_fields); }
+hid_t dike__h5_node_type(void) { return record_type(sizeof(dike_node_record), node_fields); }
+hid_t dike__h5_perf_type(void) { return record_type(sizeof(dike_perf_record), perf_fields); }
+hid_t dike__h5_decide_type(void) { return record_type(sizeof(dike_decide_record), decide_fields); }
 
 /* The on-disk type: the memory type without its C padding, so files hold no garbage bytes and
  * do not depend on the writer's struct alignment. */
@@ -396,35 +325,12 @@ static int save_image(const h5ctx *c, hid_t file, const char *tmp)
     return st;
 }
 
-/* True if any rank of @p comm has a non-zero status. */
+/* After a collective step: did any rank fail? Every rank then holds the status and message of
+ * the lowest failing rank (dike_mpi_agree), so all take the same path to the cleanup. */
 static bool agree(MPI_Comm comm, int *st, const h5ctx *c)
 {
-    int mine = *st != 0, any = 1;
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm) != MPI_SUCCESS) {
-        if (*st == 0)
-            *st = dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allreduce failed",
-                               c->path);
-        return true;
-    }
-    return any != 0;
-}
-
-/* Every rank gets the code and message of the lowest failing rank. */
-static int share_status(MPI_Comm comm, int rank, int size, int st, const h5ctx *c)
-{
-    int who = st ? rank : size, first = size, code = st;
-    if (MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return st ? st
-                  : dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allreduce failed",
-                                 c->path);
-    if (first == size)
-        return 0;
-    if (MPI_Bcast(&code, 1, MPI_INT, first, comm) != MPI_SUCCESS ||
-        MPI_Bcast(c->e->msg, (int)sizeof c->e->msg, MPI_CHAR, first, comm) != MPI_SUCCESS)
-        return dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Bcast failed", c->path);
-    c->e->msg[sizeof c->e->msg - 1] = '\0';
-    c->e->code = code;
-    return code;
+    *st = dike_mpi_agree(comm, *st, c->e);
+    return *st != 0;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -459,10 +365,7 @@ static int check_blocks(const h5ctx *c, MPI_Comm comm, int size, const dike_node
 
     node_block *all = dike_xcalloc((size_t)size, sizeof *all);
     int st = 0;
-    if (MPI_Allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, comm) != MPI_SUCCESS) {
-        st = dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Allgather failed", c->path);
-        goto out;
-    }
+    DIKE_MPI_CHECK(MPI_Allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, comm));
     uint64_t sum = 0;
     for (int r = 0; r < size; r++) {
         const node_block *b = &all[r];
@@ -887,24 +790,10 @@ static int annotate(const h5ctx *c, hid_t obj, const char *objpath, const char *
     return st;
 }
 
-static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const char *units,
-                         const char *desc)
-{
-    int st = 0;
-    hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
-    if (o < 0)
-        st = h5fail(c, "opening %s", objpath);
-    else
-        st = annotate(c, o, objpath, units, desc);
-    h5close(c, &st, o, H5Oclose, "object", objpath);
-    return st;
-}
-
 /* One `units_<column>` attribute per column of @p f (per attribute for /summary and the root),
  * beside the packed `units` string older readers parse: a reader asks for the unit of a column by
  * name instead of splitting text. */
 #define UNITS_PREFIX "units_"
-typedef size_t (*fields_fn)(h5_field *f);
 
 static int column_units(const h5ctx *c, hid_t obj, const char *objpath, const h5_field *f, size_t n)
 {
@@ -917,16 +806,20 @@ static int column_units(const h5ctx *c, hid_t obj, const char *objpath, const h5
     return st;
 }
 
-static int column_units_path(const h5ctx *c, hid_t file, const char *objpath, fields_fn fields)
+/* Open @p objpath and write its `units` and `description` (when @p desc is given) and one
+ * units_<column> attribute per field of @p fields (when given). */
+static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const char *units,
+                         const char *desc, fields_fn fields)
 {
     h5_field f[H5_MAX_FIELDS];
-    size_t n = fields(f);
     int st = 0;
     hid_t o = H5Oopen(file, objpath, H5P_DEFAULT);
     if (o < 0)
         st = h5fail(c, "opening %s", objpath);
-    else
-        st = column_units(c, o, objpath, f, n);
+    if (!st && desc)
+        st = annotate(c, o, objpath, units, desc);
+    if (!st && fields)
+        st = column_units(c, o, objpath, f, fields(f));
     h5close(c, &st, o, H5Oclose, "object", objpath);
     return st;
 }
@@ -990,7 +883,7 @@ static int write_table(const h5ctx *c, hid_t file, const char *objpath, hid_t (*
     else
         st = write_dataset(c, file, objpath, mem, disk, 1, &dims, rows, units, desc);
     if (!st)
-        st = column_units_path(c, file, objpath, fields);
+        st = annotate_path(c, file, objpath, NULL, NULL, fields);
     h5close(c, &st, disk, H5Tclose, "row type of", objpath);
     h5close(c, &st, mem, H5Tclose, "row type of", objpath);
     free(units);
@@ -1028,22 +921,17 @@ static int write_root_attrs(const h5ctx *c, hid_t file, const dike_run_meta *m)
     /* Provenance: when, where, by what build and libraries, from which command or campaign point. */
     dike_provenance p;
     dike_provenance_get(&p);
-    if (!st)
-        st = attr_str(c, file, "/", "created_utc", p.created_utc, sizeof p.created_utc);
-    if (!st)
-        st = attr_str(c, file, "/", "host", p.host, sizeof p.host);
-    if (!st)
-        st = attr_str(c, file, "/", "command_line", p.command_line, SIZE_MAX);
-    if (!st)
-        st = attr_str(c, file, "/", "build", p.build, SIZE_MAX);
-    if (!st)
-        st = attr_str(c, file, "/", "compiler", p.compiler, SIZE_MAX);
-    if (!st)
-        st = attr_str(c, file, "/", "hdf5_version", p.hdf5_version, sizeof p.hdf5_version);
-    if (!st)
-        st = attr_str(c, file, "/", "mpi_version", p.mpi_version, sizeof p.mpi_version);
-    if (!st)
-        st = attr_str(c, file, "/", "campaign", p.campaign, SIZE_MAX);
+    const struct {
+        const char *name, *value;
+        size_t maxlen;
+    } prov[] = {
+        {"created_utc", p.created_utc, sizeof p.created_utc}, {"host", p.host, sizeof p.host},
+        {"command_line", p.command_line, SIZE_MAX}, {"build", p.build, SIZE_MAX},
+        {"compiler", p.compiler, SIZE_MAX}, {"hdf5_version", p.hdf5_version, sizeof p.hdf5_version},
+        {"mpi_version", p.mpi_version, sizeof p.mpi_version}, {"campaign", p.campaign, SIZE_MAX},
+    };
+    for (size_t i = 0; !st && i < sizeof prov / sizeof *prov; i++)
+        st = attr_str(c, file, "/", prov[i].name, prov[i].value, prov[i].maxlen);
     if (!st)
         st = attr_write(c, file, "/", "campaign_point", H5T_STD_I64LE, H5T_NATIVE_INT64,
                         &p.campaign_point);
@@ -1259,13 +1147,11 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
     if (!st)
         st = write_root_attrs(c, file, &r->meta);
     if (!st)
-        st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank");
+        st = annotate_path(c, file, "/nodes", nunits, "one row per node, written by its owner rank",
+                           node_fields);
     if (!st)
-        st = column_units_path(c, file, "/nodes", node_fields);
-    if (!st)
-        st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers");
-    if (!st)
-        st = column_units_path(c, file, "/perf", perf_fields);
+        st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers",
+                           perf_fields);
     if (!st)
         st = write_table(c, file, "/jobs", dike__h5_job_type, job_fields, r->jobs, r->njobs,
                          "one row per job of the workload");
@@ -1315,7 +1201,7 @@ static int commit(const h5ctx *c, const char *tmp)
 }
 
 /* Rank 0 chooses the temporary name (its pid makes it unique on its host) and tells the others. */
-static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
+static void bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
 {
     int len = 0;
     char *name = NULL;
@@ -1325,17 +1211,11 @@ static int bcast_tmp_name(const h5ctx *c, MPI_Comm comm, int rank, char **out)
         dike_tmp_name(c->path, name, n);
         len = (int)strlen(name) + 1;
     }
-    if (MPI_Bcast(&len, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-        goto fail;
+    DIKE_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
     if (rank != 0)
         name = dike_xmalloc((size_t)len);
-    if (MPI_Bcast(name, len, MPI_CHAR, 0, comm) != MPI_SUCCESS)
-        goto fail;
+    DIKE_MPI_CHECK(MPI_Bcast(name, len, MPI_CHAR, 0, comm));
     *out = name;
-    return 0;
-fail:
-    free(name);
-    return dike_err_set(c->e, DIKE_EMPI, "%s: cannot write output: MPI_Bcast failed", c->path);
 }
 
 int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
@@ -1351,8 +1231,8 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     H5E_auto2_t old_fn = NULL;
     void *old_data = NULL;
 
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return dike_err_set(e, DIKE_EMPI, "%s: cannot write output: bad communicator", c.path);
+    rank = dike_mpi_rank(comm);
+    size = dike_mpi_size(comm);
     /* Our messages replace HDF5's own stack dumps, which would print once per rank. */
     bool restore = H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data) >= 0;
     if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
@@ -1376,16 +1256,14 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     {
         /* every rank must bring the same number of node samples (or none) */
         unsigned long long ns[2] = {node_samples.nsamples, ~(unsigned long long)node_samples.nsamples}, mx[2];
-        if (MPI_Allreduce(ns, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
-            mx[0] != ~mx[1])
+        DIKE_MPI_CHECK(MPI_Allreduce(ns, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
+        if (mx[0] != ~mx[1])
             st = dike_err_set(&le, DIKE_EINTERNAL, "%s: cannot write output: the ranks hold "
                               "different numbers of /node_timeseries samples", c.path);
     }
     if ((failed = agree(comm, &st, &c)))
         goto out;
-    st = bcast_tmp_name(&c, comm, rank, &tmp);
-    if ((failed = agree(comm, &st, &c)))
-        goto out;
+    bcast_tmp_name(&c, comm, rank, &tmp);
 
     st = write_parallel(&c, tmp, comm, rank, size, nodes, nnodes, first, total_nodes, perf);
     if ((failed = agree(comm, &st, &c)))
@@ -1400,7 +1278,7 @@ out:
     if (rank == 0 && failed && tmp)
         unlink(tmp);
     free(tmp);
-    st = share_status(comm, rank, size, st, &c);
+    st = dike_mpi_agree(comm, st, &le);
     if (restore)
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     if (st && e)

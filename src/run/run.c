@@ -15,23 +15,7 @@
 #include "engine/partition.h"
 #include "engine/window.h"
 #include "run/run_internal.h"
-
-/* Rank 0's status reaches every rank, so all return the same code and message and nobody is left
- * waiting in a collective. */
-static int bcast_status(MPI_Comm comm, int rc, dike_err *e)
-{
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-    if (rc && e) {
-        MPI_Bcast(e->msg, (int)sizeof e->msg, MPI_CHAR, 0, comm);
-        e->code = rc;
-    } else if (rc) {
-        char buf[sizeof ((dike_err *)0)->msg];
-        MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, 0, comm);
-    }
-    return rc;
-}
+#include "base/mpi.h"
 
 static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
 {
@@ -122,8 +106,7 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 dike_perf_record *perf_out, dike_err *e)
 {
     char *text = NULL;
-    int rank, rc;
-    MPI_Comm_rank(comm, &rank);
+    int rc;
     memset(out, 0, sizeof *out);
     dike_config_defaults(cfg);
     rc = dike_checkpoint_config(ckpt, &text, e);
@@ -136,13 +119,46 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     if (!rc && adjust)
         rc = adjust(cfg, ctx, e);
     /* every rank read the same file; agree anyway, so nobody runs alone */
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
-    if (rc) {
-        if (rc != e->code)
-            dike_err_set(e, rc, "%s: cannot read the checkpoint on every rank", ckpt);
+    if ((rc = dike_mpi_agree(comm, rc, e)))
         return rc;
-    }
     return run_body(cfg, comm, NULL, cfg->run_out, ckpt, out, perf_out, e);
+}
+
+/* One emulation's state on one rank, shared by the steps of run_body. */
+typedef struct run_state {
+    const dike_config *cfg;
+    MPI_Comm comm;
+    int rank, nranks;
+    const char *out_path, *resume; /* output file (may be NULL or ""); checkpoint to resume or NULL */
+    const dike_workload *used;     /* rank 0: the caller's workload, or w */
+    int emulate;                   /* the emulating mode (node ranks track progress) */
+    dike_time latency_us;          /* scheduler.decision_latency_s */
+    dike_cluster cl;
+    dike_workload w;               /* rank 0: the configured workload, unless the caller gave one */
+    dike_sched s;                  /* rank 0: the coordinator */
+    dike_part part;                /* this rank's node block */
+    dike_part_layout layout;
+    dike_nodes *ns;                /* emulating mode: this rank's node models and runs */
+    dike_perf_record perf;
+    char ckpt_path[DIKE_STR_MAX + 16];
+    char sha[65];                  /* the workload's SHA-256, on every rank */
+    double t_start, t_engine, t_output;
+    char *config_ini;              /* rank 0: the configuration stored in checkpoints */
+} run_state;
+
+/* Rank 0: the checks of what the configuration asks for in this mode. */
+static int check_mode(const run_state *rs, dike_err *e)
+{
+    const dike_config *cfg = rs->cfg;
+    if (emulating(cfg) && (cfg->run_checkpoint_every_s > 0 || rs->resume || cfg->engine_inject_stop_s > 0))
+        return dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: checkpoints are not supported "
+                            "when the node ranks track progress (a node model is on, "
+                            "scheduler.decision_latency_s > 0 or node_model.progress = nodes)");
+    if (emulating(cfg) && strcmp(cfg->node_model_progress, "coordinator") != 0 &&
+        cfg->scheduler_decision_latency_s > 0 && dike_time_from_s(cfg->scheduler_decision_latency_s) < 1)
+        return dike_err_set(e, DIKE_EINVAL, "[scheduler] decision_latency_s: %g s is below the "
+                            "emulator's time step (1 us)", cfg->scheduler_decision_latency_s);
+    return 0;
 }
 
 /* The coordinator with the policy the configuration names: the lookup is here, above the policy
@@ -158,221 +174,256 @@ static int coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster 
     return dike_coord_init(s, cfg, pol, cl, w, e);
 }
 
+/* Rank 0: check the configuration and output paths, build the cluster, load the workload and
+ * start the coordinator. Bad input is found here, before any rank starts emulating. */
+static int setup_coordinator(run_state *rs, dike_err *e)
+{
+    const dike_config *cfg = rs->cfg;
+    int rc = dike_config_validate(cfg, e);
+    if (!rc)
+        rc = dike_cluster_init(&rs->cl, cfg, e);
+    if (!rc && rs->cl.gpus_per_node > 256)
+        rc = dike_err_set(e, DIKE_EINVAL, "[cluster] gpus_per_node: at most 256 supported (got %u)",
+                          rs->cl.gpus_per_node);
+    if (!rc && rs->cl.nodes_per_rack > 1024)
+        rc = dike_err_set(e, DIKE_EINVAL, "[cluster] nodes_per_rack: at most 1024 supported (got %u)",
+                          rs->cl.nodes_per_rack);
+    if (!rc)
+        rc = dike_output_paths_check(cfg, rs->out_path, rs->ckpt_path, rs->resume, e);
+    if (!rc) {
+        /* temporary files of earlier runs on this host that died before their rename */
+        if (rs->out_path && *rs->out_path)
+            dike_tmp_sweep(rs->out_path);
+        dike_tmp_sweep(rs->ckpt_path);
+    }
+    if (!rc)
+        rc = check_mode(rs, e);
+    if (!rc && rs->used == &rs->w)
+        rc = dike_workload_load(cfg, &rs->cl, &rs->w, e);
+    if (!rc)
+        rc = check_bounds(cfg, &rs->cl, rs->used, e);
+    if (!rc)
+        rc = coord_init(&rs->s, cfg, &rs->cl, rs->used, e);
+    return rc;
+}
+
+/* Every rank: its block of nodes, and in the emulating mode its node models. */
+static void setup_nodes(run_state *rs)
+{
+    const dike_config *cfg = rs->cfg;
+    dike_part_layout_init(&rs->layout, &rs->cl, rs->nranks, coordinator_owns_nodes(cfg, rs->nranks));
+    if (rs->emulate)
+        dike_part_layout_reverse(&rs->layout);
+    uint32_t first, n;
+    dike_part_block(&rs->layout, rs->rank, &first, &n);
+    /* emulating: failures are node models too (engine/nodes.c), not the partition's */
+    dike_part_init(&rs->part, &rs->cl, rs->emulate ? NULL : cfg, first, n);
+    if (!rs->emulate)
+        return;
+    uint64_t njobs = rs->rank == 0 ? rs->used->njobs : 0;
+    DIKE_MPI_CHECK(MPI_Bcast(&njobs, 1, MPI_UINT64_T, 0, rs->comm));
+    dike_nodes_params np;
+    dike_nodes_params_read(&np, cfg);
+    rs->ns = dike_nodes_new(&np, &rs->cl, &rs->layout, rs->rank, &rs->part, (uint32_t)njobs);
+    if (rs->rank == 0)
+        dike_coord_emulate(&rs->s, rs->latency_us);
+}
+
+/* The window loop of the run's mode. */
+static int run_engine(run_state *rs, dike_err *e)
+{
+    const dike_config *cfg = rs->cfg;
+    dike_sched *s = rs->rank == 0 ? &rs->s : NULL;
+    if (rs->rank == 0)
+        rs->config_ini = dike_config_to_ini(cfg);
+    dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
+                           dike_time_from_s(cfg->run_checkpoint_every_s),
+                           dike_time_from_s(cfg->engine_inject_stop_s), rs->ckpt_path, rs->config_ini,
+                           rs->sha};
+    if (rs->emulate)
+        return dike_emulate_loop(rs->comm, s, &rs->part, rs->ns, &rs->layout, rs->latency_us, &wo,
+                                 &rs->perf, e);
+    return dike_window_loop(rs->comm, s, &rs->part, &rs->layout, &wo, &rs->perf, e);
+}
+
+/* Rank 0: the results and what the output says about the run. */
+static void build_results(run_state *rs, dike_results *out)
+{
+    const dike_config *cfg = rs->cfg;
+    dike_coord_results(&rs->s, out);
+    dike_run_meta *m = &out->meta;
+    snprintf(m->version, sizeof m->version, "%s", DIKE_VERSION);
+    snprintf(m->policy, sizeof m->policy, "%s", cfg->scheduler_policy);
+    snprintf(m->placement, sizeof m->placement, "%s", cfg->scheduler_placement);
+    m->seed = cfg->run_seed;
+    m->ranks = rs->nranks;
+    m->config_text = dike_config_to_ini(cfg);
+    snprintf(m->metrics_window, sizeof m->metrics_window, "%s", cfg->metrics_window);
+    snprintf(m->trace_path, sizeof m->trace_path, "%s", rs->used->source);
+    snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", rs->used->sha256);
+}
+
+/* The HDF5 file (collective), then every rank's counters to rank 0 for the table printed at
+ * the end. */
+static int write_output(run_state *rs, dike_results *out, dike_perf_record *perf_out, dike_err *e)
+{
+    int rc = 0;
+    dike_node_record *nodes = dike_part_records(&rs->part);
+    if (rs->ns && rs->cfg->output_node_timeseries_s > 0) {
+        dike_node_samples smp = {0, rs->cfg->output_node_timeseries_s, NULL, NULL, NULL};
+        dike_nodes_samples(rs->ns, &smp.nsamples, &smp.busy, &smp.factor, &smp.up);
+        dike_h5_set_node_samples(&smp);
+    }
+    if (rs->out_path && *rs->out_path)
+        rc = dike_h5_write(rs->out_path, rs->comm, rs->rank == 0 ? out : NULL, nodes, rs->part.n,
+                           rs->cl.nodes, &rs->perf, e);
+    free(nodes);
+    rs->perf.output_seconds = MPI_Wtime() - rs->t_output;
+    if (perf_out)
+        *perf_out = rs->perf;
+    if (rc)
+        return rc;
+    if (rs->rank == 0) {
+        out->perf = dike_xcalloc((size_t)rs->nranks, sizeof *out->perf);
+        out->nperf = (size_t)rs->nranks;
+    }
+    DIKE_MPI_CHECK(MPI_Gather(&rs->perf, (int)sizeof rs->perf, MPI_BYTE, rs->rank == 0 ? out->perf : NULL,
+                              (int)sizeof rs->perf, MPI_BYTE, 0, rs->comm));
+    return 0;
+}
+
+static void run_free(run_state *rs)
+{
+    free(rs->config_ini);
+    dike_nodes_free(rs->ns);
+    dike_part_free(&rs->part);
+    if (rs->rank == 0) {
+        dike_coord_free(&rs->s);
+        dike_workload_free(&rs->w);
+    }
+    dike_cluster_free(&rs->cl);
+}
+
 static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
                     const char *out_path, const char *resume, dike_results *out,
                     dike_perf_record *perf_out, dike_err *e)
 {
-    int rank, nranks, rc = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    double t_start = MPI_Wtime();
+    run_state *rs = dike_xcalloc(1, sizeof *rs);
+    rs->cfg = cfg;
+    rs->comm = comm;
+    rs->rank = dike_mpi_rank(comm);
+    rs->nranks = dike_mpi_size(comm);
+    rs->out_path = out_path;
+    rs->resume = resume;
+    rs->used = given ? given : &rs->w;
+    rs->emulate = emulating(cfg);
+    rs->latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);
+    rs->t_start = MPI_Wtime();
     memset(out, 0, sizeof *out);
-
-    dike_cluster cl;
-    dike_workload w;
-    dike_sched s;
-    dike_part part;
-    dike_perf_record perf;
-    dike_node_record *nodes = NULL;
-    dike_nodes *ns = NULL; /* emulating mode: this rank's node models and runs */
-    char *config_ini = NULL; /* rank 0: the configuration stored in checkpoints */
-    memset(&perf, 0, sizeof perf);
-    memset(&cl, 0, sizeof cl);
-    memset(&s, 0, sizeof s);
-    memset(&part, 0, sizeof part);
-    dike_workload_init(&w);
-
-    char ckpt_path[DIKE_STR_MAX + 16];
+    dike_workload_init(&rs->w);
     if (cfg->run_checkpoint[0])
-        snprintf(ckpt_path, sizeof ckpt_path, "%s", cfg->run_checkpoint);
+        snprintf(rs->ckpt_path, sizeof rs->ckpt_path, "%s", cfg->run_checkpoint);
     else
-        snprintf(ckpt_path, sizeof ckpt_path, "%s.ckpt.h5", out_path && *out_path ? out_path : "dike-emu");
+        snprintf(rs->ckpt_path, sizeof rs->ckpt_path, "%s.ckpt.h5",
+                 out_path && *out_path ? out_path : "dike-emu");
 
+    int rc = rs->rank == 0 ? setup_coordinator(rs, e) : 0;
+    if ((rc = dike_mpi_agree(comm, rc, e))) /* every rank returns rank 0's verdict */
+        goto out;
     /* Every rank derives the same cluster from the same configuration. */
-    if (rank == 0) {
-        rc = dike_config_validate(cfg, e);
-        if (!rc)
-            rc = dike_cluster_init(&cl, cfg, e);
-        if (!rc && cl.gpus_per_node > 256)
-            rc = dike_err_set(e, DIKE_EINVAL, "[cluster] gpus_per_node: at most 256 supported (got %u)",
-                              cl.gpus_per_node);
-        if (!rc && cl.nodes_per_rack > 1024)
-            rc = dike_err_set(e, DIKE_EINVAL, "[cluster] nodes_per_rack: at most 1024 supported (got %u)",
-                              cl.nodes_per_rack);
-        if (!rc)
-            rc = dike_output_paths_check(cfg, out_path, ckpt_path, resume, e);
-        if (!rc) {
-            /* temporary files of earlier runs on this host that died before their rename */
-            if (out_path && *out_path)
-                dike_tmp_sweep(out_path);
-            dike_tmp_sweep(ckpt_path);
-        }
-        if (!rc && emulating(cfg) && (cfg->run_checkpoint_every_s > 0 || resume ||
-                                      cfg->engine_inject_stop_s > 0))
-            rc = dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: checkpoints are not supported "
-                              "when the node ranks track progress (a node model is on, "
-                              "scheduler.decision_latency_s > 0 or node_model.progress = nodes)");
-        if (!rc && emulating(cfg) && strcmp(cfg->node_model_progress, "coordinator") != 0 &&
-            cfg->scheduler_decision_latency_s > 0 &&
-            dike_time_from_s(cfg->scheduler_decision_latency_s) < 1)
-            rc = dike_err_set(e, DIKE_EINVAL, "[scheduler] decision_latency_s: %g s is below the "
-                              "emulator's time step (1 us)", cfg->scheduler_decision_latency_s);
-        if (!rc && !given)
-            rc = dike_workload_load(cfg, &cl, &w, e);
-        if (!rc)
-            rc = check_bounds(cfg, &cl, given ? given : &w, e);
-        if (!rc)
-            rc = coord_init(&s, cfg, &cl, given ? given : &w, e);
-    }
-    if (bcast_status(comm, rc, e))
-        goto out;
-    if (rank != 0 && (rc = dike_cluster_init(&cl, cfg, e)))
-        dike_fatal("rank %d: cluster differs from rank 0: %s", rank, e->msg);
-
-    dike_part_layout layout;
-    dike_part_layout_init(&layout, &cl, nranks, coordinator_owns_nodes(cfg, nranks));
-    int emulate = emulating(cfg);
-    if (emulate)
-        dike_part_layout_reverse(&layout);
-    uint32_t first, n;
-    dike_part_block(&layout, rank, &first, &n);
-    /* emulating: failures are node models too (engine/nodes.c), not the partition's */
-    dike_part_init(&part, &cl, emulate ? NULL : cfg, first, n);
-    dike_time latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);
-    if (emulate) {
-        uint64_t njobs = rank == 0 ? (given ? given : &w)->njobs : 0;
-        MPI_Bcast(&njobs, 1, MPI_UINT64_T, 0, comm);
-        dike_nodes_params np;
-        dike_nodes_params_read(&np, cfg);
-        ns = dike_nodes_new(&np, &cl, &layout, rank, &part, (uint32_t)njobs);
-        if (rank == 0)
-            dike_coord_emulate(&s, latency_us);
-    }
-
-    const dike_workload *used = given ? given : &w;
-    char sha[65] = "";
-    if (rank == 0)
-        snprintf(sha, sizeof sha, "%s", used->sha256);
-    MPI_Bcast(sha, sizeof sha, MPI_CHAR, 0, comm);
-    if (resume && (rc = dike_checkpoint_restore(resume, comm, rank == 0 ? &s : NULL, &part, &layout,
-                                                sha, e)))
+    if (rs->rank != 0 && (rc = dike_cluster_init(&rs->cl, cfg, e)))
+        dike_fatal("rank %d: cluster differs from rank 0: %s", rs->rank, e->msg);
+    setup_nodes(rs);
+    if (rs->rank == 0)
+        snprintf(rs->sha, sizeof rs->sha, "%s", rs->used->sha256);
+    DIKE_MPI_CHECK(MPI_Bcast(rs->sha, sizeof rs->sha, MPI_CHAR, 0, comm));
+    if (resume && (rc = dike_checkpoint_restore(resume, comm, rs->rank == 0 ? &rs->s : NULL, &rs->part,
+                                                &rs->layout, rs->sha, e)))
         goto out;
 
-    double t_engine = MPI_Wtime();
-    if (rank == 0)
-        config_ini = dike_config_to_ini(cfg);
-    dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
-                           dike_time_from_s(cfg->run_checkpoint_every_s),
-                           dike_time_from_s(cfg->engine_inject_stop_s), ckpt_path, config_ini, sha};
-    if (emulate)
-        rc = dike_emulate_loop(comm, rank == 0 ? &s : NULL, &part, ns, &layout, latency_us, &wo,
-                               &perf, e);
-    else
-        rc = dike_window_loop(comm, rank == 0 ? &s : NULL, &part, &layout, &wo, &perf, e);
-    if (rc)
+    rs->t_engine = MPI_Wtime();
+    if ((rc = run_engine(rs, e)))
         goto out;
     /* output: from the engine's end, so the results (metrics, percentiles) count with it */
-    double t_output = MPI_Wtime();
-    perf.startup_seconds = startup_seconds;
+    rs->t_output = MPI_Wtime();
+    rs->perf.startup_seconds = startup_seconds;
     startup_seconds = 0;
-    perf.read_seconds = t_engine - t_start;
-
-    if (rank == 0) {
-        dike_coord_results(&s, out);
-        dike_run_meta *m = &out->meta;
-        snprintf(m->version, sizeof m->version, "%s", DIKE_VERSION);
-        snprintf(m->policy, sizeof m->policy, "%s", cfg->scheduler_policy);
-        snprintf(m->placement, sizeof m->placement, "%s", cfg->scheduler_placement);
-        m->seed = cfg->run_seed;
-        m->ranks = nranks;
-        m->config_text = dike_config_to_ini(cfg);
-        snprintf(m->metrics_window, sizeof m->metrics_window, "%s", cfg->metrics_window);
-        snprintf(m->trace_path, sizeof m->trace_path, "%s", used->source);
-        snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", used->sha256);
-    }
-    double wall = MPI_Wtime() - t_start;
-    MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm);
-    if (rank == 0)
+    rs->perf.read_seconds = rs->t_engine - rs->t_start;
+    if (rs->rank == 0)
+        build_results(rs, out);
+    double wall = MPI_Wtime() - rs->t_start;
+    DIKE_MPI_CHECK(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
+    if (rs->rank == 0)
         out->meta.wall_seconds = wall;
-    nodes = dike_part_records(&part);
-    if (ns && cfg->output_node_timeseries_s > 0) {
-        dike_node_samples smp = {0, cfg->output_node_timeseries_s, NULL, NULL, NULL};
-        dike_nodes_samples(ns, &smp.nsamples, &smp.busy, &smp.factor, &smp.up);
-        dike_h5_set_node_samples(&smp);
-    }
-    if (out_path && *out_path)
-        rc = dike_h5_write(out_path, comm, rank == 0 ? out : NULL, nodes, part.n, cl.nodes, &perf, e);
-    perf.output_seconds = MPI_Wtime() - t_output;
-    if (perf_out)
-        *perf_out = perf;
-    if (!rc) {
-        /* Every rank's counters to rank 0, for the table printed at the end. */
-        if (rank == 0) {
-            out->perf = dike_xcalloc((size_t)nranks, sizeof *out->perf);
-            out->nperf = (size_t)nranks;
-        }
-        MPI_Gather(&perf, (int)sizeof perf, MPI_BYTE, rank == 0 ? out->perf : NULL,
-                   (int)sizeof perf, MPI_BYTE, 0, comm);
-    }
+    rc = write_output(rs, out, perf_out, e);
 out:
-    free(config_ini);
-    free(nodes);
-    dike_nodes_free(ns);
-    dike_part_free(&part);
-    if (rank == 0) {
-        dike_coord_free(&s);
-        dike_workload_free(&w);
-    }
-    dike_cluster_free(&cl);
-    if (rc && rank == 0)
+    run_free(rs);
+    if (rc && rs->rank == 0)
         dike_results_free(out);
+    free(rs);
     return rc;
 }
 
-/* Decision-step latency, with the active jobs it was measured at. */
-static void print_decide(FILE *f, const dike_perf_record *p)
+/* One line of the summary table: a name and a value printed as a count ('u', no decimals), a
+ * fixed-point number ('f') or in %g ('g') with @p prec digits; perf lines only when given. */
+typedef struct summary_line {
+    const char *name;
+    char fmt;
+    int prec;
+    double value;
+    int perf;
+} summary_line;
+
+#define SUMMARY_LINES 28
+
+static size_t summary_lines(const dike_results *r, const dike_perf_record *p, summary_line *out)
 {
-    fprintf(f, "  %-22s %14llu\n", "decisions", (unsigned long long)p->decisions);
-    fprintf(f, "  %-22s %14llu\n", "decisions timed", (unsigned long long)p->decide_timed);
-    fprintf(f, "  %-22s %14.2f\n", "decide mean (us)", p->decide_mean_us);
-    fprintf(f, "  %-22s %14.3g\n", "decide p50 (us)", p->decide_p50_us);
-    fprintf(f, "  %-22s %14.3g\n", "decide p99 (us)", p->decide_p99_us);
-    fprintf(f, "  %-22s %14.3g\n", "decide max (us)", p->decide_max_us);
-    fprintf(f, "  %-22s %14u\n", "active at slowest", p->decide_max_active);
-    fprintf(f, "  %-22s %14.1f\n", "active jobs mean", p->active_mean);
-    fprintf(f, "  %-22s %14u\n", "active jobs max", p->active_max);
+    const dike_summary *m = &r->summary;
+    double eps = p->wall_seconds > 0 ? (double)p->events / p->wall_seconds : 0.0;
+    /* the process's time in order (MPI start-up, read, engine, output), then the decision-step
+     * latency with the active jobs it was measured at */
+    const summary_line t[] = {
+        {"jobs", 'u', 0, (double)m->jobs, 0}, {"finished", 'u', 0, (double)m->finished, 0},
+        {"avg JCT (s)", 'f', 2, m->avg_jct, 0}, {"p50 JCT (s)", 'f', 2, m->p50_jct, 0},
+        {"p99 JCT (s)", 'f', 2, m->p99_jct, 0}, {"makespan (s)", 'f', 2, m->makespan, 0},
+        {"avg queue delay (s)", 'f', 2, m->avg_queue_delay, 0}, {"mean rho", 'f', 4, m->mean_rho, 0},
+        {"max rho", 'f', 4, m->max_rho, 0}, {"unfair fraction", 'f', 4, m->unfair_fraction, 0},
+        {"Jain index", 'f', 4, m->jain, 0}, {"GPU utilisation", 'f', 4, m->utilization, 0},
+        {"preemptions", 'u', 0, (double)m->preemptions, 0},
+        {"MPI start-up (s)", 'f', 3, p->startup_seconds, 1}, {"read (s)", 'f', 3, p->read_seconds, 1},
+        {"engine wall (s)", 'f', 3, p->wall_seconds, 1}, {"output (s)", 'f', 3, p->output_seconds, 1},
+        {"events/s", 'f', 0, eps, 1}, {"windows", 'u', 0, (double)p->windows, 1},
+        {"decisions", 'u', 0, (double)p->decisions, 1},
+        {"decisions timed", 'u', 0, (double)p->decide_timed, 1},
+        {"decide mean (us)", 'f', 2, p->decide_mean_us, 1}, {"decide p50 (us)", 'g', 3, p->decide_p50_us, 1},
+        {"decide p99 (us)", 'g', 3, p->decide_p99_us, 1}, {"decide max (us)", 'g', 3, p->decide_max_us, 1},
+        {"active at slowest", 'u', 0, p->decide_max_active, 1},
+        {"active jobs mean", 'f', 1, p->active_mean, 1},
+        {"active jobs max", 'u', 0, p->active_max, 1},
+    };
+    _Static_assert(sizeof t / sizeof t[0] == SUMMARY_LINES, "SUMMARY_LINES");
+    memcpy(out, t, sizeof t);
+    return sizeof t / sizeof t[0];
 }
 
 void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *perf)
 {
-    const dike_summary *m = &r->summary;
     fprintf(f, "dike-emu %s  policy=%s placement=%s seed=%lld ranks=%d\n", r->meta.version,
             r->meta.policy, r->meta.placement, (long long)r->meta.seed, r->meta.ranks);
     fprintf(f, "trace: %s\n", r->meta.trace_path);
     fprintf(f, "  %-22s %14s\n", "metric", "value");
-    fprintf(f, "  %-22s %14llu\n", "jobs", (unsigned long long)m->jobs);
-    fprintf(f, "  %-22s %14llu\n", "finished", (unsigned long long)m->finished);
-    fprintf(f, "  %-22s %14.2f\n", "avg JCT (s)", m->avg_jct);
-    fprintf(f, "  %-22s %14.2f\n", "p50 JCT (s)", m->p50_jct);
-    fprintf(f, "  %-22s %14.2f\n", "p99 JCT (s)", m->p99_jct);
-    fprintf(f, "  %-22s %14.2f\n", "makespan (s)", m->makespan);
-    fprintf(f, "  %-22s %14.2f\n", "avg queue delay (s)", m->avg_queue_delay);
-    fprintf(f, "  %-22s %14.4f\n", "mean rho", m->mean_rho);
-    fprintf(f, "  %-22s %14.4f\n", "max rho", m->max_rho);
-    fprintf(f, "  %-22s %14.4f\n", "unfair fraction", m->unfair_fraction);
-    fprintf(f, "  %-22s %14.4f\n", "Jain index", m->jain);
-    fprintf(f, "  %-22s %14.4f\n", "GPU utilisation", m->utilization);
-    fprintf(f, "  %-22s %14llu\n", "preemptions", (unsigned long long)m->preemptions);
-    if (perf) {
-        /* the process's time, in order: MPI start-up, read, engine, output */
-        fprintf(f, "  %-22s %14.3f\n", "MPI start-up (s)", perf->startup_seconds);
-        fprintf(f, "  %-22s %14.3f\n", "read (s)", perf->read_seconds);
-        fprintf(f, "  %-22s %14.3f\n", "engine wall (s)", perf->wall_seconds);
-        fprintf(f, "  %-22s %14.3f\n", "output (s)", perf->output_seconds);
-        fprintf(f, "  %-22s %14.0f\n", "events/s",
-                perf->wall_seconds > 0 ? (double)perf->events / perf->wall_seconds : 0.0);
-        fprintf(f, "  %-22s %14llu\n", "windows", (unsigned long long)perf->windows);
-        print_decide(f, perf);
+    dike_perf_record none;
+    memset(&none, 0, sizeof none);
+    summary_line lines[SUMMARY_LINES];
+    size_t n = summary_lines(r, perf ? perf : &none, lines);
+    for (size_t i = 0; i < n; i++) {
+        const summary_line *l = &lines[i];
+        if (l->perf && !perf)
+            continue;
+        if (l->fmt == 'u')
+            fprintf(f, "  %-22s %14llu\n", l->name, (unsigned long long)l->value);
+        else
+            fprintf(f, l->fmt == 'g' ? "  %-22s %14.*g\n" : "  %-22s %14.*f\n", l->name, l->prec, l->value);
     }
     if (r->nperf) {
         fprintf(f, "  per rank: %4s %8s %11s %9s %11s %9s %9s %9s %9s\n", "rank", "nodes", "events",
