@@ -55,8 +55,8 @@ typedef struct dike_job {
     uint32_t placed_n;         /**< slices of the last placement, kept after it stops (/job_nodes) */
     dike_slice *slices;        /**< placement slots: spec->num_gpus entries reserved */
     uint32_t last_sig;         /**< hash of the last node set (migration detection) */
-    int32_t pol_i;             /**< policy-private index (e.g. heap position) */
-    int32_t pol_j;             /**< policy-private index */
+    /* Nothing here belongs to a policy: a policy keeps what it needs per job in its own state,
+     * by job index (idx). */
 } dike_job;
 
 /** Free capacity: what the coordinator knows about every node's free GPUs. Kept exactly in step

@@ -750,7 +750,6 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster *c
         j->last_stop = -1;
         j->remaining = (double)j->spec->duration;
         j->slices = &s->slice_arena[off];
-        j->pol_i = j->pol_j = -1;
         off += j->spec->num_gpus;
     }
     s->cap = dike_capacity_new(cl);

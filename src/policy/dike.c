@@ -63,6 +63,7 @@ typedef struct dk_state {
     double cost_s;      /**< scheduler.preemption_cost_s, s */
     uint64_t epoch;     /**< dike_sched_est_epoch when the queued keys were computed */
     dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
+    int32_t *qslot;     /**< per job: its place in queued */
     uint32_t *nnodes;   /**< per job: slices of its current placement (recorded at start) */
     uint32_t nodes;     /**< cluster nodes */
     uint32_t *node_off; /**< node -> its first slot */
@@ -564,7 +565,8 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->keep = 1 - p->hysteresis;
     st->lease_us = p->min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
     st->cost_s = c->scheduler_preemption_cost_s;
-    dike_jobq_init(&st->queued);
+    st->qslot = dike_jobq_slots(njobs);
+    dike_jobq_init(&st->queued, st->qslot);
     st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);
     st->nodes = cl->nodes;
     st->node_off = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->node_off);
@@ -618,6 +620,7 @@ static void dk_free(void *state)
 {
     dk_state *st = state;
     dike_jobq_free(&st->queued);
+    free(st->qslot);
     free(st->nnodes);
     free(st->node_off);
     free(st->node_n);
