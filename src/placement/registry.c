@@ -1,14 +1,16 @@
-/* The list of placement strategies: a new strategy is one file and one line here, its
- * configuration keys included (dike_placement.options; place() reads them in cap->params). A
- * strategy that lives elsewhere joins the list at run time with dike_placement_register. */
+/* The list of placement strategies: the built-in ones of DIKE_PLACEMENT_LIST
+ * (placement/placement.h; a new strategy is one file and one line there, its configuration keys
+ * included: dike_placement.options, whose values place() finds in cap->params), then those
+ * registered at run time with dike_placement_register. */
 #include <string.h>
 #include "placement/placement.h"
 
 /* Built-in strategies, then the registered ones; NULL-terminated. */
 #define MAX_REGISTERED 8
-static const dike_placement *all[] = {&dike_placement_pack, &dike_placement_spread,
-                                      &dike_placement_random, &dike_placement_topo,
-                                      [4 + MAX_REGISTERED] = NULL};
+#define ONE(n) +1
+#define ADDRESS(n) &dike_placement_##n,
+enum { NBUILTIN = 0 DIKE_PLACEMENT_LIST(ONE) };
+static const dike_placement *all[] = {DIKE_PLACEMENT_LIST(ADDRESS)[NBUILTIN + MAX_REGISTERED] = NULL};
 
 /* Params structs start at multiples of this in dike_config.placement_params (_Alignas(16)). */
 #define PARAMS_ALIGN 16

@@ -1,15 +1,16 @@
-/* The list of policies: a new policy is one file and one line here, its configuration keys
- * included (the policy's own option table, dike_policy.options). A policy that lives elsewhere (a
- * test's example) joins the list at run time with dike_policy_register. */
+/* The list of policies: the built-in ones of DIKE_POLICY_LIST (policy/policy.h; a new policy is
+ * one file and one line there, its configuration keys included: the policy's own option table,
+ * dike_policy.options), then those registered at run time with dike_policy_register (a policy
+ * that lives elsewhere, such as a test's example). */
 #include <string.h>
 #include "policy/policy.h"
 
 /* Built-in policies, then the registered ones; NULL-terminated. */
 #define MAX_REGISTERED 8
-static const dike_policy *all[] = {
-    &dike_policy_fifo, &dike_policy_sjf,          &dike_policy_srtf, &dike_policy_las,
-    &dike_policy_themis, &dike_policy_gandiva_fair, &dike_policy_drf,  &dike_policy_dike,
-    [8 + MAX_REGISTERED] = NULL};
+#define ONE(n) +1
+#define ADDRESS(n) &dike_policy_##n,
+enum { NBUILTIN = 0 DIKE_POLICY_LIST(ONE) };
+static const dike_policy *all[] = {DIKE_POLICY_LIST(ADDRESS)[NBUILTIN + MAX_REGISTERED] = NULL};
 
 /* Each policy's params struct starts at a multiple of this in dike_config.policy_params, so any
  * field type is aligned there (the array itself is _Alignas(16)). */
