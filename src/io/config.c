@@ -262,11 +262,12 @@ static void add_option(const char *section, const dike_option *o, size_t base, s
     size_t want = o->type == KEY_BOOL ? sizeof(bool) : o->type == KEY_STRING ? o->size : 8;
     if (nkeys == NCORE + MAX_OPTION_KEYS)
         dike_fatal("[%s] %s: more than %d policy and placement keys", section, o->name, MAX_OPTION_KEYS);
-    if (check_name(o->name, why, sizeof why) || o->size != want || (o->type == KEY_STRING && o->size < 2) ||
-        o->offset + o->size > params_size || !o->def || !o->doc || core_section(section))
-        dike_fatal("[%s] %s: bad option row (a name of letters, digits, '-', '_'; int64_t, double, "
-                   "bool or char[] field inside the params struct; a default; a doc; a section "
-                   "that is not one of the config layer's)", section, o->name);
+    if (check_name(section, why, sizeof why) || core_section(section) || check_name(o->name, why, sizeof why) ||
+        o->size != want || (o->type == KEY_STRING && o->size < 2) || o->offset + o->size > params_size ||
+        !o->def || !o->doc)
+        dike_fatal("[%s] %s: bad option row (section and key names of letters, digits, '-', '_', the "
+                   "section not one of the config layer's; an int64_t, double, bool or char[] field "
+                   "inside the params struct; a default; a doc)", section, o->name);
     for (size_t i = 0; i < nkeys; i++)
         if (table[i].section && !strcmp(table[i].section, section) && !strcmp(table[i].name, o->name))
             dike_fatal("[%s] %s: declared twice", section, o->name);

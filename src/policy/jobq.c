@@ -20,6 +20,7 @@ void dike_jobq_free(dike_jobq *q)
     for (uint32_t i = 0; i < q->nb; i++) {
         free(q->b[i].heap);
         free(q->b[i].keys);
+        free(q->b[i].ids);
     }
     free(q->b);
     int32_t *slot = q->slot;
@@ -31,28 +32,30 @@ static inline int before(const dike_jobq_bucket *b, size_t x, size_t y)
 {
     if (b->keys[x] != b->keys[y])
         return b->keys[x] < b->keys[y];
-    return b->heap[x]->idx < b->heap[y]->idx;
+    return b->ids[x] < b->ids[y];
 }
 
-static inline void put(dike_jobq_bucket *b, int32_t *slot, size_t i, dike_job *j, double key)
+static inline void put(dike_jobq_bucket *b, int32_t *slot, size_t i, dike_job *j, double key, uint32_t id)
 {
     b->heap[i] = j;
     b->keys[i] = key;
-    slot[j->idx] = (int32_t)i;
+    b->ids[i] = id;
+    slot[id] = (int32_t)i;
 }
 
 static void sift_up(dike_jobq_bucket *b, int32_t *slot, size_t i)
 {
     dike_job *j = b->heap[i];
     double key = b->keys[i];
+    uint32_t id = b->ids[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (b->keys[p] < key || (b->keys[p] == key && b->heap[p]->idx < j->idx))
+        if (b->keys[p] < key || (b->keys[p] == key && b->ids[p] < id))
             break;
-        put(b, slot, i, b->heap[p], b->keys[p]);
+        put(b, slot, i, b->heap[p], b->keys[p], b->ids[p]);
         i = p;
     }
-    put(b, slot, i, j, key);
+    put(b, slot, i, j, key, id);
 }
 
 static void sift_down(dike_jobq_bucket *b, int32_t *slot, size_t i)
@@ -67,8 +70,9 @@ static void sift_down(dike_jobq_bucket *b, int32_t *slot, size_t i)
             return;
         dike_job *tj = b->heap[i];
         double tk = b->keys[i];
-        put(b, slot, i, b->heap[best], b->keys[best]);
-        put(b, slot, best, tj, tk);
+        uint32_t tid = b->ids[i];
+        put(b, slot, i, b->heap[best], b->keys[best], b->ids[best]);
+        put(b, slot, best, tj, tk, tid);
         i = best;
     }
 }
@@ -110,8 +114,9 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
         b->cap = b->cap ? 2 * b->cap : 64;
         b->heap = dike_xrealloc(b->heap, b->cap * sizeof *b->heap);
         b->keys = dike_xrealloc(b->keys, b->cap * sizeof *b->keys);
+        b->ids = dike_xrealloc(b->ids, b->cap * sizeof *b->ids);
     }
-    put(b, q->slot, b->n++, j, key);
+    put(b, q->slot, b->n++, j, key, j->idx);
     sift_up(b, q->slot, b->n - 1);
     q->size++;
 }
@@ -127,7 +132,7 @@ void dike_jobq_remove(dike_jobq *q, dike_job *j)
     q->size--;
     if (i == b->n)
         return;
-    put(b, q->slot, i, b->heap[b->n], b->keys[b->n]);
+    put(b, q->slot, i, b->heap[b->n], b->keys[b->n], b->ids[b->n]);
     if (i > 0 && before(b, i, (i - 1) / 2))
         sift_up(b, q->slot, i);
     else
@@ -150,7 +155,7 @@ static int better(const dike_jobq_bucket *x, const dike_jobq_bucket *y)
 {
     if (x->keys[0] != y->keys[0])
         return x->keys[0] < y->keys[0];
-    return x->heap[0]->idx < y->heap[0]->idx;
+    return x->ids[0] < y->ids[0];
 }
 
 dike_job *dike_jobq_min(const dike_jobq *q)

@@ -15,6 +15,7 @@ typedef struct dike_jobq_bucket {
     uint32_t gpus;     /**< gang size of the jobs in this bucket */
     dike_job **heap;   /**< binary heap */
     double *keys;      /**< key per heap slot */
+    uint32_t *ids;     /**< job index per heap slot: ties and slot updates read no job */
     size_t n, cap;     /**< size, capacity */
 } dike_jobq_bucket;
 
