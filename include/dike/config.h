@@ -16,8 +16,9 @@
  * its own; its registry places that struct in dike_config, and the config layer reads, checks,
  * prints and documents the keys like its own, in section [<policy name>]. */
 
-/** Room for every policy's (placement's) params struct together, bytes: a registry that would not
- *  fit stops with dike_fatal (a programming error, seen at the first run). */
+/** Room for every policy's (placement's) params struct together, bytes: built-in ones that do not
+ *  fit stop the program with dike_fatal (a programming error, seen at the first run); a registered
+ *  one is refused by dike_policy_register / dike_placement_register. */
 #define DIKE_POLICY_PARAMS_BYTES 4096
 #define DIKE_PLACEMENT_PARAMS_BYTES 1024
 

@@ -97,8 +97,8 @@ typedef void (*dike_policy_free_fn)(void *state);
 typedef void *(*dike_policy_save_fn)(void *state, size_t *len);
 typedef int (*dike_policy_load_fn)(void *state, const void *blob, size_t len);
 
-/** A scheduling policy: one file in src/policy/, one line in the registry (src/policy/registry.c),
- *  its configuration keys included: they are the rows of @p options, in section [name]. */
+/** A scheduling policy: one file in src/policy/, one line in the registry (DIKE_POLICY_LIST in
+ *  src/policy/policy.h), its configuration keys included: the rows of @p options, in section [name]. */
 typedef struct dike_policy {
     const char *name;                 /**< --policy NAME; also the section of its keys */
     const char *summary;              /**< one line for list-policies */
@@ -126,7 +126,8 @@ const dike_policy *const *dike_policy_all(void);
 /** Add a policy after the built-in ones, for a policy that lives outside src/policy/ (a test's
  *  example policy): its keys become configuration keys like those of the built-in ones. Call it
  *  before the first dike_config_defaults (a config made before knows nothing of the new keys).
- *  0, or DIKE_EINVAL (name taken or not a name, too many policies, params do not fit). */
+ *  0, or DIKE_EINVAL (no name or the name is taken, too many policies, params do not fit). A bad
+ *  option row is a programming error: the config layer stops on it with dike_fatal. */
 int dike_policy_register(const dike_policy *p, dike_err *e);
 /** @p p's option values in @p c: its params struct, filled by the config layer from its table
  *  (defaults, files, --set). NULL if @p p has no options. */

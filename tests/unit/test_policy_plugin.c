@@ -212,6 +212,27 @@ static void test_ini_bad_values(void **st)
     assert_string_equal(v, "1000000");
 }
 
+/* The built-in policies declare their keys the same way: a bad las.thresholds_gpu_s is refused
+ * where it is read, with its line (it used to be noticed only when las started, without one),
+ * whatever the policy of the run. */
+static void test_builtin_key_file_line(void **st)
+{
+    (void)st;
+    dike_config c;
+    dike_err e = {0};
+    char want[512], v[64];
+    dike_config_defaults(&c);
+    const char *path = write_ini("las.ini", "[scheduler]\npolicy = fifo\n[las]\nthresholds_gpu_s = 3600,1800\n");
+    assert_int_equal(dike_config_load_file(&c, path, &e), DIKE_EINVAL);
+    snprintf(want, sizeof want, "%s:4: [las] thresholds_gpu_s: expected at most 15 increasing positive "
+             "numbers (got '3600,1800')", path);
+    assert_string_equal(e.msg, want);
+    path = write_ini("las2.ini", "[las]\nthresholds_gpu_s = 60, 600,6000\n");
+    assert_int_equal(dike_config_load_file(&c, path, &e), 0);
+    assert_int_equal(dike_config_get(&c, "las", "thresholds_gpu_s", v, sizeof v), 0);
+    assert_string_equal(v, "60, 600,6000");
+}
+
 /* One 8-GPU node, 1-GPU jobs: J0 submit 0, 100 s; J1 submit 10, 50 s; J2 submit 20, 20 s. */
 static const sc_job small[] = {{0, 100, 1, "a"}, {10, 50, 1, "a"}, {20, 20, 1, "b"}};
 
@@ -279,6 +300,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_default_and_reference),
         cmocka_unit_test(test_ini_good_value),
         cmocka_unit_test(test_ini_bad_values),
+        cmocka_unit_test(test_builtin_key_file_line),
         cmocka_unit_test(test_run_one_at_a_time),
         cmocka_unit_test(test_run_default),
     };
