@@ -4,11 +4,59 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "dike/base.h"
 
 #define DIKE_STR_MAX 1024
+
+/* ---- keys declared outside this layer: the options of a policy or a placement ----
+ * A policy (or placement) lists its keys in a table of dike_option rows over a params struct of
+ * its own; its registry places that struct in dike_config, and the config layer reads, checks,
+ * prints and documents the keys like its own, in section [<policy name>]. */
+
+/** Room for every policy's (placement's) params struct together, bytes: built-in ones that do not
+ *  fit stop the program with dike_fatal (a programming error, seen at the first run); a registered
+ *  one is refused by dike_policy_register / dike_placement_register. */
+#define DIKE_POLICY_PARAMS_BYTES 4096
+#define DIKE_PLACEMENT_PARAMS_BYTES 1024
+
+/** Longest time in seconds a key may hold: converts to microseconds without overflow, with room to
+ *  add such times up. */
+#define DIKE_SECONDS_MAX 1e9
+
+/** Value type of a key; the field it fills is int64_t, double, bool or char[size]. */
+typedef enum dike_opt_type { DIKE_OPT_INT, DIKE_OPT_DOUBLE, DIKE_OPT_BOOL, DIKE_OPT_STRING } dike_opt_type;
+
+/** Extra check of a string value: 0, or DIKE_EINVAL with the reason in @p why (no key name, no
+ *  value: the caller adds "file:line: [section] key: " and " (got '...')"). */
+typedef int (*dike_opt_check_fn)(const char *value, char *why, size_t whylen);
+
+/** Allowed numeric range: [lo, hi], or (lo, hi] when lo_open; infinite bounds mean none. */
+typedef struct dike_opt_range {
+    double lo, hi;   /**< bounds */
+    bool lo_open;    /**< lo itself is not allowed */
+    const char *why; /**< why the bound is what it is, or NULL (said in the message) */
+} dike_opt_range;
+
+#define DIKE_OPT_ANY {-INFINITY, INFINITY, false, NULL}
+#define DIKE_OPT_AT_LEAST(lo, hi) {(lo), (hi), false, NULL}
+#define DIKE_OPT_ABOVE(lo, hi) {(lo), (hi), true, NULL}
+/** Offset and size of field @p f of params struct @p T, for a dike_option row. */
+#define DIKE_OPT_FIELD(T, f) offsetof(T, f), sizeof(((T *)0)->f)
+
+/** One key of a policy or placement. Tables end with a row whose name is NULL. */
+typedef struct dike_option {
+    const char *name;        /**< key inside the section (the policy's or placement's name) */
+    dike_opt_type type;      /**< value type */
+    size_t offset;           /**< field in the params struct (DIKE_OPT_FIELD) */
+    size_t size;             /**< size of that field (strings: buffer size, with the NUL) */
+    const char *def;         /**< default, as text (parsed like any other value) */
+    dike_opt_range range;    /**< numeric keys: allowed range */
+    dike_opt_check_fn check; /**< string keys: check of the value, or NULL */
+    const char *doc;         /**< one line for config-reference and docs/config.md, with units */
+} dike_option;
 
 typedef struct dike_config {
     /* [cluster] */
@@ -44,7 +92,7 @@ typedef struct dike_config {
 
     /* [scheduler] */
     char scheduler_policy[64];           /**< policy name, see list-policies */
-    char scheduler_placement[64];        /**< placement name: pack, spread */
+    char scheduler_placement[64];        /**< placement name, see list-policies */
     double scheduler_round_s;            /**< round length for time-sharing policies, s */
     double scheduler_preemption_cost_s;  /**< checkpoint + restore cost paid on every resume, s (GPUs held) */
     bool scheduler_backfill;             /**< fifo/sjf: let later jobs fill in when the head does not fit */
@@ -53,18 +101,6 @@ typedef struct dike_config {
 
     /* [tenants] */
     char tenants_weights[DIKE_STR_MAX];  /**< "equal", "demand", "file:PATH" or "name:weight,..." (unlisted = 1) */
-
-    /* [las] */
-    char las_thresholds_gpu_s[DIKE_STR_MAX]; /**< queue thresholds on attained service, GPU-s */
-    double las_promote_knob;                 /**< starvation promotion knob K, 0 = off */
-
-    /* [themis] */
-    double themis_fairness_knob;         /**< f in [0, 1] */
-
-    /* [dike] */
-    double dike_fairness_weight;         /**< score = w x fairness + (1 - w) x efficiency */
-    double dike_hysteresis;              /**< score margin needed to preempt */
-    double dike_min_lease_s;             /**< minimum run before preemption, s */
 
     /* [faults] */
     double faults_mtbf_s;                /**< mean time between failures per node, s; 0 = off */
@@ -105,6 +141,12 @@ typedef struct dike_config {
     double scheduler_decision_latency_s;   /**< time from a decision to its effect on the nodes, s */
     double output_node_timeseries_s;       /**< sampling interval of /node_timeseries, s; 0 = off */
 
+    /* Options declared by policies and placements ([las], [themis], [dike], ...): each one's own
+     * params struct, at the offset its registry gives it (dike_policy_params,
+     * dike_placement_params). Plain bytes, so equal values are still equal bytes. */
+    _Alignas(16) unsigned char policy_params[DIKE_POLICY_PARAMS_BYTES];      /**< policies' options */
+    _Alignas(16) unsigned char placement_params[DIKE_PLACEMENT_PARAMS_BYTES]; /**< placements' options */
+
     /* Not keys (last, so that the keys' bytes end at offsetof(dike_config, tenants_weights_at)):
      * where a value was set, for the messages of checks that need the workload. Two configs with
      * the same values are equal up to here; these record only their history. */
@@ -136,6 +178,11 @@ int dike_config_validate(const dike_config *c, dike_err *e);
 
 /** Resolved configuration as INI text (every key, final values); caller frees. */
 char *dike_config_to_ini(const dike_config *c);
+
+/** The value of key [@p section] @p name in @p c as text (as in dike_config_to_ini, paths not made
+ *  absolute): 0, or DIKE_EINVAL if there is no such key (for tests and tools that cannot see a
+ *  policy's params struct). */
+int dike_config_get(const dike_config *c, const char *section, const char *name, char *buf, size_t n);
 
 /** Print the key reference (section, key, default, description) as a Markdown table. */
 void dike_config_print_reference(FILE *out);

@@ -55,8 +55,8 @@ typedef struct dike_job {
     uint32_t placed_n;         /**< slices of the last placement, kept after it stops (/job_nodes) */
     dike_slice *slices;        /**< placement slots: spec->num_gpus entries reserved */
     uint32_t last_sig;         /**< hash of the last node set (migration detection) */
-    int32_t pol_i;             /**< policy-private index (e.g. heap position) */
-    int32_t pol_j;             /**< policy-private index */
+    /* Nothing here belongs to a policy: a policy keeps what it needs per job in its own state,
+     * by job index (idx). */
 } dike_job;
 
 /** Free capacity: what the coordinator knows about every node's free GPUs. Kept exactly in step
@@ -97,11 +97,14 @@ typedef void (*dike_policy_free_fn)(void *state);
 typedef void *(*dike_policy_save_fn)(void *state, size_t *len);
 typedef int (*dike_policy_load_fn)(void *state, const void *blob, size_t len);
 
-/** A scheduling policy: one file in src/policy/, one line in the registry. */
+/** A scheduling policy: one file in src/policy/, one line in the registry (DIKE_POLICY_LIST in
+ *  src/policy/policy.h), its configuration keys included: the rows of @p options, in section [name]. */
 typedef struct dike_policy {
-    const char *name;                 /**< --policy NAME */
+    const char *name;                 /**< --policy NAME; also the section of its keys */
     const char *summary;              /**< one line for list-policies */
     unsigned flags;                   /**< DIKE_POLICY_* */
+    const dike_option *options;       /**< its keys (ends with a NULL name), or NULL for none */
+    size_t params_size;               /**< sizeof the params struct @p options fill (0 if none) */
     dike_policy_init_fn init;         /**< allocate state */
     dike_policy_job_fn on_arrival;    /**< a job was submitted (state QUEUED) */
     dike_policy_job_fn on_finish;     /**< a running job finished (already released) */
@@ -118,8 +121,19 @@ typedef struct dike_policy {
 } dike_policy;
 
 const dike_policy *dike_policy_find(const char *name);
-/** NULL-terminated list of all policies, in registry order. */
+/** NULL-terminated list of all policies, in registry order (built-in, then registered). */
 const dike_policy *const *dike_policy_all(void);
+/** Add a policy after the built-in ones, for a policy that lives outside src/policy/ (a test's
+ *  example policy): its keys become configuration keys like those of the built-in ones. Call it
+ *  before the first dike_config_defaults (a config made before knows nothing of the new keys).
+ *  0, or DIKE_EINVAL (no name or the name is taken, too many policies, params do not fit). A bad
+ *  option row is a programming error: the config layer stops on it with dike_fatal. */
+int dike_policy_register(const dike_policy *p, dike_err *e);
+/** @p p's option values in @p c: its params struct, filled by the config layer from its table
+ *  (defaults, files, --set). NULL if @p p has no options. */
+const void *dike_policy_params(const dike_config *c, const dike_policy *p);
+/** Where @p p's params struct starts in dike_config.policy_params, bytes. */
+size_t dike_policy_params_offset(const dike_policy *p);
 
 /* ---- placement interface ---- */
 
@@ -128,15 +142,24 @@ typedef int (*dike_place_fn)(dike_capacity *cap, const dike_job *j, dike_slice *
 
 /** A placement strategy: returns 1 and fills out[] (GPUs per node, summing to num_gpus) if the gang
  *  fits now, 0 otherwise. It only chooses; the caller commits the allocation. out[] has room for
- *  2 x num_gpus slices (the second half is scratch). */
+ *  2 x num_gpus slices (the second half is scratch). Its keys, if any, are declared like a
+ *  policy's, in section [name]; place() finds their values in cap->params. */
 typedef struct dike_placement {
-    const char *name;    /**< --placement NAME */
-    const char *summary; /**< one line */
-    dike_place_fn place; /**< choose nodes */
+    const char *name;           /**< --placement NAME; also the section of its keys */
+    const char *summary;        /**< one line */
+    dike_place_fn place;        /**< choose nodes */
+    const dike_option *options; /**< its keys (ends with a NULL name), or NULL for none */
+    size_t params_size;         /**< sizeof the params struct @p options fill (0 if none) */
 } dike_placement;
 
 const dike_placement *dike_placement_find(const char *name);
+/** NULL-terminated list of all placements, in registry order (built-in, then registered). */
 const dike_placement *const *dike_placement_all(void);
+/** As dike_policy_register, for a placement. */
+int dike_placement_register(const dike_placement *p, dike_err *e);
+/** As dike_policy_params, for a placement (in dike_config.placement_params). */
+const void *dike_placement_params(const dike_config *c, const dike_placement *p);
+size_t dike_placement_params_offset(const dike_placement *p);
 
 /* ---- what policies may ask and do (implemented by the coordinator) ---- */
 

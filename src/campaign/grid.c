@@ -495,13 +495,11 @@ static int finish_axis(dike_grid *g, dike_grid_block *b, dike_grid_axis *ax, con
     return 0;
 }
 
-static int finish(dike_grid *g, bool progress_set, dike_err *e)
+/* The campaign's name (the file name without its extension, sanitised), out_dir and
+ * ranks_per_run when the file did not give them. */
+static void finish_defaults(dike_grid *g)
 {
-    int rc;
-    if (!progress_set) /* an older or newer key table may lack the key: then nothing to turn off */
-        dike_config_set(&g->base, PROGRESS_KEY "=0", "campaign", NULL);
     if (!g->name[0]) {
-        /* The file name without its extension, sanitised. */
         char *copy = dike_xstrdup(g->path);
         const char *base = basename(copy);
         size_t len = 0;
@@ -518,8 +516,12 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
         snprintf(g->out_dir, sizeof g->out_dir, "results/%s", g->name);
     if (!g->ranks_per_run)
         g->ranks_per_run = 1;
+}
 
-    /* Relative paths of the base configuration: relative to the grid's folder. */
+/* Relative paths of the base configuration: relative to the grid's folder. */
+static int finish_base_paths(dike_grid *g, dike_err *e)
+{
+    int rc;
     char where[1200];
     snprintf(where, sizeof where, "%s", g->path);
     char *resolved = NULL;
@@ -548,8 +550,13 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
         snprintf(g->base.tenants_weights, sizeof g->base.tenants_weights, "%s", value);
         free(value);
     }
+    return 0;
+}
 
-    dike_config with_sets = g->base;
+/* The base configuration with the command line's --set applied, as the axes see it. */
+static int finish_sets(const dike_grid *g, dike_config *with_sets, dike_err *e)
+{
+    *with_sets = g->base;
     for (size_t i = 0; i < g->nsets; i++) {
         char *key = dike_xstrdup(g->sets[i]);
         char *eq = strchr(key, '=');
@@ -560,10 +567,17 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
         if (owned)
             return dike_err_set(e, DIKE_EINVAL, "--set '%s': a campaign names every point's output (and "
                                 "checkpoint) itself (use --out-dir)", g->sets[i]);
-        if ((rc = dike_config_set(&with_sets, g->sets[i], "--set", e)))
+        int rc = dike_config_set(with_sets, g->sets[i], "--set", e);
+        if (rc)
             return rc;
     }
+    return 0;
+}
 
+/* Every block's axes, and the points of each block. */
+static int finish_blocks(dike_grid *g, const dike_config *with_sets, dike_err *e)
+{
+    int rc;
     if (g->nblocks == 0) { /* no [sweep]: one point, the base configuration */
         g->blocks = dike_xcalloc(1, sizeof *g->blocks);
         g->nblocks = 1;
@@ -573,7 +587,7 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
         dike_grid_block *b = &g->blocks[bi];
         size_t n = 1;
         for (size_t a = 0; a < b->naxes; a++) {
-            if ((rc = finish_axis(g, b, &b->axes[a], &with_sets, e)))
+            if ((rc = finish_axis(g, b, &b->axes[a], with_sets, e)))
                 return rc;
             if (n > DIKE_GRID_MAX_POINTS / b->axes[a].nvalues)
                 n = DIKE_GRID_MAX_POINTS + 1;
@@ -588,12 +602,16 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
                                 "several grids", g->path, DIKE_GRID_MAX_POINTS);
     }
     g->npoints = total;
+    return 0;
+}
 
-    /* Cross-key checks on every point now, so a bad combination stops the campaign before it
-     * starts rather than as one failed point among hundreds. */
+/* Cross-key checks on every point now, so a bad combination stops the campaign before it starts
+ * rather than as one failed point among hundreds. */
+static int finish_check_points(const dike_grid *g, dike_err *e)
+{
     dike_config *cfg = dike_xmalloc(sizeof *cfg);
     dike_err pe = {0};
-    rc = 0;
+    int rc = 0;
     for (size_t i = 0; i < g->npoints && !rc; i++) {
         if (dike_grid_point_config(g, i, cfg, &pe) || dike_config_validate(cfg, &pe)) {
             char axes[512];
@@ -603,6 +621,21 @@ static int finish(dike_grid *g, bool progress_set, dike_err *e)
     }
     free(cfg);
     return rc;
+}
+
+static int finish(dike_grid *g, bool progress_set, dike_err *e)
+{
+    if (!progress_set) /* an older or newer key table may lack the key: then nothing to turn off */
+        dike_config_set(&g->base, PROGRESS_KEY "=0", "campaign", NULL);
+    finish_defaults(g);
+    dike_config *with_sets = dike_xmalloc(sizeof *with_sets);
+    int rc = finish_base_paths(g, e);
+    if (!rc)
+        rc = finish_sets(g, with_sets, e);
+    if (!rc)
+        rc = finish_blocks(g, with_sets, e);
+    free(with_sets);
+    return rc ? rc : finish_check_points(g, e);
 }
 
 /* ---- public ---- */

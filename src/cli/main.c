@@ -324,113 +324,138 @@ static int set_progress(const char *mode)
     return 0;
 }
 
+static const struct option run_opts[] = {
+    {"config", required_argument, 0, 'c'}, {"trace", required_argument, 0, 't'},
+    {"trace-format", required_argument, 0, 'f'}, {"policy", required_argument, 0, 'p'},
+    {"placement", required_argument, 0, 'l'}, {"seed", required_argument, 0, 's'},
+    {"out", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
+    {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+    {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
+    {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+    {"checkpoint", required_argument, 0, OPT_CKPT}, {"config-from", required_argument, 0, OPT_CONFIG_FROM},
+    {"print-config", no_argument, 0, OPT_PRINT_CONFIG}, {"dry-run", no_argument, 0, OPT_DRY_RUN},
+    {"progress", required_argument, 0, OPT_PROGRESS},
+    {0, 0, 0, 0}};
+#define RUN_SHORT "c:t:f:p:l:s:o:S:qh"
+
+/** What `run` was asked to do besides setting keys. */
+typedef struct run_flags {
+    int quiet;            /**< --quiet */
+    int print;            /**< --print-config */
+    int dry;              /**< --dry-run */
+    const char *replayed; /**< --config-from FILE, or NULL */
+} run_flags;
+
+/* An option that sets one key (--policy X is scheduler.policy=X): the message of a bad value names
+ * the option as it was typed. -1 to go on, else the exit status. */
+static int set_option_key(dike_config *cfg, int c, const char *key, const char *value)
+{
+    char assign[DIKE_STR_MAX + 64], origin[64];
+    dike_err e = {0};
+    snprintf(assign, sizeof assign, "%s=%s", key, value);
+    origin[0] = 0;
+    for (const struct option *o = run_opts; o->name; o++)
+        if (o->val == c)
+            snprintf(origin, sizeof origin, "--%s", o->name);
+    return dike_config_set(cfg, assign, origin, &e) ? fail(e.code, e.msg) : -1;
+}
+
+/* One option of the second pass (the config files were read in the first): -1 to go on, else the
+ * exit status. */
+static int run_option(dike_config *cfg, int c, run_flags *fl, char **argv)
+{
+    dike_err e = {0};
+    const char *key = NULL, *value = optarg;
+    switch (c) {
+    case 'c': return -1;
+    case OPT_CONFIG_FROM: return -1;
+    case OPT_PRINT_CONFIG: fl->print = 1; return -1;
+    case OPT_DRY_RUN: fl->dry = 1; return -1;
+    case 't':
+        /* An empty name is a mistake (an unset shell variable), not a request for the
+         * synthetic workload, which is what an empty workload.trace means. */
+        if (!*optarg)
+            return fail(DIKE_EINVAL, "--trace: empty file name (leave --trace out for the "
+                                     "synthetic workload; '-' reads standard input)");
+        key = "workload.trace";
+        break;
+    case 'f': key = "workload.trace_format"; break;
+    case 'p': key = "scheduler.policy"; break;
+    case 'l': key = "scheduler.placement"; break;
+    case 's': key = "run.seed"; break;
+    case 'o': key = "run.out"; break;
+    case 'q': fl->quiet = 1; return -1;
+    case OPT_SKIP_INVALID: key = "workload.skip_invalid"; value = "true"; break;
+    case OPT_CKPT_EVERY: key = "run.checkpoint_every_s"; break;
+    case OPT_CKPT: key = "run.checkpoint"; break;
+    case OPT_CLUSTER:
+        return set_cluster(cfg, optarg, &e) ? fail(e.code, e.msg) : -1;
+    case OPT_PROGRESS:
+        return set_progress(optarg) ? 2 : -1;
+    case 'h':
+        if (rank == 0)
+            usage(stdout);
+        return 0;
+    case 'S':
+        return dike_config_set(cfg, optarg, "--set", &e) ? fail(e.code, e.msg) : -1;
+    default:
+        return bad_option("run", argv, optind - 1, "dike-emu --help");
+    }
+    return set_option_key(cfg, c, key, value);
+}
+
+/* The configuration is complete: print it, check it, or run it. */
+static int run_resolved(dike_config *cfg, const run_flags *fl)
+{
+    dike_err e = {0};
+    if (fl->print)
+        return print_config(cfg);
+    if (!cfg->run_out[0] && fl->replayed) {
+        char msg[DIKE_STR_MAX + 160];
+        snprintf(msg, sizeof msg, "--config-from %s: the stored run.out is not replayed (a re-run must "
+                 "not replace the original): give --out FILE.h5", fl->replayed);
+        return fail(DIKE_EINVAL, msg);
+    }
+    if (!cfg->run_out[0])
+        return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
+    if (fl->dry)
+        return dry_run(cfg);
+    if (fl->quiet)
+        cfg->output_progress_interval_s = 0; /* --quiet: no progress, no table */
+    dike_results r;
+    dike_perf_record perf;
+    int rc = dike_run(cfg, MPI_COMM_WORLD, cfg->run_out, &r, &perf, &e);
+    return finish(rc, &e, &r, &perf, fl->quiet, cfg->run_out);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'}, {"trace", required_argument, 0, 't'},
-        {"trace-format", required_argument, 0, 'f'}, {"policy", required_argument, 0, 'p'},
-        {"placement", required_argument, 0, 'l'}, {"seed", required_argument, 0, 's'},
-        {"out", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
-        {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
-        {"checkpoint", required_argument, 0, OPT_CKPT}, {"config-from", required_argument, 0, OPT_CONFIG_FROM},
-        {"print-config", no_argument, 0, OPT_PRINT_CONFIG}, {"dry-run", no_argument, 0, OPT_DRY_RUN},
-        {"progress", required_argument, 0, OPT_PROGRESS},
-        {0, 0, 0, 0}};
     dike_config cfg;
     dike_err e = {0};
+    run_flags fl = {0};
+    int c, rc;
     dike_config_defaults(&cfg);
-    int quiet = 0, c, want_print = 0, want_dry = 0;
-    const char *replayed = NULL;
 
     /* First pass: the config file, so every other option overrides it whatever their order. */
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:t:f:p:l:s:o:S:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, RUN_SHORT, run_opts, NULL)) != -1) {
         if (c == 'c' && load_config_file(&cfg, optarg, &e))
             return fail(e.code, e.msg);
-        if (c == OPT_CONFIG_FROM && load_config_from_output(&cfg, replayed = optarg, &e))
+        if (c == OPT_CONFIG_FROM && load_config_from_output(&cfg, fl.replayed = optarg, &e))
             return fail(e.code, e.msg);
     }
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:t:f:p:l:s:o:S:qh", opts, NULL)) != -1) {
-        const char *key = NULL, *value = optarg;
-        switch (c) {
-        case 'c': continue;
-        case OPT_CONFIG_FROM: continue;
-        case OPT_PRINT_CONFIG: want_print = 1; continue;
-        case OPT_DRY_RUN: want_dry = 1; continue;
-        case 't':
-            /* An empty name is a mistake (an unset shell variable), not a request for the
-             * synthetic workload, which is what an empty workload.trace means. */
-            if (!*optarg)
-                return fail(DIKE_EINVAL, "--trace: empty file name (leave --trace out for the "
-                                         "synthetic workload; '-' reads standard input)");
-            key = "workload.trace";
-            break;
-        case 'f': key = "workload.trace_format"; break;
-        case 'p': key = "scheduler.policy"; break;
-        case 'l': key = "scheduler.placement"; break;
-        case 's': key = "run.seed"; break;
-        case 'o': key = "run.out"; break;
-        case 'q': quiet = 1; continue;
-        case OPT_SKIP_INVALID: key = "workload.skip_invalid"; value = "true"; break;
-        case OPT_CKPT_EVERY: key = "run.checkpoint_every_s"; break;
-        case OPT_CKPT: key = "run.checkpoint"; break;
-        case OPT_CLUSTER:
-            if (set_cluster(&cfg, optarg, &e))
-                return fail(e.code, e.msg);
-            continue;
-        case OPT_PROGRESS:
-            if (set_progress(optarg))
-                return 2;
-            continue;
-        case 'h':
-            if (rank == 0)
-                usage(stdout);
-            return 0;
-        case 'S':
-            if (dike_config_set(&cfg, optarg, "--set", &e))
-                return fail(e.code, e.msg);
-            continue;
-        default:
-            return bad_option("run", argv, optind - 1, "dike-emu --help");
-        }
-        char assign[DIKE_STR_MAX + 64], origin[64];
-        snprintf(assign, sizeof assign, "%s=%s", key, value);
-        origin[0] = 0;
-        for (const struct option *o = opts; o->name; o++)
-            if (o->val == c)
-                snprintf(origin, sizeof origin, "--%s", o->name);
-        if (dike_config_set(&cfg, assign, origin, &e))
-            return fail(e.code, e.msg);
-    }
+    while ((c = getopt_long(argc, argv, RUN_SHORT, run_opts, NULL)) != -1)
+        if ((rc = run_option(&cfg, c, &fl, argv)) >= 0)
+            return rc;
     if (optind < argc) {
         char msg[256];
         snprintf(msg, sizeof msg, "run: unexpected argument '%s' (dike-emu --help)", argv[optind]);
         return fail(DIKE_EINVAL, msg);
     }
-
-    if (want_print)
-        return print_config(&cfg);
-    if (!cfg.run_out[0] && replayed) {
-        char msg[DIKE_STR_MAX + 160];
-        snprintf(msg, sizeof msg, "--config-from %s: the stored run.out is not replayed (a re-run must "
-                 "not replace the original): give --out FILE.h5", replayed);
-        return fail(DIKE_EINVAL, msg);
-    }
-    if (!cfg.run_out[0])
-        return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
-    if (want_dry)
-        return dry_run(&cfg);
-    if (quiet)
-        cfg.output_progress_interval_s = 0; /* --quiet: no progress, no table */
-    dike_results r;
-    dike_perf_record perf;
-    int rc = dike_run(&cfg, MPI_COMM_WORLD, cfg.run_out, &r, &perf, &e);
-    return finish(rc, &e, &r, &perf, quiet, cfg.run_out);
+    return run_resolved(&cfg, &fl);
 }
 
 /* ---- resume ---- */
@@ -645,7 +670,19 @@ static void campaign_usage(FILE *f)
           f);
 }
 
-static int cmd_campaign(int argc, char **argv)
+/** The options of `campaign`. */
+typedef struct campaign_args {
+    const char **sets;  /**< --set assignments (argv's strings) */
+    size_t nsets;
+    const char *points; /**< --point selection, or NULL */
+    const char *out_dir;/**< --out-dir, or NULL */
+    int list, status, json;
+    long ranks;         /**< --ranks-per-run, 0 = all */
+    bool quiet;         /**< --quiet */
+} campaign_args;
+
+/* Read the options; the grid file is argv[optind] after it. -1 to go on, else the exit status. */
+static int campaign_parse(int argc, char **argv, campaign_args *a)
 {
     enum { C_LIST = 2000, C_STATUS, C_RANKS, C_POINT, C_JSON };
     static const struct option opts[] = {
@@ -653,95 +690,101 @@ static int cmd_campaign(int argc, char **argv)
         {"ranks-per-run", required_argument, 0, C_RANKS}, {"point", required_argument, 0, C_POINT},
         {"out-dir", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char **sets = dike_xcalloc((size_t)argc + 1, sizeof *sets);
-    const char *points = NULL, *out_dir = NULL;
-    size_t nsets = 0;
-    int c, list = 0, status = 0, json = 0, rc = 0;
-    long ranks = 0;
     char msg[512];
-    dike_campaign_opts o = {0};
-    dike_err e = {0};
-    dike_grid g;
-    bool *sel = NULL;
-    memset(&g, 0, sizeof g);
+    int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:S:qh", opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
-        case C_LIST: list = 1; break;
-        case C_STATUS: status = 1; break;
-        case C_JSON: json = 1; break;
+        case C_LIST: a->list = 1; break;
+        case C_STATUS: a->status = 1; break;
+        case C_JSON: a->json = 1; break;
         case C_RANKS:
-            ranks = strtol(optarg, &end, 10);
-            if (end == optarg || *end || ranks < 1 || ranks > 1000000) {
+            a->ranks = strtol(optarg, &end, 10);
+            if (end == optarg || *end || a->ranks < 1 || a->ranks > 1000000) {
                 snprintf(msg, sizeof msg, "campaign: --ranks-per-run '%s': expected an integer in [1, 1000000]",
                          optarg);
-                rc = fail(DIKE_EINVAL, msg);
-                goto out;
+                return fail(DIKE_EINVAL, msg);
             }
             break;
-        case C_POINT: points = optarg; break;
-        case 'o': out_dir = optarg; break;
-        case 'S': sets[nsets++] = optarg; break;
-        case 'q': o.quiet = true; break;
+        case C_POINT: a->points = optarg; break;
+        case 'o': a->out_dir = optarg; break;
+        case 'S': a->sets[a->nsets++] = optarg; break;
+        case 'q': a->quiet = true; break;
         case 'h':
             if (rank == 0)
                 campaign_usage(stdout);
-            goto out;
+            return 0;
         default:
             snprintf(msg, sizeof msg, "campaign: unknown or incomplete option '%s' (dike-emu campaign --help)",
                      argv[optind - 1]);
-            rc = fail(DIKE_EINVAL, msg);
-            goto out;
+            return fail(DIKE_EINVAL, msg);
         }
     }
-    if (optind != argc - 1) {
-        rc = fail(DIKE_EINVAL, optind < argc ? "campaign: expected one grid file, got several (dike-emu campaign --help)"
-                                             : "campaign: no grid file (dike-emu campaign GRID.ini --help)");
+    if (optind != argc - 1)
+        return fail(DIKE_EINVAL, optind < argc ? "campaign: expected one grid file, got several (dike-emu campaign --help)"
+                                               : "campaign: no grid file (dike-emu campaign GRID.ini --help)");
+    if (a->list + a->status + (a->points != NULL) > 1)
+        return fail(DIKE_EINVAL, "campaign: --list, --status and --point exclude each other");
+    if (a->json && !a->status)
+        return fail(DIKE_EINVAL, "campaign: --json goes with --status");
+    return -1;
+}
+
+/* --list / --status (rank 0 prints): the exit status. */
+static int campaign_report(const dike_grid *g, const campaign_args *a)
+{
+    dike_err e = {0};
+    dike_campaign_stats st;
+    if (rank == 0 && a->list)
+        dike_grid_print_list(g, stdout);
+    if (rank != 0 || !a->status)
+        return 0;
+    if (dike_campaign_status(g, stdout, a->json, &st, &e))
+        return fail(e.code, e.msg);
+    if (!a->json)
+        printf("# campaign %s: %zu points: %zu COMPLETED, %zu FAILED, %zu TIMEOUT, %zu RUNNING, "
+               "%zu PENDING\n", g->name, st.points, st.state[DIKE_POINT_COMPLETED],
+               st.state[DIKE_POINT_FAILED], st.state[DIKE_POINT_TIMEOUT],
+               st.state[DIKE_POINT_RUNNING], st.state[DIKE_POINT_PENDING]);
+    return st.state[DIKE_POINT_COMPLETED] == st.points ? 0 : 1;
+}
+
+static int cmd_campaign(int argc, char **argv)
+{
+    campaign_args a = {0};
+    dike_campaign_opts o = {0};
+    dike_err e = {0};
+    dike_grid g;
+    bool *sel = NULL;
+    int rc;
+    memset(&g, 0, sizeof g);
+    a.sets = dike_xcalloc((size_t)argc + 1, sizeof *a.sets);
+    if ((rc = campaign_parse(argc, argv, &a)) >= 0)
         goto out;
-    }
-    if (list + status + (points != NULL) > 1) {
-        rc = fail(DIKE_EINVAL, "campaign: --list, --status and --point exclude each other");
-        goto out;
-    }
-    if (json && !status) {
-        rc = fail(DIKE_EINVAL, "campaign: --json goes with --status");
-        goto out;
-    }
-    if (dike_grid_load(&g, argv[optind], sets, nsets, &e) || (out_dir && dike_grid_set_out_dir(&g, out_dir, &e))) {
+    rc = 0;
+    if (dike_grid_load(&g, argv[optind], a.sets, a.nsets, &e) ||
+        (a.out_dir && dike_grid_set_out_dir(&g, a.out_dir, &e))) {
         rc = fail(e.code, e.msg);
         goto out;
     }
-    if (list || status) {
-        if (rank == 0 && list)
-            dike_grid_print_list(&g, stdout);
-        if (rank == 0 && status) {
-            dike_campaign_stats st;
-            if (dike_campaign_status(&g, stdout, json, &st, &e)) {
-                rc = fail(e.code, e.msg);
-            } else {
-                if (!json)
-                    printf("# campaign %s: %zu points: %zu COMPLETED, %zu FAILED, %zu TIMEOUT, %zu RUNNING, "
-                           "%zu PENDING\n", g.name, st.points, st.state[DIKE_POINT_COMPLETED],
-                           st.state[DIKE_POINT_FAILED], st.state[DIKE_POINT_TIMEOUT],
-                           st.state[DIKE_POINT_RUNNING], st.state[DIKE_POINT_PENDING]);
-                rc = st.state[DIKE_POINT_COMPLETED] == st.points ? 0 : 1;
-            }
-        }
+    if (a.list || a.status) {
+        rc = campaign_report(&g, &a);
         goto out;
     }
-    if (points) {
+    if (a.points) {
         sel = dike_xcalloc(g.npoints, sizeof *sel);
-        long n = dike_grid_parse_selection(points, g.npoints, sel, &e);
+        long n = dike_grid_parse_selection(a.points, g.npoints, sel, &e);
         if (n < 0) {
             rc = fail((int)n, e.msg);
             goto out;
         }
     }
-    o.ranks_per_run = (int)ranks;
+    o.quiet = a.quiet;
+    o.ranks_per_run = (int)a.ranks;
     o.select = sel;
-    o.select_text = points;
+    o.select_text = a.points;
     dike_campaign_stats st;
     if (dike_campaign_run(&g, &o, MPI_COMM_WORLD, &st, &e))
         rc = fail(e.code, e.msg);
@@ -750,7 +793,7 @@ static int cmd_campaign(int argc, char **argv)
 out:
     dike_grid_free(&g);
     free(sel);
-    free(sets);
+    free(a.sets);
     return rc;
 }
 

@@ -592,11 +592,11 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
         j->last_stop = -1;
         j->remaining = (double)j->spec->duration;
         j->slices = &s->slice_arena[off];
-        j->pol_i = j->pol_j = -1;
         off += j->spec->num_gpus;
     }
     s->cap = dike_capacity_new(cl);
     s->cap->seed = (uint64_t)cfg->run_seed;
+    s->cap->params = dike_placement_params(cfg, s->plc);
     s->tenant_gpus = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpus);
     s->tenant_gpu_s = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpu_s);
     size_t nt = (size_t)w->ntenants + 1;

@@ -23,17 +23,15 @@
 #include "dike/throughput.h"
 #include "base/parse.h"
 
-typedef enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING } key_type;
-
-/** Extra syntax check of a string value: 0, or DIKE_EINVAL with a reason in why. */
-typedef int (*check_fn)(const char *value, char *why, size_t whylen);
-
-/** Allowed numeric range: [lo, hi], or (lo, hi] when lo_open; infinite bounds mean none. */
-typedef struct key_range {
-    double lo, hi;
-    bool lo_open;
-    const char *why; /**< why the bound is what it is, or NULL (said in the message) */
-} key_range;
+/* The config layer's own keys use the same row types as the keys policies and placements declare
+ * (dike_option, include/dike/config.h). */
+typedef dike_opt_type key_type;
+#define KEY_INT DIKE_OPT_INT
+#define KEY_DOUBLE DIKE_OPT_DOUBLE
+#define KEY_BOOL DIKE_OPT_BOOL
+#define KEY_STRING DIKE_OPT_STRING
+typedef dike_opt_check_fn check_fn;
+typedef dike_opt_range key_range;
 
 typedef struct key_def {
     const char *section;  /**< INI section */
@@ -47,14 +45,12 @@ typedef struct key_def {
     const char *desc;     /**< one line for the reference, with units */
 } key_def;
 
-/* Times in seconds are capped so that they convert to microseconds without overflow, with room to
- * add them up. */
-#define SECONDS_MAX 1e9
+#define SECONDS_MAX DIKE_SECONDS_MAX
 
 #define FIELD(f) offsetof(dike_config, f), sizeof(((dike_config *)0)->f)
-#define ANY {-INFINITY, INFINITY, false, NULL}
-#define AT_LEAST(lo, hi) {(lo), (hi), false, NULL}
-#define ABOVE(lo, hi) {(lo), (hi), true, NULL}
+#define ANY DIKE_OPT_ANY
+#define AT_LEAST(lo, hi) DIKE_OPT_AT_LEAST(lo, hi)
+#define ABOVE(lo, hi) DIKE_OPT_ABOVE(lo, hi)
 /* Periods that become a number of microseconds (the emulator's time step): below half a
  * microsecond they would round to 0, so the bound is one step. */
 #define PERIOD_S {1e-6, SECONDS_MAX, false, "the emulator counts time in whole microseconds"}
@@ -74,7 +70,7 @@ static int check_window(const char *v, char *why, size_t n);
 static int check_progress(const char *v, char *why, size_t n);
 static int check_network(const char *v, char *why, size_t n);
 
-static const key_def keys[] = {
+static const key_def core_keys[] = {
     {"cluster", "nodes", KEY_INT, FIELD(cluster_nodes), "64", AT_LEAST(1, 4194304), NULL,
      "number of nodes"},
     {"cluster", "gpus_per_node", KEY_INT, FIELD(cluster_gpus_per_node), "8", AT_LEAST(1, 65535), NULL,
@@ -173,23 +169,9 @@ static const key_def keys[] = {
      "`name:weight,...` (tenants not listed weigh 1); weights are positive and finite, every name "
      "must be a tenant of the workload"},
 
-    {"las", "thresholds_gpu_s", KEY_STRING, FIELD(las_thresholds_gpu_s), "3600,18000", ANY, NULL,
-     "Tiresias 2D-LAS queue thresholds on attained service, increasing, GPU-seconds"},
-    {"las", "promote_knob", KEY_DOUBLE, FIELD(las_promote_knob), "8", AT_LEAST(0, 1e9), NULL,
-     "starvation promotion: a job waiting longer than knob x its last run time moves to the top queue; 0 = off"},
-
-    {"themis", "fairness_knob", KEY_DOUBLE, FIELD(themis_fairness_knob), "0.8", AT_LEAST(0, 1), NULL,
-     "f: each round only the (1-f) fraction of tenants with the worst rho are offered GPUs first"},
-
-    {"dike", "fairness_weight", KEY_DOUBLE, FIELD(dike_fairness_weight), "0.5", AT_LEAST(0, 1), NULL,
-     "w: a running job may be preempted only if it can wait w x the candidate's run and still "
-     "finish by its fair finish time, or is already past it; it also sets the lease, "
-     "w x min_lease_s (0 = efficiency alone, 1 = a preemption never makes a fair job unfair)"},
-    {"dike", "hysteresis", KEY_DOUBLE, FIELD(dike_hysteresis), "0.1", AT_LEAST(0, 1), NULL,
-     "h: the candidate's remaining GPU-time must be at most (1-h) x the victim's, each "
-     "restore counted on its payer's GPUs"},
-    {"dike", "min_lease_s", KEY_DOUBLE, FIELD(dike_min_lease_s), "600", AT_LEAST(0, SECONDS_MAX), NULL,
-     "lease at w = 1: a job is not preempted before it has run w x this long, s"},
+    /* Here go the keys of every policy, then of every placement, from their own option tables
+     * (section = the policy's name: [las], [themis], [dike], ...), in registry order. */
+    {NULL, NULL, KEY_INT, 0, 0, NULL, ANY, NULL, NULL},
 
     {"faults", "mtbf_s", KEY_DOUBLE, FIELD(faults_mtbf_s), "0", AT_LEAST(0, 1e15), NULL,
      "mean time between failures of one node (exponential, seeded per node), s; 0 = no failures"},
@@ -252,7 +234,80 @@ static const key_def keys[] = {
      AT_LEAST(0, SECONDS_MAX), NULL, "sampling interval of /node_timeseries (per node), s; 0 = off"},
 };
 
-#define NKEYS (sizeof keys / sizeof keys[0])
+#define NCORE (sizeof core_keys / sizeof core_keys[0])
+
+/* --- the whole key table: core keys + the keys of policies and placements ---
+ * Built on first use and again whenever a policy or placement was registered since, so every
+ * function below sees the keys of every registered policy. NKEYS builds it; each loop over keys[]
+ * evaluates NKEYS before it reads keys[0]. */
+
+#define MAX_OPTION_KEYS 128
+static key_def table[NCORE + MAX_OPTION_KEYS];
+static const key_def *const keys = table;
+static size_t nkeys, built_for; /* built_for: policies + placements when it was built */
+
+static bool core_section(const char *section)
+{
+    for (size_t i = 0; i < NCORE; i++)
+        if (core_keys[i].section && strcmp(core_keys[i].section, section) == 0)
+            return true;
+    return false;
+}
+
+/* One option row as a key of dike_config: a programming error in the table stops here, at the
+ * first run, with the row named. */
+static void add_option(const char *section, const dike_option *o, size_t base, size_t params_size)
+{
+    char why[256];
+    size_t want = o->type == KEY_BOOL ? sizeof(bool) : o->type == KEY_STRING ? o->size : 8;
+    if (nkeys == NCORE + MAX_OPTION_KEYS)
+        dike_fatal("[%s] %s: more than %d policy and placement keys", section, o->name, MAX_OPTION_KEYS);
+    if (check_name(section, why, sizeof why) || core_section(section) || check_name(o->name, why, sizeof why) ||
+        o->size != want || (o->type == KEY_STRING && o->size < 2) || o->offset + o->size > params_size ||
+        !o->def || !o->doc)
+        dike_fatal("[%s] %s: bad option row (section and key names of letters, digits, '-', '_', the "
+                   "section not one of the config layer's; an int64_t, double, bool or char[] field "
+                   "inside the params struct; a default; a doc)", section, o->name);
+    for (size_t i = 0; i < nkeys; i++)
+        if (table[i].section && !strcmp(table[i].section, section) && !strcmp(table[i].name, o->name))
+            dike_fatal("[%s] %s: declared twice", section, o->name);
+    table[nkeys++] = (key_def){section, o->name, o->type, base + o->offset, o->size, o->def, o->range,
+                               o->check, o->doc};
+}
+
+static size_t registered(void)
+{
+    size_t n = 0;
+    for (const dike_policy *const *p = dike_policy_all(); *p; p++)
+        n++;
+    for (const dike_placement *const *p = dike_placement_all(); *p; p++)
+        n++;
+    return n;
+}
+
+static size_t key_count(void)
+{
+    if (nkeys && built_for == registered())
+        return nkeys;
+    nkeys = 0;
+    for (size_t i = 0; i < NCORE; i++) {
+        if (core_keys[i].section) {
+            table[nkeys++] = core_keys[i];
+            continue;
+        }
+        for (const dike_policy *const *p = dike_policy_all(); *p; p++)
+            for (const dike_option *o = (*p)->options; o && o->name; o++)
+                add_option((*p)->name, o, offsetof(dike_config, policy_params) +
+                           dike_policy_params_offset(*p), (*p)->params_size);
+        for (const dike_placement *const *p = dike_placement_all(); *p; p++)
+            for (const dike_option *o = (*p)->options; o && o->name; o++)
+                add_option((*p)->name, o, offsetof(dike_config, placement_params) +
+                           dike_placement_params_offset(*p), (*p)->params_size);
+    }
+    built_for = registered();
+    return nkeys;
+}
+#define NKEYS key_count()
 
 /* --- string checks --- */
 
@@ -1018,6 +1073,17 @@ char *dike_config_to_ini(const dike_config *c)
     if (fclose(f))
         dike_fatal("writing the resolved configuration: %s", strerror(errno));
     return text;
+}
+
+int dike_config_get(const dike_config *c, const char *section, const char *name, char *buf, size_t n)
+{
+    char val[DIKE_STR_MAX + 32];
+    const key_def *k = find_key(section, name);
+    if (!k)
+        return DIKE_EINVAL;
+    format_value(c, k, val, sizeof val);
+    snprintf(buf, n, "%s", val);
+    return 0;
 }
 
 void dike_config_print_reference(FILE *out)

@@ -27,6 +27,7 @@ struct dike_capacity {
     uint64_t total_free;     /**< free GPUs, all types */
     uint8_t type_order[DIKE_MAX_GPU_TYPES]; /**< types by speed (fastest first), then index */
     uint64_t seed;           /**< run.seed, for the random placement's keyed streams */
+    const void *params;      /**< the placement's params struct (its options), NULL if none */
 };
 
 dike_capacity *dike_capacity_new(const dike_cluster *cl);

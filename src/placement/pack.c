@@ -26,4 +26,7 @@ static int pack_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint
 }
 
 const dike_placement dike_placement_pack = {
-    "pack", "fewest nodes, then fewest racks (best fit); fastest GPU type first", pack_place};
+    .name = "pack",
+    .summary = "fewest nodes, then fewest racks (best fit); fastest GPU type first",
+    .place = pack_place,
+};

@@ -91,5 +91,7 @@ static int random_place(dike_capacity *c, const dike_job *j, dike_slice *out, ui
 }
 
 const dike_placement dike_placement_random = {
-    "random", "uniformly random node with room (seeded per job), else a random rack, else anywhere",
-    random_place};
+    .name = "random",
+    .summary = "uniformly random node with room (seeded per job), else a random rack, else anywhere",
+    .place = random_place,
+};

@@ -26,5 +26,7 @@ static int spread_place(dike_capacity *c, const dike_job *j, dike_slice *out, ui
 }
 
 const dike_placement dike_placement_spread = {
-    "spread", "worst fit: the node with the most free GPUs; larger gangs on the emptiest nodes",
-    spread_place};
+    .name = "spread",
+    .summary = "worst fit: the node with the most free GPUs; larger gangs on the emptiest nodes",
+    .place = spread_place,
+};

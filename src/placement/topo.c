@@ -77,5 +77,7 @@ static int topo_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint
 }
 
 const dike_placement dike_placement_topo = {
-    "topo", "best rate first: one node, else one rack, else fewest racks, across GPU types",
-    topo_place};
+    .name = "topo",
+    .summary = "best rate first: one node, else one rack, else fewest racks, across GPU types",
+    .place = topo_place,
+};

@@ -112,8 +112,15 @@ void dike_active_add(dike_active *a, dike_job *j)
     }
     if (a->next == INT32_MAX)
         dike_fatal("active set: more than %d arrivals", INT32_MAX);
-    j->pol_j = a->next++;
-    a->stamp[a->n] = j->pol_j;
+    if (j->idx >= a->nstamp_of) { /* grows to the largest job index seen */
+        size_t n = a->nstamp_of ? a->nstamp_of : 256;
+        while (n <= j->idx)
+            n *= 2;
+        a->stamp_of = dike_xrealloc(a->stamp_of, n * sizeof *a->stamp_of);
+        a->nstamp_of = n;
+    }
+    a->stamp_of[j->idx] = a->next++;
+    a->stamp[a->n] = a->stamp_of[j->idx];
     a->jobs[a->n++] = j;
 }
 
@@ -125,23 +132,23 @@ void dike_active_remove(dike_active *a, dike_job *j)
     size_t lo = 0, hi = a->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (a->stamp[mid] < j->pol_j)
+        if (a->stamp[mid] < a->stamp_of[j->idx])
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo >= a->n || a->jobs[lo] != j)
+    if (j->idx >= a->nstamp_of || lo >= a->n || a->jobs[lo] != j)
         dike_fatal("active set: job %u is not in it", j->idx);
     memmove(&a->jobs[lo], &a->jobs[lo + 1], (a->n - lo - 1) * sizeof *a->jobs);
     memmove(&a->stamp[lo], &a->stamp[lo + 1], (a->n - lo - 1) * sizeof *a->stamp);
     a->n--;
-    j->pol_j = -1;
 }
 
 void dike_active_free(dike_active *a)
 {
     free(a->jobs);
     free(a->stamp);
+    free(a->stamp_of);
     memset(a, 0, sizeof *a);
 }
 

@@ -35,7 +35,7 @@ void dike_waterfill(size_t n, const double *weight, const double *demand, double
                     double *out);
 
 /** Active jobs in arrival order, as a dense array that callers may walk directly (jobs[0..n)).
- *  Each job carries its arrival stamp in j->pol_j; stamps increase along the array, so removal
+ *  Each job's arrival stamp is kept by job index (stamp_of); stamps increase along the array, so removal
  *  finds the slot by binary search and closes the gap with one memmove of the slots after it:
  *  no job behind it is touched (the old per-job reindex cost a cache miss per active job). */
 typedef struct dike_active {
@@ -43,6 +43,8 @@ typedef struct dike_active {
     int32_t *stamp;   /**< arrival stamp of jobs[i], strictly increasing */
     size_t n, cap;    /**< jobs, capacity */
     int32_t next;     /**< stamp of the next arrival */
+    int32_t *stamp_of;/**< per job index: its arrival stamp (valid while it is in the set) */
+    size_t nstamp_of; /**< entries of stamp_of */
 } dike_active;
 
 /** Append @p j (it arrives now). O(1) amortised. */

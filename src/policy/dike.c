@@ -65,6 +65,7 @@ typedef struct dk_state {
     uint64_t epoch;     /**< dike_sched_est_epoch when the queued keys were computed */
     dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
     size_t njobs;       /**< jobs in the workload */
+    int32_t *qslot;     /**< per job: its place in queued */
     uint32_t *nnodes;   /**< per job: slices of its current placement (recorded at start) */
     uint32_t nodes;     /**< cluster nodes */
     uint32_t *node_off; /**< node -> its first slot */
@@ -595,17 +596,43 @@ static void dk_decide(void *state, dike_sched *s)
 
 /* ---- events ---- */
 
+/* ---- options: [dike] ---- */
+
+typedef struct dk_params {
+    double fairness_weight; /**< w: how far a preemption may push its victim toward unfairness */
+    double hysteresis;      /**< h: remaining GPU-time margin needed to preempt */
+    double min_lease_s;     /**< lease at w = 1, s */
+} dk_params;
+
+static const dike_option dk_options[] = {
+    {"fairness_weight", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, fairness_weight), "0.5",
+     DIKE_OPT_AT_LEAST(0, 1), NULL,
+     "w: a running job may be preempted only if it can wait w x the candidate's run and still "
+     "finish by its fair finish time, or is already past it; it also sets the lease, "
+     "w x min_lease_s (0 = efficiency alone, 1 = a preemption never makes a fair job unfair)"},
+    {"hysteresis", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, hysteresis), "0.1",
+     DIKE_OPT_AT_LEAST(0, 1), NULL,
+     "h: the candidate's remaining GPU-time must be at most (1-h) x the victim's, each "
+     "restore counted on its payer's GPUs"},
+    {"min_lease_s", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, min_lease_s), "600",
+     DIKE_OPT_AT_LEAST(0, DIKE_SECONDS_MAX), NULL,
+     "lease at w = 1: a job is not preempted before it has run w x this long, s, unless the "
+     "waiting job would miss its fair finish time by waiting for the lease"},
+    {NULL}};
+
 static int dk_init(dike_sched *s, void **state, dike_err *e)
 {
     dk_state *st = dike_xcalloc(1, sizeof *st);
     const dike_config *c = dike_sched_config(s);
     const dike_cluster *cl = dike_sched_cluster(s);
     size_t njobs = dike_sched_workload(s)->njobs;
-    st->w = c->dike_fairness_weight;
-    st->keep = 1 - c->dike_hysteresis;
-    st->lease_us = c->dike_min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
+    const dk_params *p = dike_policy_params(c, &dike_policy_dike);
+    st->w = p->fairness_weight;
+    st->keep = 1 - p->hysteresis;
+    st->lease_us = p->min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
     st->cost_s = c->scheduler_preemption_cost_s;
-    dike_jobq_init(&st->queued);
+    st->qslot = dike_jobq_slots(njobs);
+    dike_jobq_init(&st->queued, st->qslot);
     st->njobs = njobs;
     st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);
     st->nodes = cl->nodes;
@@ -696,6 +723,7 @@ static void dk_free(void *state)
 {
     dk_state *st = state;
     dike_jobq_free(&st->queued);
+    free(st->qslot);
     free(st->nnodes);
     free(st->est_start);
     free(st->node_off);
@@ -721,6 +749,8 @@ static void dk_free(void *state)
 const dike_policy dike_policy_dike = {
     .name = "dike",
     .summary = "fairness + efficiency: shortest remaining first; preempt only jobs that stay fair (knob w)",
+    .options = dk_options,
+    .params_size = sizeof(dk_params),
     /* leases expire and slack shrinks between events: look again at every round boundary */
     .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS,
     .init = dk_init,

@@ -14,6 +14,7 @@
 typedef struct drf_state {
     dike_tenants ten;
     dike_jobq *q;     /**< per tenant: queued jobs in submit order */
+    int32_t *qslot;   /**< per job: its place in its tenant's queue (one array for all of them) */
     uint8_t *blocked; /**< per tenant, this decision */
 } drf_state;
 
@@ -26,6 +27,9 @@ static int drf_init(dike_sched *s, void **state, dike_err *e)
         return rc;
     }
     st->q = dike_xcalloc(st->ten.n + 1, sizeof *st->q);
+    st->qslot = dike_jobq_slots(dike_sched_workload(s)->njobs);
+    for (uint32_t t = 0; t < st->ten.n; t++)
+        dike_jobq_init(&st->q[t], st->qslot);
     st->blocked = dike_xcalloc(st->ten.n + 1, 1);
     *state = st;
     return 0;
@@ -94,6 +98,7 @@ static void drf_free(void *state)
     for (uint32_t t = 0; t < st->ten.n; t++)
         dike_jobq_free(&st->q[t]);
     free(st->q);
+    free(st->qslot);
     free(st->blocked);
     dike_tenants_free(&st->ten);
     free(st);

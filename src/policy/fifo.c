@@ -6,13 +6,15 @@
 
 typedef struct fifo_state {
     dike_jobq q; /**< queued jobs by arrival index */
+    int32_t *slot; /**< per job: its place in q */
     int backfill;
 } fifo_state;
 
 static int fifo_init(dike_sched *s, void **state, dike_err *e)
 {
     fifo_state *st = dike_xcalloc(1, sizeof *st);
-    dike_jobq_init(&st->q);
+    st->slot = dike_jobq_slots(dike_sched_workload(s)->njobs);
+    dike_jobq_init(&st->q, st->slot);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     *state = st;
     return 0;
@@ -40,6 +42,7 @@ static void fifo_free(void *state)
 {
     fifo_state *st = state;
     dike_jobq_free(&st->q);
+    free(st->slot);
     free(st);
 }
 

@@ -60,6 +60,8 @@ typedef struct gf_state {
     uint32_t *stamp;       /**< arrival order */
     uint32_t *mark;        /**< round at which a round picked it */
     uint32_t *rslot;       /**< slot in run[] while running */
+    int32_t *qslot;        /**< slot in its tenant's queue while queued (one array for all the
+                                tenants' queues: a job is only ever in its own tenant's) */
     uint32_t nstamp, round;
     dike_job **run;        /**< running jobs, unordered */
     size_t nrun, run_cap;
@@ -82,8 +84,9 @@ static int gf_init(dike_sched *s, void **state, dike_err *e)
     size_t nj = dike_sched_workload(s)->njobs + 1;
     st->pass = dike_xcalloc(nt + 1, sizeof *st->pass);
     st->tn = dike_xcalloc(nt + 1, sizeof *st->tn);
+    st->qslot = dike_jobq_slots(nj);
     for (uint32_t t = 0; t < nt; t++)
-        dike_jobq_init(&st->tn[t].queued);
+        dike_jobq_init(&st->tn[t].queued, st->qslot);
     dike_idheap_init(&st->active, nt, st->pass);
     dike_idheap_init(&st->waiting, nt, st->pass);
     st->aside = dike_xmalloc((nt + 1) * sizeof *st->aside);
@@ -424,6 +427,7 @@ static void gf_free(void *state)
     dike_idheap_free(&st->waiting);
     dike_tenants_free(&st->ten);
     free(st->tn);
+    free(st->qslot);
     free(st->pass);
     free(st->next);
     free(st->prev);

@@ -4,9 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dike_jobq_init(dike_jobq *q)
+void dike_jobq_init(dike_jobq *q, int32_t *slot)
 {
     memset(q, 0, sizeof *q);
+    q->slot = slot;
+}
+
+int32_t *dike_jobq_slots(size_t njobs)
+{
+    return dike_xcalloc(njobs ? njobs : 1, sizeof(int32_t));
 }
 
 void dike_jobq_free(dike_jobq *q)
@@ -14,40 +20,45 @@ void dike_jobq_free(dike_jobq *q)
     for (uint32_t i = 0; i < q->nb; i++) {
         free(q->b[i].heap);
         free(q->b[i].keys);
+        free(q->b[i].ids);
     }
     free(q->b);
+    int32_t *slot = q->slot;
     memset(q, 0, sizeof *q);
+    q->slot = slot;
 }
 
 static inline int before(const dike_jobq_bucket *b, size_t x, size_t y)
 {
     if (b->keys[x] != b->keys[y])
         return b->keys[x] < b->keys[y];
-    return b->heap[x]->idx < b->heap[y]->idx;
+    return b->ids[x] < b->ids[y];
 }
 
-static inline void put(dike_jobq_bucket *b, size_t i, dike_job *j, double key)
+static inline void put(dike_jobq_bucket *b, int32_t *slot, size_t i, dike_job *j, double key, uint32_t id)
 {
     b->heap[i] = j;
     b->keys[i] = key;
-    j->pol_i = (int32_t)i;
+    b->ids[i] = id;
+    slot[id] = (int32_t)i;
 }
 
-static void sift_up(dike_jobq_bucket *b, size_t i)
+static void sift_up(dike_jobq_bucket *b, int32_t *slot, size_t i)
 {
     dike_job *j = b->heap[i];
     double key = b->keys[i];
+    uint32_t id = b->ids[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (b->keys[p] < key || (b->keys[p] == key && b->heap[p]->idx < j->idx))
+        if (b->keys[p] < key || (b->keys[p] == key && b->ids[p] < id))
             break;
-        put(b, i, b->heap[p], b->keys[p]);
+        put(b, slot, i, b->heap[p], b->keys[p], b->ids[p]);
         i = p;
     }
-    put(b, i, j, key);
+    put(b, slot, i, j, key, id);
 }
 
-static void sift_down(dike_jobq_bucket *b, size_t i)
+static void sift_down(dike_jobq_bucket *b, int32_t *slot, size_t i)
 {
     for (;;) {
         size_t c = 2 * i + 1, best = i;
@@ -59,13 +70,15 @@ static void sift_down(dike_jobq_bucket *b, size_t i)
             return;
         dike_job *tj = b->heap[i];
         double tk = b->keys[i];
-        put(b, i, b->heap[best], b->keys[best]);
-        put(b, best, tj, tk);
+        uint32_t tid = b->ids[i];
+        put(b, slot, i, b->heap[best], b->keys[best], b->ids[best]);
+        put(b, slot, best, tj, tk, tid);
         i = best;
     }
 }
 
-static uint32_t bucket_for(dike_jobq *q, uint32_t gpus)
+/* The first bucket whose gang size is not below @p gpus (q->nb if none). */
+static uint32_t bucket_at(const dike_jobq *q, uint32_t gpus)
 {
     uint32_t lo = 0, hi = q->nb;
     while (lo < hi) {
@@ -75,17 +88,21 @@ static uint32_t bucket_for(dike_jobq *q, uint32_t gpus)
         else
             hi = mid;
     }
+    return lo;
+}
+
+static uint32_t bucket_for(dike_jobq *q, uint32_t gpus)
+{
+    uint32_t lo = bucket_at(q, gpus);
     if (lo < q->nb && q->b[lo].gpus == gpus)
         return lo;
-    /* New gang size: insert a bucket, keeping buckets sorted; fix the jobs' bucket indices. */
+    /* New gang size: insert a bucket, keeping buckets sorted (a job's bucket is found from its
+     * gang size, so nothing else changes). */
     q->b = dike_xrealloc(q->b, (q->nb + 1) * sizeof *q->b);
     memmove(&q->b[lo + 1], &q->b[lo], (q->nb - lo) * sizeof *q->b);
     memset(&q->b[lo], 0, sizeof q->b[lo]);
     q->b[lo].gpus = gpus;
     q->nb++;
-    for (uint32_t i = lo + 1; i < q->nb; i++)
-        for (size_t k = 0; k < q->b[i].n; k++)
-            q->b[i].heap[k]->pol_j = (int32_t)i;
     return lo;
 }
 
@@ -97,29 +114,29 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
         b->cap = b->cap ? 2 * b->cap : 64;
         b->heap = dike_xrealloc(b->heap, b->cap * sizeof *b->heap);
         b->keys = dike_xrealloc(b->keys, b->cap * sizeof *b->keys);
+        b->ids = dike_xrealloc(b->ids, b->cap * sizeof *b->ids);
     }
-    j->pol_j = (int32_t)bi;
-    put(b, b->n++, j, key);
-    sift_up(b, b->n - 1);
+    put(b, q->slot, b->n++, j, key, j->idx);
+    sift_up(b, q->slot, b->n - 1);
     q->size++;
 }
 
 void dike_jobq_remove(dike_jobq *q, dike_job *j)
 {
-    dike_jobq_bucket *b = &q->b[j->pol_j];
-    size_t i = (size_t)j->pol_i;
-    if (i >= b->n || b->heap[i] != j)
+    uint32_t bi = bucket_at(q, j->spec->num_gpus);
+    dike_jobq_bucket *b = &q->b[bi < q->nb ? bi : 0];
+    size_t i = (size_t)q->slot[j->idx];
+    if (bi >= q->nb || i >= b->n || b->heap[i] != j)
         dike_fatal("jobq: job %u is not in the queue", j->idx);
     b->n--;
     q->size--;
-    j->pol_i = j->pol_j = -1;
     if (i == b->n)
         return;
-    put(b, i, b->heap[b->n], b->keys[b->n]);
+    put(b, q->slot, i, b->heap[b->n], b->keys[b->n], b->ids[b->n]);
     if (i > 0 && before(b, i, (i - 1) / 2))
-        sift_up(b, i);
+        sift_up(b, q->slot, i);
     else
-        sift_down(b, i);
+        sift_down(b, q->slot, i);
 }
 
 void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, void *ctx)
@@ -130,7 +147,7 @@ void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, vo
             b->keys[i] = key(ctx, s, b->heap[i]);
         /* Floyd's bottom-up heap construction: linear in the bucket size */
         for (size_t i = b->n / 2; i-- > 0;)
-            sift_down(b, i);
+            sift_down(b, q->slot, i);
     }
 }
 
@@ -138,7 +155,7 @@ static int better(const dike_jobq_bucket *x, const dike_jobq_bucket *y)
 {
     if (x->keys[0] != y->keys[0])
         return x->keys[0] < y->keys[0];
-    return x->heap[0]->idx < y->heap[0]->idx;
+    return x->ids[0] < y->ids[0];
 }
 
 dike_job *dike_jobq_min(const dike_jobq *q)

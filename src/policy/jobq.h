@@ -15,6 +15,7 @@ typedef struct dike_jobq_bucket {
     uint32_t gpus;     /**< gang size of the jobs in this bucket */
     dike_job **heap;   /**< binary heap */
     double *keys;      /**< key per heap slot */
+    uint32_t *ids;     /**< job index per heap slot: ties and slot updates read no job */
     size_t n, cap;     /**< size, capacity */
 } dike_jobq_bucket;
 
@@ -22,11 +23,17 @@ typedef struct dike_jobq {
     dike_jobq_bucket *b; /**< buckets, sorted by gpus */
     uint32_t nb;         /**< number of buckets */
     size_t size;         /**< jobs in the queue */
+    int32_t *slot;       /**< per job index: its heap slot while queued (the caller's array) */
 } dike_jobq;
 
-void dike_jobq_init(dike_jobq *q);
+/** An empty queue. @p slot: one entry per job of the workload, owned by the caller (the policy's
+ *  state), where the queue keeps each job's heap slot; queues that never hold the same job at
+ *  once (one per tenant) may share one. dike_jobq_slots allocates one. */
+void dike_jobq_init(dike_jobq *q, int32_t *slot);
+/** A slot array for @p njobs jobs (free with free()). */
+int32_t *dike_jobq_slots(size_t njobs);
 void dike_jobq_free(dike_jobq *q);
-/** Insert @p j with priority @p key (smaller first; ties by job index). Uses j->pol_i / pol_j. */
+/** Insert @p j with priority @p key (smaller first; ties by job index). */
 void dike_jobq_push(dike_jobq *q, dike_job *j, double key);
 void dike_jobq_remove(dike_jobq *q, dike_job *j);
 /** The best job overall, or NULL. */

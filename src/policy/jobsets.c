@@ -4,24 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_add(dike_jobset *l, dike_job *j)
+static void set_add(dike_jobset *l, int32_t *slot, dike_job *j)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 64;
         l->jobs = dike_xrealloc(l->jobs, l->cap * sizeof *l->jobs);
     }
-    j->pol_i = (int32_t)l->n;
+    slot[j->idx] = (int32_t)l->n;
     l->jobs[l->n++] = j;
 }
 
-static void set_remove(dike_jobset *l, dike_job *j)
+static void set_remove(dike_jobset *l, int32_t *slot, dike_job *j)
 {
-    size_t i = (size_t)j->pol_i;
-    if (j->pol_i < 0 || i >= l->n || l->jobs[i] != j)
+    size_t i = (size_t)slot[j->idx];
+    if (slot[j->idx] < 0 || i >= l->n || l->jobs[i] != j)
         dike_fatal("jobsets: job %u is not in its set", j->idx);
     l->jobs[i] = l->jobs[--l->n];
-    l->jobs[i]->pol_i = (int32_t)i;
-    j->pol_i = -1;
+    slot[l->jobs[i]->idx] = (int32_t)i;
+    slot[j->idx] = -1;
 }
 
 static int u32_cmp(const void *x, const void *y)
@@ -41,6 +41,8 @@ void dike_jobsets_init(dike_jobsets *js, const dike_workload *w)
         if (js->nsizes == 0 || js->sizes[js->nsizes - 1] != js->sizes[i])
             js->sizes[js->nsizes++] = js->sizes[i];
     js->queued = dike_xcalloc(js->nsizes + 1, sizeof *js->queued);
+    js->slot = dike_xmalloc((w->njobs + 1) * sizeof *js->slot);
+    memset(js->slot, 0xff, (w->njobs + 1) * sizeof *js->slot); /* -1: in no set */
 }
 
 void dike_jobsets_free(dike_jobsets *js)
@@ -50,6 +52,7 @@ void dike_jobsets_free(dike_jobsets *js)
         free(js->queued[b].jobs);
     free(js->queued);
     free(js->sizes);
+    free(js->slot);
     memset(js, 0, sizeof *js);
 }
 
@@ -71,9 +74,9 @@ static dike_jobset *bucket_of(dike_jobsets *js, const dike_job *j)
 void dike_jobsets_add(dike_jobsets *js, dike_job *j)
 {
     if (j->state == DIKE_JOB_RUNNING) {
-        set_add(&js->running, j);
+        set_add(&js->running, js->slot, j);
     } else {
-        set_add(bucket_of(js, j), j);
+        set_add(bucket_of(js, j), js->slot, j);
         js->nqueued++;
     }
 }
@@ -81,9 +84,9 @@ void dike_jobsets_add(dike_jobsets *js, dike_job *j)
 void dike_jobsets_remove(dike_jobsets *js, dike_job *j, int running)
 {
     if (running) {
-        set_remove(&js->running, j);
+        set_remove(&js->running, js->slot, j);
     } else {
-        set_remove(bucket_of(js, j), j);
+        set_remove(bucket_of(js, j), js->slot, j);
         js->nqueued--;
     }
 }

@@ -1,7 +1,7 @@
 /* A policy's active jobs split by what a decision reads (internal): the running jobs, and the
  * queued jobs bucketed by gang size, so that a fill between rounds looks only at queued jobs whose
  * gang fits in the free GPUs. Unordered: the policies that use it rank what they read
- * (dike_reallocate_ranked, dike_fill_ranked). O(1) add and remove; uses j->pol_i as the slot. */
+ * (dike_reallocate_ranked, dike_fill_ranked). O(1) add and remove. */
 #ifndef DIKE_POLICY_JOBSETS_H
 #define DIKE_POLICY_JOBSETS_H
 
@@ -21,6 +21,7 @@ typedef struct dike_jobsets {
     uint32_t *sizes;     /**< those sizes, increasing */
     dike_jobset *queued; /**< per gang size (index in sizes): queued jobs */
     size_t nqueued;      /**< queued jobs, all sizes */
+    int32_t *slot;       /**< per job index: its place in its set, -1 in none */
 } dike_jobsets;
 
 /** Empty sets for the gang sizes of @p w. */

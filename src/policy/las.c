@@ -18,6 +18,8 @@
  * service has grown), but only the jobs that start or are preempted, and those past the prefix
  * that fills the GPUs, are ordered (dike_reallocate_ranked). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dike/sched.h"
@@ -54,30 +56,64 @@ typedef struct las_state {
     size_t ndue, due_cap;
 } las_state;
 
+/* ---- options: [las] ---- */
+
+typedef struct las_params {
+    char thresholds_gpu_s[DIKE_STR_MAX]; /**< queue thresholds on attained service, GPU-s */
+    double promote_knob;                 /**< starvation promotion knob K, 0 = off */
+} las_params;
+
+/* The thresholds as numbers: 0, or DIKE_EINVAL with the reason in why. */
+static int parse_thresholds(const char *text, double *thr, size_t *n, char *why, size_t whylen)
+{
+    char *copy = dike_xstrdup(text);
+    int rc = 0;
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double v;
+        char *t = dike__trim(tok);
+        if (dike__parse_f64(t, &v) || !(v > 0) || (*n && v <= thr[*n - 1]) || *n == LAS_MAX_QUEUES - 1) {
+            snprintf(why, whylen, "expected at most %d increasing positive numbers", LAS_MAX_QUEUES - 1);
+            rc = DIKE_EINVAL;
+            break;
+        }
+        thr[(*n)++] = v;
+    }
+    free(copy);
+    return rc;
+}
+
+static int check_thresholds(const char *text, char *why, size_t whylen)
+{
+    double thr[LAS_MAX_QUEUES];
+    size_t n;
+    return parse_thresholds(text, thr, &n, why, whylen);
+}
+
+static const dike_option las_options[] = {
+    {"thresholds_gpu_s", DIKE_OPT_STRING, DIKE_OPT_FIELD(las_params, thresholds_gpu_s), "3600,18000",
+     DIKE_OPT_ANY, check_thresholds,
+     "Tiresias 2D-LAS queue thresholds on attained service, increasing, GPU-seconds"},
+    {"promote_knob", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(las_params, promote_knob), "8",
+     DIKE_OPT_AT_LEAST(0, 1e9), NULL,
+     "starvation promotion: a job waiting longer than knob x its last run time moves to the top queue; 0 = off"},
+    {NULL}};
+
+/* ---- events ---- */
+
 static int las_init(dike_sched *s, void **state, dike_err *e)
 {
     las_state *st = dike_xcalloc(1, sizeof *st);
-    const dike_config *c = dike_sched_config(s);
-    char *text = dike_xstrdup(c->las_thresholds_gpu_s);
-    int rc = 0;
-    for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        double v;
-        char *t = dike__trim(tok);
-        if (dike__parse_f64(t, &v) || !(v > 0) || (st->nthr && v <= st->thr[st->nthr - 1]) ||
-            st->nthr == LAS_MAX_QUEUES - 1) {
-            rc = dike_err_set(e, DIKE_EINVAL,
-                              "[las] thresholds_gpu_s: expected at most %d increasing positive numbers (got '%s')",
-                              LAS_MAX_QUEUES - 1, c->las_thresholds_gpu_s);
-            break;
-        }
-        st->thr[st->nthr++] = v;
-    }
-    free(text);
-    if (rc) {
+    const las_params *p = dike_policy_params(dike_sched_config(s), &dike_policy_las);
+    char why[128];
+    /* Checked when the value was set; a config filled by hand may still hold a bad one. */
+    if (parse_thresholds(p->thresholds_gpu_s, st->thr, &st->nthr, why, sizeof why)) {
+        int rc = dike_err_set(e, DIKE_EINVAL, "[las] thresholds_gpu_s: %s (got '%s')", why,
+                              p->thresholds_gpu_s);
         free(st);
         return rc;
     }
-    st->knob = c->las_promote_knob;
+    st->knob = p->promote_knob;
     st->njobs = dike_sched_workload(s)->njobs;
     st->base = dike_xcalloc(st->njobs + 1, sizeof *st->base);
     dike_jobsets_init(&st->jobs, dike_sched_workload(s));
@@ -338,6 +374,8 @@ static void las_free(void *state)
 const dike_policy dike_policy_las = {
     .name = "las",
     .summary = "Tiresias discretized 2D-LAS: attained GPU-seconds, queue thresholds, starvation promotion",
+    .options = las_options,
+    .params_size = sizeof(las_params),
     .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS,
     .init = las_init,
     .on_arrival = las_arrival,

@@ -1,14 +1,23 @@
-/* Policy registry (internal): one extern per policy file. */
+/* Policy registry (internal). */
 #ifndef DIKE_POLICY_INTERNAL_H
 #define DIKE_POLICY_INTERNAL_H
 #include <stdlib.h>
 #include "dike/sched.h"
-extern const dike_policy dike_policy_fifo;
-extern const dike_policy dike_policy_sjf;
-extern const dike_policy dike_policy_srtf;
-extern const dike_policy dike_policy_las;
-extern const dike_policy dike_policy_themis;
-extern const dike_policy dike_policy_gandiva_fair;
-extern const dike_policy dike_policy_drf;
-extern const dike_policy dike_policy_dike;
+
+/* The built-in policies, in registry order (list-policies, the order of their sections in the
+ * resolved configuration): X(name) stands for `const dike_policy dike_policy_<name>`, defined in
+ * src/policy/<name>.c. A new policy is its file and one X(...) here, its keys included. */
+#define DIKE_POLICY_LIST(X) \
+    X(fifo)                 \
+    X(sjf)                  \
+    X(srtf)                 \
+    X(las)                  \
+    X(themis)               \
+    X(gandiva_fair)         \
+    X(drf)                  \
+    X(dike)
+
+#define DIKE_POLICY_EXTERN(n) extern const dike_policy dike_policy_##n;
+DIKE_POLICY_LIST(DIKE_POLICY_EXTERN)
+#undef DIKE_POLICY_EXTERN
 #endif

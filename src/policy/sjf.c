@@ -12,6 +12,7 @@
 
 typedef struct sjf_state {
     dike_jobq q; /**< queued jobs by duration */
+    int32_t *slot; /**< per job: its place in q */
     int backfill;
     uint64_t epoch; /**< dike_sched_est_epoch when the keys were computed */
 } sjf_state;
@@ -24,7 +25,8 @@ static double sjf_key(void *ctx, const dike_sched *s, const dike_job *j)
 static int sjf_init(dike_sched *s, void **state, dike_err *e)
 {
     sjf_state *st = dike_xcalloc(1, sizeof *st);
-    dike_jobq_init(&st->q);
+    st->slot = dike_jobq_slots(dike_sched_workload(s)->njobs);
+    dike_jobq_init(&st->q, st->slot);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     *state = st;
     return 0;
@@ -56,6 +58,7 @@ static void sjf_free(void *state)
 {
     sjf_state *st = state;
     dike_jobq_free(&st->q);
+    free(st->slot);
     free(st);
 }
 

@@ -41,6 +41,7 @@
 
 typedef struct srtf_state {
     dike_jobq queued;     /**< by remaining work */
+    int32_t *slot;        /**< per job: its place in queued */
     dike_fintree running; /**< per GPU type, by finish: latest first (work <= time left) */
     int backfill;
     int oracle;        /**< scheduler.duration_knowledge = oracle */
@@ -54,7 +55,8 @@ typedef struct srtf_state {
 static int srtf_init(dike_sched *s, void **state, dike_err *e)
 {
     srtf_state *st = dike_xcalloc(1, sizeof *st);
-    dike_jobq_init(&st->queued);
+    st->slot = dike_jobq_slots(dike_sched_workload(s)->njobs);
+    dike_jobq_init(&st->queued, st->slot);
     dike_fintree_init(&st->running, dike_sched_workload(s)->njobs, dike_sched_cluster(s)->ntypes);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     st->oracle = dike_sched_duration_knowledge(s) == DIKE_DURATION_ORACLE;
@@ -250,6 +252,7 @@ static void srtf_free(void *state)
 {
     srtf_state *st = state;
     dike_jobq_free(&st->queued);
+    free(st->slot);
     dike_fintree_free(&st->running);
     free(st->tmp);
     free(st->cand);

@@ -48,11 +48,24 @@ typedef struct themis_state {
     size_t order_cap;
 } themis_state;
 
+/* ---- options: [themis] ---- */
+
+typedef struct themis_params {
+    double fairness_knob; /**< f in [0, 1] */
+} themis_params;
+
+static const dike_option themis_options[] = {
+    {"fairness_knob", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(themis_params, fairness_knob), "0.8",
+     DIKE_OPT_AT_LEAST(0, 1), NULL,
+     "f: each round only the (1-f) fraction of tenants with the worst rho are offered GPUs first"},
+    {NULL}};
+
 static int themis_init(dike_sched *s, void **state, dike_err *e)
 {
     themis_state *st = dike_xcalloc(1, sizeof *st);
     const dike_workload *w = dike_sched_workload(s);
-    st->f = dike_sched_config(s)->themis_fairness_knob;
+    const themis_params *p = dike_policy_params(dike_sched_config(s), &dike_policy_themis);
+    st->f = p->fairness_knob;
     st->ntenants = w->ntenants;
     st->tenant_rho = dike_xcalloc(st->ntenants + 1, sizeof *st->tenant_rho);
     st->tenant_idx = dike_xcalloc(st->ntenants + 1, sizeof *st->tenant_idx);
@@ -229,6 +242,8 @@ static void themis_free(void *state)
 const dike_policy dike_policy_themis = {
     .name = "themis",
     .summary = "finish-time fairness: each round the (1-f) tenants furthest behind get GPUs first",
+    .options = themis_options,
+    .params_size = sizeof(themis_params),
     .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS,
     .init = themis_init,
     .on_arrival = themis_arrival,

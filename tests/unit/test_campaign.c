@@ -126,11 +126,14 @@ static void test_blocks(void **state)
     expect_name(&g, 5, "b-0005-policy=dike-fairness_weight=1");
     dike_config c;
     point_cfg(&g, 4, &c);
+    char w[32];
     assert_string_equal(c.scheduler_policy, "dike");
-    assert_true(c.dike_fairness_weight == 0.5);
+    assert_int_equal(dike_config_get(&c, "dike", "fairness_weight", w, sizeof w), 0);
+    assert_string_equal(w, "0.5");
     /* A point of the first block keeps the base value of keys only the second block sweeps. */
     point_cfg(&g, 0, &c);
-    assert_true(c.dike_fairness_weight == 0.5);
+    assert_int_equal(dike_config_get(&c, "dike", "fairness_weight", w, sizeof w), 0);
+    assert_string_equal(w, "0.5");
     assert_string_equal(c.scheduler_policy, "fifo");
     dike_grid_free(&g);
 }

@@ -27,7 +27,6 @@ static void make_jobs(const uint32_t *gpus, const dike_time *finish)
         g_job[i].spec = &g_spec[i];
         g_job[i].idx = i;
         g_job[i].finish = finish ? finish[i] : 0;
-        g_job[i].pol_i = g_job[i].pol_j = -1;
     }
 }
 

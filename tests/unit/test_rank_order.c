@@ -85,7 +85,6 @@ static void make_jobs(const uint32_t *g)
         specs[i].num_gpus = g[i];
         jobs[i].spec = &specs[i];
         jobs[i].idx = i;
-        jobs[i].pol_i = jobs[i].pol_j = -1;
         jobs[i].state = DIKE_JOB_QUEUED;
     }
 }
@@ -193,7 +192,7 @@ static void test_jobsets(void **st)
     assert_int_equal(js.nqueued, 7);
     for (uint32_t b = 0; b < js.nsizes; b++)
         for (size_t i = 0; i < js.queued[b].n; i++)
-            assert_int_equal(js.queued[b].jobs[i]->pol_i, (int32_t)i);
+            assert_int_equal(js.slot[js.queued[b].jobs[i]->idx], (int32_t)i);
     dike_jobsets_free(&js);
 }
 
