@@ -24,6 +24,7 @@
  * O((picks + tenants set aside) x (log T + gang sizes) + picks x log n); a round
  * O(T x gang sizes + picks x (log T + gang sizes) + running + preemptions x log). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,12 +36,13 @@
 
 /** The active jobs of one tenant with one gang size, in arrival order. */
 typedef struct gf_bucket {
-    uint32_t gpus;         /**< gang size */
+    uint32_t gpus;         /**< gang size (the first member: dike_gang_lower_bound) */
     dike_job *head, *tail; /**< first / last active job */
     dike_job *cursor;      /**< next job a round may pick (valid during a round only) */
     uint32_t cursor_stamp; /**< its arrival stamp (UINT32_MAX: none), kept here so choosing
                                 among the gang sizes reads no job */
 } gf_bucket;
+_Static_assert(offsetof(gf_bucket, gpus) == 0, "dike_gang_lower_bound reads the first member");
 
 typedef struct gf_tenant {
     gf_bucket *b;     /**< buckets sorted by gpus (never removed: few gang sizes exist) */
@@ -104,14 +106,7 @@ static int gf_init(dike_sched *s, void **state, dike_err *e)
 
 static gf_bucket *bucket_of(gf_tenant *tn, uint32_t gpus, int create)
 {
-    uint32_t lo = 0, hi = tn->nb;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (tn->b[mid].gpus < gpus)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = dike_gang_lower_bound(tn->b, tn->nb, sizeof *tn->b, gpus); /* gpus is first */
     if (lo < tn->nb && tn->b[lo].gpus == gpus)
         return &tn->b[lo];
     if (!create)

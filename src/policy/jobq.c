@@ -77,18 +77,25 @@ static void sift_down(dike_jobq_bucket *b, int32_t *slot, size_t i)
     }
 }
 
-/* The first bucket whose gang size is not below @p gpus (q->nb if none). */
-static uint32_t bucket_at(const dike_jobq *q, uint32_t gpus)
+uint32_t dike_gang_lower_bound(const void *buckets, uint32_t n, size_t stride, uint32_t gpus)
 {
-    uint32_t lo = 0, hi = q->nb;
+    const unsigned char *b = buckets;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (q->b[mid].gpus < gpus)
+        uint32_t mid = (lo + hi) / 2, g;
+        memcpy(&g, b + (size_t)mid * stride, sizeof g); /* the record's first member */
+        if (g < gpus)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The first bucket whose gang size is not below @p gpus (q->nb if none). */
+static uint32_t bucket_at(const dike_jobq *q, uint32_t gpus)
+{
+    return dike_gang_lower_bound(q->b, q->nb, sizeof *q->b, gpus);
 }
 
 static uint32_t bucket_for(dike_jobq *q, uint32_t gpus)

@@ -11,13 +11,18 @@
 #include <stdint.h>
 #include "dike/sched.h"
 
+/** Buckets by gang size (records whose first member is a uint32_t gang size, sorted by it):
+ *  the first of @p n records, @p stride bytes apart, whose size is not below @p gpus (n if none). */
+uint32_t dike_gang_lower_bound(const void *buckets, uint32_t n, size_t stride, uint32_t gpus);
+
 typedef struct dike_jobq_bucket {
-    uint32_t gpus;     /**< gang size of the jobs in this bucket */
+    uint32_t gpus;     /**< gang size of the jobs in this bucket (first: dike_gang_lower_bound) */
     dike_job **heap;   /**< binary heap */
     double *keys;      /**< key per heap slot */
     uint32_t *ids;     /**< job index per heap slot: ties and slot updates read no job */
     size_t n, cap;     /**< size, capacity */
 } dike_jobq_bucket;
+_Static_assert(offsetof(dike_jobq_bucket, gpus) == 0, "dike_gang_lower_bound reads the first member");
 
 typedef struct dike_jobq {
     dike_jobq_bucket *b; /**< buckets, sorted by gpus */
