@@ -26,6 +26,8 @@ endfunction()
 #                    1, 2, 3, 4 ranks, repeated runs, and a coordinator that owns no nodes
 #                    (the runs go one after the other; up to 4 ranks share the 2 cores, oversubscribed)
 dike_mpi_script(mpi_equivalence equivalence.sh "mpi;equivalence" 180 MPI)
+#   mpi_node_timeseries  /node_timeseries chunked, deflated, one writer per chunk; a job worked by hand
+dike_mpi_script(mpi_node_timeseries node_timeseries.sh "mpi" 120 MPI)
 #   mpi_span_abort   a gang across two ranks' nodes; a fatal error on rank 2 of 3 ends the job
 dike_mpi_script(mpi_span_abort span_abort.sh "mpi" 120 MPI)
 #   mpi_checkpoint   checkpoint/resume equals an uninterrupted run (any policy, any rank count)
