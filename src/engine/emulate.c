@@ -6,14 +6,20 @@
  * can change what happens on the nodes before T + L, and one window is:
  *
  *   1. owners apply the actions and node events of [T, E), E = T + max(L, 1 us), and send each
- *      changed slice factor to the gang's home (MPI_Alltoall + MPI_Alltoallv, only in windows
- *      where some rank hosts a slice of a gang whose home is another rank);
+ *      changed slice factor to the gang's home (one MPI_Alltoall, only in windows where some rank
+ *      hosts a slice of a gang whose home is another rank);
  *   2. homes integrate their jobs' progress over [T, E) and find the completions;
- *   3. completions, stops and failures go to rank 0 (MPI_Gather + MPI_Gatherv), with each rank's
- *      next event time; rank 0 runs its events of [T, E) and decides (actions take effect >= E);
- *   4. the actions go to their owners (MPI_Scatter + MPI_Scatterv), with the next T (the earliest
- *      action, node event, completion or coordinator event anywhere) and the flags (done, stop,
- *      records between ranks next time), so no separate MPI_Allreduce is needed.
+ *   3. completions, stops and failures go to rank 0 (one MPI_Gather), with each rank's next event
+ *      time; rank 0 runs its events of [T, E) and decides (actions take effect >= E);
+ *   4. the actions go to their owners (one MPI_Scatter), with the next T (the earliest action, node
+ *      event, completion or coordinator event anywhere) and the flags (done, stop, records between
+ *      ranks next time), so no separate MPI_Allreduce is needed.
+ *
+ * Each collective moves fixed-size blocks with room for a few records inline (INL_* below); the
+ * rare rank with more sends the rest point to point right after it, and the receiver knows how many
+ * from the block. That is one collective per step instead of a count collective followed by a
+ * v-variant: at L = 1 s a window carries a handful of records, and its cost is the collectives'
+ * latency, not their bytes (docs/scaling.md section 5).
  *
  * The schedule of windows depends only on global event times, never on the partition, and each
  * rank's work within a window is a function of its nodes alone, so results do not depend on the
