@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measurements behind docs/scaling.md. Prints; asserts nothing.
 #   bench/scaling.sh [BUILD_DIR] [SECTIONS] [OLD_EMU]   (SECTIONS: e.g. "4" or "1 2 3 4"; default
-#   1-4; section 5 compares BUILD_DIR's dike-emu with the binary OLD_EMU)
+#   1-4; sections 5 and 6 compare BUILD_DIR's dike-emu with the binary OLD_EMU)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -110,6 +110,31 @@ for round in 1 2 3; do
       line="$line $which engine $(engine "$TMP/f.h5") s (process $(cat "$TMP/t") s),"
     done
     echo "$line load $(cut -d' ' -f1 /proc/loadavg)"
+  done
+done
+fi
+
+if want 6; then
+# The emulating mode's window protocol against an older binary (OLD_EMU): workload b of section 4
+# at L = 1 s (1 rank; 2 ranks; nodes and jobs doubled on 2 ranks), each run with the old binary
+# then the new one, back to back. N and J (environment) scale the case (default 12,500 / 500,000).
+[ -x "$OLD_EMU" ] || { echo "section 6 needs OLD_EMU, the binary to compare with" >&2; exit 2; }
+echo "== 6. window protocol, workload b at L = 1 s: old $OLD_EMU vs new $B/dike-emu"
+MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
+        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
+        --set output.progress_interval_s=0 -p fifo --set workload.duration_max_s=86400
+        --set scheduler.decision_latency_s=1)
+N=${N:-12500} J=${J:-500000}
+for run in "1 $N $J" "2 $N $J" "2 $((2 * N)) $((2 * J))"; do
+  read -r np nodes jobs <<<"$run"
+  for which in old new; do
+    emu=$(readlink -f "$B/dike-emu"); [ $which = old ] && emu=$OLD_EMU
+    mpirun --oversubscribe -np "$np" "$emu" run "${MODELS[@]}" --set cluster.nodes=$nodes \
+      --set workload.jobs=$jobs -o "$TMP/w.h5" >"$TMP/out"
+    echo "$which, ranks $np, $nodes nodes, $jobs jobs:" \
+         "$(awk '/engine wall/ {print "engine " $4 " s"} /^ +windows/ {print ", windows " $2}' "$TMP/out" | tr -d '\n')" \
+         "(load $(cut -d' ' -f1 /proc/loadavg))"
+    sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
   done
 done
 fi
