@@ -105,6 +105,14 @@ typedef struct emu {
     double t_comm, t_node;
 } emu;
 
+/* memcpy of @p n elements of @p size bytes; nothing when n = 0 (the source may then be NULL, which
+ * memcpy itself does not allow). */
+static void copy_n(void *dst, const void *src, size_t n, size_t size)
+{
+    if (n)
+        memcpy(dst, src, n * size);
+}
+
 static MPI_Datatype bytes_type(size_t n)
 {
     MPI_Datatype t;
@@ -150,6 +158,11 @@ static void emu_init(emu *m, MPI_Comm comm, dike_sched *s, dike_part *p, dike_no
     m->xs = dike_xcalloc(nr, sizeof(rec_block));
     m->xr = dike_xcalloc(nr, sizeof(rec_block));
     m->reqs = dike_xcalloc(2 * nr, sizeof(MPI_Request));
+    /* never NULL, so that offsets into them are defined even when nothing is in them */
+    m->sorted = grow(NULL, &m->sorted_cap, 1, sizeof *m->sorted);
+    m->recv = grow(NULL, &m->recv_cap, 1, sizeof *m->recv);
+    m->rin = grow(NULL, &m->rin_cap, 1, sizeof *m->rin);
+    m->rall = grow(NULL, &m->rall_cap, 1, sizeof *m->rall);
     if (m->rank == 0) {
         m->up_all = dike_xcalloc(nr, sizeof(up_block));
         m->down_all = dike_xcalloc(nr, sizeof(down_block));
@@ -222,7 +235,7 @@ static size_t exchange_records(emu *m, const dike_jrec *ob)
     for (int r = 0; r < nr; r++) {
         int n = m->c1[r];
         m->xs[r].n = n;
-        memcpy(m->xs[r].rec, ob + m->d1[r], (size_t)(n < INL_REC ? n : INL_REC) * sizeof *ob);
+        copy_n(m->xs[r].rec, ob + m->d1[r], (size_t)(n < INL_REC ? n : INL_REC), sizeof *ob);
         if (r != m->rank && n) {
             m->perf->remote_records += (uint64_t)n;
             m->perf->messages++;
@@ -241,7 +254,7 @@ static size_t exchange_records(emu *m, const dike_jrec *ob)
     int nreq = 0;
     for (int r = 0; r < nr; r++) {
         int n = m->c2[r];
-        memcpy(m->rin + m->d2[r], m->xr[r].rec, (size_t)(n < INL_REC ? n : INL_REC) * sizeof *ob);
+        copy_n(m->rin + m->d2[r], m->xr[r].rec, (size_t)(n < INL_REC ? n : INL_REC), sizeof *ob);
         if (n > INL_REC)
             CHECK_MPI(MPI_Irecv(m->rin + m->d2[r] + INL_REC, n - INL_REC, m->rec_t, r, TAG_REC,
                                 m->comm, &m->reqs[nreq++]));
@@ -261,7 +274,10 @@ static void node_steps(emu *m, dike_time E)
 {
     double t0 = MPI_Wtime();
     dike_nodes_owner_advance(m->ns, E);
+    static const dike_jrec no_records[1];
     const dike_jrec *ob = dike_nodes_outbox(m->ns, m->c1, m->d1);
+    if (!ob)
+        ob = no_records; /* nothing was ever sent: offsets into it stay defined */
     m->t_node += MPI_Wtime() - t0;
     size_t nin = 0;
     if (m->remote) {
@@ -287,7 +303,7 @@ static void gather_reports(emu *m)
     const dike_nrep *reps = dike_nodes_reports(m->ns, &nrep);
     m->mine.nrep = (int64_t)nrep;
     m->mine.stop = dike_stop_requested;
-    memcpy(m->mine.rep, reps, (nrep < INL_REP ? nrep : INL_REP) * sizeof *reps);
+    copy_n(m->mine.rep, reps, nrep < INL_REP ? nrep : INL_REP, sizeof *reps);
     double t0 = MPI_Wtime();
     CHECK_MPI(MPI_Gather(&m->mine, 1, m->up_t, m->up_all, 1, m->up_t, 0, m->comm));
     if (m->rank > 0 && nrep > INL_REP)
@@ -297,11 +313,11 @@ static void gather_reports(emu *m)
         for (int r = 0; r < m->nranks; r++)
             total += (size_t)m->up_all[r].nrep;
         m->rall = grow(m->rall, &m->rall_cap, total, sizeof *m->rall);
-        memcpy(m->rall, reps, nrep * sizeof *reps);
+        copy_n(m->rall, reps, nrep, sizeof *reps);
         size_t off = nrep;
         for (int r = 1; r < m->nranks; r++) {
             size_t n = (size_t)m->up_all[r].nrep;
-            memcpy(m->rall + off, m->up_all[r].rep, (n < INL_REP ? n : INL_REP) * sizeof *reps);
+            copy_n(m->rall + off, m->up_all[r].rep, n < INL_REP ? n : INL_REP, sizeof *reps);
             if (n > INL_REP)
                 CHECK_MPI(MPI_Recv(m->rall + off + INL_REP, (int)(n - INL_REP), m->rep_t, r,
                                    TAG_REP, m->comm, MPI_STATUS_IGNORE));
@@ -350,7 +366,7 @@ static void coordinate(emu *m, dike_time E)
         d->nact = n;
         d->next = next;
         d->flags = flags;
-        memcpy(d->act, m->sorted + m->d1[r], (size_t)(n < INL_ACT ? n : INL_ACT) * sizeof *d->act);
+        copy_n(d->act, m->sorted + m->d1[r], (size_t)(n < INL_ACT ? n : INL_ACT), sizeof *d->act);
         if (r > 0 && n) {
             m->perf->messages++;
             m->perf->bytes_sent += (uint64_t)n * sizeof(dike_nact);
@@ -375,7 +391,7 @@ static void scatter_actions(emu *m)
         acts = m->sorted + m->d1[0];
     } else {
         m->recv = grow(m->recv, &m->recv_cap, n, sizeof *m->recv);
-        memcpy(m->recv, m->down.act, (n < INL_ACT ? n : INL_ACT) * sizeof *m->recv);
+        copy_n(m->recv, m->down.act, n < INL_ACT ? n : INL_ACT, sizeof *m->recv);
         if (n > INL_ACT)
             CHECK_MPI(MPI_Recv(m->recv + INL_ACT, (int)(n - INL_ACT), m->act_t, 0, TAG_ACT,
                                m->comm, MPI_STATUS_IGNORE));
