@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measurements behind docs/scaling.md. Prints; asserts nothing.
-#   bench/scaling.sh [BUILD_DIR] [SECTIONS]      (SECTIONS: e.g. "4" or "1 2 3 4"; default all)
+#   bench/scaling.sh [BUILD_DIR] [SECTIONS] [OLD_EMU]   (SECTIONS: e.g. "4" or "1 2 3 4"; default
+#   1-4; sections 5 and 6 compare BUILD_DIR's dike-emu with the binary OLD_EMU)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -9,6 +10,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 PY=/usr/bin/python3
 SECTIONS=${2:-1 2 3 4}
+OLD_EMU=${3:-}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
 if want 1; then
@@ -76,5 +78,63 @@ for wl in a b; do
     sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
   done
  done
+done
+fi
+
+if want 5; then
+# The fast path (every node model off) against an older binary, e.g. one built from f9bf1ce, the
+# commit before the emulating mode was merged: the FIFO cases of bench/suite.sh, the two binaries
+# back to back (the machine's load changes slowly, so each pair sees about the same load), three
+# rounds. Engine wall seconds of rank 0 (from /perf) and the process time.
+[ -x "$OLD_EMU" ] || { echo "section 5 needs OLD_EMU, the binary to compare with" >&2; exit 2; }
+export OMPI_MCA_rmaps_base_oversubscribe=1
+echo "== 5. fast path, FIFO cases of bench/suite.sh: old $OLD_EMU vs new $B/dike-emu"
+SH=${DIKE_SHARED_DIR:-../shared}/traces
+FIFO=("1|-t $SH/RFold/philly_trace.csv --skip-invalid --cluster 256x8"
+      "1|-t $SH/TitanSched/philly.csv --cluster 64x8"
+      "m1|-t $SH/TitanSched/philly.csv --cluster 64x8"
+      "1|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+      "2|--set workload.jobs=1000000 --set cluster.nodes=12500 --set workload.load=0.9"
+      "1|--set workload.jobs=10000000 --set cluster.nodes=125000 --set workload.load=0.9")
+engine() { $PY -c 'import sys, h5py; print("%.3f" % h5py.File(sys.argv[1])["perf"][0]["wall_seconds"])' "$1"; }
+for round in 1 2 3; do
+  for c in "${FIFO[@]}"; do
+    IFS='|' read -r np opts <<<"$c"
+    read -r -a args <<<"$opts"
+    line="round $round, ranks $np, ${opts#-t $SH/}:"
+    for which in old new; do
+      emu=$(readlink -f "$B/dike-emu"); [ $which = old ] && emu=$OLD_EMU
+      cmd=("$emu" run -q -p fifo "${args[@]}" --out "$TMP/f.h5")
+      case $np in m*) cmd=(mpirun -np "${np#m}" "${cmd[@]}") ;; 1) ;; *) cmd=(mpirun -np "$np" "${cmd[@]}") ;; esac
+      /usr/bin/time -f "%e" -o "$TMP/t" "${cmd[@]}" >/dev/null
+      line="$line $which engine $(engine "$TMP/f.h5") s (process $(cat "$TMP/t") s),"
+    done
+    echo "$line load $(cut -d' ' -f1 /proc/loadavg)"
+  done
+done
+fi
+
+if want 6; then
+# The emulating mode's window protocol against an older binary (OLD_EMU): workload b of section 4
+# at L = 1 s (1 rank; 2 ranks; nodes and jobs doubled on 2 ranks), each run with the old binary
+# then the new one, back to back. N and J (environment) scale the case (default 12,500 / 500,000).
+[ -x "$OLD_EMU" ] || { echo "section 6 needs OLD_EMU, the binary to compare with" >&2; exit 2; }
+echo "== 6. window protocol, workload b at L = 1 s: old $OLD_EMU vs new $B/dike-emu"
+MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
+        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
+        --set output.progress_interval_s=0 -p fifo --set workload.duration_max_s=86400
+        --set scheduler.decision_latency_s=1)
+N=${N:-12500} J=${J:-500000}
+for run in "1 $N $J" "2 $N $J" "2 $((2 * N)) $((2 * J))"; do
+  read -r np nodes jobs <<<"$run"
+  for which in old new; do
+    emu=$(readlink -f "$B/dike-emu"); [ $which = old ] && emu=$OLD_EMU
+    mpirun --oversubscribe -np "$np" "$emu" run "${MODELS[@]}" --set cluster.nodes=$nodes \
+      --set workload.jobs=$jobs -o "$TMP/w.h5" >"$TMP/out"
+    echo "$which, ranks $np, $nodes nodes, $jobs jobs:" \
+         "$(awk '/engine wall/ {print "engine " $4 " s"} /^ +windows/ {print ", windows " $2}' "$TMP/out" | tr -d '\n')" \
+         "(load $(cut -d' ' -f1 /proc/loadavg))"
+    sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
+  done
 done
 fi

@@ -6,6 +6,7 @@ PKGS=(build-essential cmake pkg-config
       libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
       libcmocka-dev libinih-dev libgsl-dev libssl-dev
       libcjson-dev                          # JSON: campaign manifests, run records, exports
+      zlib1g-dev                            # deflating /node_timeseries chunks (src/io/h5out.c)
       python3 python3-h5py python3-numpy python3-matplotlib python3-scipy python3-tabulate
       slurmctld slurmd slurm-client munge   # the real single-node Slurm of tests/slurm/
       clang libclang-rt-14-dev)             # libFuzzer for scripts/fuzz.sh (CI runs it)

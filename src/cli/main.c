@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/mpi.h"
 #include "dike/campaign.h"
 #include "dike/config.h"
 #include "dike/export.h"
@@ -250,7 +251,7 @@ static void print_plan(const dike_config *cfg, const dike_cluster *cl, const dik
                        const char *ckpt)
 {
     int nranks = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    nranks = dike_mpi_size(MPI_COMM_WORLD);
     dike_trace_stats st;
     dike_trace_stats_compute(w, cl->total_gpus, &st);
     printf("dry run: configuration, cluster, workload and output paths checked; nothing run, nothing written\n");
@@ -307,7 +308,7 @@ static int dry_run(const dike_config *cfg)
         dike_workload_free(&w);
         dike_cluster_free(&cl);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    DIKE_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     return rc ? fail(rc, e.msg) : 0;
 }
 
@@ -636,7 +637,7 @@ static int cmd_export(int argc, char **argv)
     int rc = 0;
     if (rank == 0)
         rc = dike_export(argv[optind], jobs, summary, &e);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    DIKE_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
     return rc ? fail(rc, e.msg) : 0;
 }
 

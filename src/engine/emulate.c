@@ -6,14 +6,20 @@
  * can change what happens on the nodes before T + L, and one window is:
  *
  *   1. owners apply the actions and node events of [T, E), E = T + max(L, 1 us), and send each
- *      changed slice factor to the gang's home (MPI_Alltoall + MPI_Alltoallv, only in windows
- *      where some rank hosts a slice of a gang whose home is another rank);
+ *      changed slice factor to the gang's home (one MPI_Alltoall, only in windows where some rank
+ *      hosts a slice of a gang whose home is another rank);
  *   2. homes integrate their jobs' progress over [T, E) and find the completions;
- *   3. completions, stops and failures go to rank 0 (MPI_Gather + MPI_Gatherv), with each rank's
- *      next event time; rank 0 runs its events of [T, E) and decides (actions take effect >= E);
- *   4. the actions go to their owners (MPI_Scatter + MPI_Scatterv), with the next T (the earliest
- *      action, node event, completion or coordinator event anywhere) and the flags (done, stop,
- *      records between ranks next time), so no separate MPI_Allreduce is needed.
+ *   3. completions, stops and failures go to rank 0 (one MPI_Gather), with each rank's next event
+ *      time; rank 0 runs its events of [T, E) and decides (actions take effect >= E);
+ *   4. the actions go to their owners (one MPI_Scatter), with the next T (the earliest action, node
+ *      event, completion or coordinator event anywhere) and the flags (done, stop, records between
+ *      ranks next time), so no separate MPI_Allreduce is needed.
+ *
+ * Each collective moves fixed-size blocks with room for a few records inline (INL_* below); the
+ * rare rank with more sends the rest point to point right after it, and the receiver knows how many
+ * from the block. That is one collective per step instead of a count collective followed by a
+ * v-variant: at L = 1 s a window carries a handful of records, and its cost is the collectives'
+ * latency, not their bytes (docs/scaling.md section 5).
  *
  * The schedule of windows depends only on global event times, never on the partition, and each
  * rank's work within a window is a function of its nodes alone, so results do not depend on the
@@ -21,250 +27,418 @@
  * the node events of T, in the next window (same T). */
 #include "engine/emulate.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dike/run.h"
 
-#define CHECK_MPI(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            dike_fatal("MPI call failed (%d): %s", rc_, #call);                                    \
-    } while (0)
+#include "base/mpi.h"
 
-static MPI_Datatype bytes_type(size_t n)
+/* Inline capacities of the fixed-size blocks. Workload b of bench/scaling.sh §4 (L = 1 s) has about
+ * two reports and four actions per window over all ranks, so 8 of each covers nearly every window
+ * with one collective; a block stays below Open MPI's shared-memory eager limit (4 KiB). A rank
+ * with more sends the rest point to point right after the collective (the receiver learns the
+ * count from the block). Larger capacities would cost rank 0 more bytes per rank and window. */
+enum { INL_REP = 8, INL_ACT = 8, INL_REC = 8 };
+enum { TAG_REP = 7101, TAG_ACT = 7102, TAG_REC = 7103 };
+
+/* Flags of the down block. */
+enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4 };
+
+/* Gathered from every rank: its reports and what rank 0 needs to pick the next window. */
+typedef struct up_block {
+    int64_t nrep;       /* reports in all (the first INL_REP inline) */
+    int64_t next;       /* the rank's next event time, us */
+    int64_t may_remote; /* it hosts a slice of another rank's gang */
+    int64_t stop;       /* a stop was requested here */
+    dike_nrep rep[INL_REP];
+} up_block;
+
+/* Scattered to every rank: its actions, the next window and the flags. */
+typedef struct down_block {
+    int64_t nact; /* actions in all (the first INL_ACT inline) */
+    int64_t next; /* the next window's start T, us */
+    int64_t flags; /* F_* */
+    int64_t pad_;
+    dike_nact act[INL_ACT];
+} down_block;
+
+/* Exchanged between every pair while gangs span ranks: slice-factor records for the home. */
+typedef struct rec_block {
+    int64_t n; /* records in all (the first INL_REC inline) */
+    int64_t pad_;
+    dike_jrec rec[INL_REC];
+} rec_block;
+
+/* Everything the window loop keeps between its steps. */
+typedef struct emu {
+    MPI_Comm comm;
+    int rank, nranks;
+    dike_sched *s; /* rank 0 only */
+    dike_part *p;
+    dike_nodes *ns;
+    const dike_part_layout *l;
+    const dike_window_opts *o;
+    dike_perf_record *perf;
+    MPI_Datatype act_t, rec_t, rep_t, up_t, down_t, recb_t;
+    dike_time step;      /* window length: max(L, 1 us) */
+    dike_time T;         /* the window's start */
+    int running, stop, remote;
+    int *c1, *d1, *c2, *d2;
+    up_block *up_all;    /* rank 0: one per rank */
+    down_block *down_all; /* rank 0: one per rank */
+    rec_block *xs, *xr;  /* one per rank, sent and received */
+    dike_nact *sorted, *recv;
+    size_t sorted_cap, recv_cap;
+    dike_jrec *rin;
+    size_t rin_cap;
+    dike_nrep *rall;
+    size_t rall_cap, nrall;
+    up_block mine;       /* this rank's block of the gather */
+    down_block down;     /* this rank's block of the scatter */
+    MPI_Request *reqs;   /* 2 per rank: the records' overflow */
+    double t_comm, t_node;
+} emu;
+
+/* memcpy of @p n elements of @p size bytes; nothing when n = 0 (the source may then be NULL, which
+ * memcpy itself does not allow). */
+static void copy_n(void *dst, const void *src, size_t n, size_t size)
 {
-    MPI_Datatype t;
-    CHECK_MPI(MPI_Type_contiguous((int)n, MPI_BYTE, &t));
-    CHECK_MPI(MPI_Type_commit(&t));
-    return t;
+    if (n)
+        memcpy(dst, src, n * size);
 }
 
-/* Rank 0's actions by owner (stable: each owner gets them in decision order). */
-static void bucket(const dike_part_layout *l, const dike_nact *a, size_t n, dike_nact *out,
-                   int *counts, int *displs)
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-    memset(counts, 0, (size_t)l->nranks * sizeof *counts);
-    for (size_t i = 0; i < n; i++)
-        counts[dike_part_owner(l, a[i].node)]++;
-    int off = 0;
-    for (int r = 0; r < l->nranks; r++) {
-        displs[r] = off;
-        off += counts[r];
+    if (need <= *cap)
+        return p;
+    *cap = 2 * need;
+    return dike_xrealloc(p, *cap * elem);
+}
+
+static void emu_init(emu *m, MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns,
+                     const dike_part_layout *l, dike_time latency_us, const dike_window_opts *o,
+                     dike_perf_record *perf)
+{
+    memset(m, 0, sizeof *m);
+    m->comm = comm;
+    m->rank = dike_mpi_rank(comm);
+    m->nranks = dike_mpi_size(comm);
+    m->s = s;
+    m->p = p;
+    m->ns = ns;
+    m->l = l;
+    m->o = o;
+    m->perf = perf;
+    m->act_t = dike_mpi_bytes_type(sizeof(dike_nact));
+    m->rec_t = dike_mpi_bytes_type(sizeof(dike_jrec));
+    m->rep_t = dike_mpi_bytes_type(sizeof(dike_nrep));
+    m->up_t = dike_mpi_bytes_type(sizeof(up_block));
+    m->down_t = dike_mpi_bytes_type(sizeof(down_block));
+    m->recb_t = dike_mpi_bytes_type(sizeof(rec_block));
+    m->step = latency_us > 0 ? latency_us : 1;
+    size_t nr = (size_t)m->nranks;
+    m->c1 = dike_xcalloc(nr, sizeof(int));
+    m->d1 = dike_xcalloc(nr, sizeof(int));
+    m->c2 = dike_xcalloc(nr, sizeof(int));
+    m->d2 = dike_xcalloc(nr, sizeof(int));
+    m->xs = dike_xcalloc(nr, sizeof(rec_block));
+    m->xr = dike_xcalloc(nr, sizeof(rec_block));
+    m->reqs = dike_xcalloc(2 * nr, sizeof(MPI_Request));
+    /* never NULL, so that offsets into them are defined even when nothing is in them */
+    m->sorted = grow(NULL, &m->sorted_cap, 1, sizeof *m->sorted);
+    m->recv = grow(NULL, &m->recv_cap, 1, sizeof *m->recv);
+    m->rin = grow(NULL, &m->rin_cap, 1, sizeof *m->rin);
+    m->rall = grow(NULL, &m->rall_cap, 1, sizeof *m->rall);
+    if (m->rank == 0) {
+        m->up_all = dike_xcalloc(nr, sizeof(up_block));
+        m->down_all = dike_xcalloc(nr, sizeof(down_block));
     }
-    int *pos = dike_xmalloc((size_t)l->nranks * sizeof *pos);
-    memcpy(pos, displs, (size_t)l->nranks * sizeof *pos);
-    for (size_t i = 0; i < n; i++)
-        out[pos[dike_part_owner(l, a[i].node)]++] = a[i];
-    free(pos);
+}
+
+static void emu_free(emu *m)
+{
+    free(m->c1);
+    free(m->d1);
+    free(m->c2);
+    free(m->d2);
+    free(m->xs);
+    free(m->xr);
+    free(m->reqs);
+    free(m->up_all);
+    free(m->down_all);
+    free(m->sorted);
+    free(m->recv);
+    free(m->rin);
+    free(m->rall);
+    MPI_Datatype *types[] = {&m->act_t, &m->rec_t, &m->rep_t, &m->up_t, &m->down_t, &m->recb_t};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        MPI_Type_free(types[i]);
+}
+
+/* The first window: the earliest thing to do anywhere (later ones come with the actions). */
+static void first_window(emu *m)
+{
+    int64_t in[3], out[3];
+    in[0] = dike_nodes_next_time(m->ns);
+    if (m->rank == 0 && dike_coord_next_time(m->s) < in[0])
+        in[0] = dike_coord_next_time(m->s);
+    in[1] = (m->rank == 0 && !dike_coord_done(m->s)) ? -1 : 0;
+    in[2] = dike_stop_requested ? -1 : 0;
+    double t0 = MPI_Wtime();
+    DIKE_MPI_CHECK(MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MIN, m->comm));
+    m->t_comm += MPI_Wtime() - t0;
+    m->T = out[0];
+    m->running = out[1] != 0;
+    m->stop = out[2] != 0;
+    m->remote = 0;
+}
+
+/* Step 1b: slice-factor records to their homes. One MPI_Alltoall of fixed blocks; the records
+ * beyond a block's INL_REC go point to point (the receiver knows how many from the block).
+ * Returns the number of records received, in m->rin in rank order (as MPI_Alltoallv would). */
+static size_t exchange_records(emu *m, const dike_jrec *ob)
+{
+    int nr = m->nranks;
+    for (int r = 0; r < nr; r++) {
+        int n = m->c1[r];
+        m->xs[r].n = n;
+        copy_n(m->xs[r].rec, ob + m->d1[r], (size_t)(n < INL_REC ? n : INL_REC), sizeof *ob);
+        if (r != m->rank && n) {
+            m->perf->remote_records += (uint64_t)n;
+            m->perf->messages++;
+            m->perf->bytes_sent += (uint64_t)n * sizeof(dike_jrec);
+        }
+    }
+    double t0 = MPI_Wtime();
+    DIKE_MPI_CHECK(MPI_Alltoall(m->xs, 1, m->recb_t, m->xr, 1, m->recb_t, m->comm));
+    size_t nin = 0;
+    for (int r = 0; r < nr; r++) {
+        m->d2[r] = (int)nin;
+        m->c2[r] = (int)m->xr[r].n;
+        nin += (size_t)m->c2[r];
+    }
+    m->rin = grow(m->rin, &m->rin_cap, nin, sizeof *m->rin);
+    int nreq = 0;
+    for (int r = 0; r < nr; r++) {
+        int n = m->c2[r];
+        copy_n(m->rin + m->d2[r], m->xr[r].rec, (size_t)(n < INL_REC ? n : INL_REC), sizeof *ob);
+        if (n > INL_REC)
+            DIKE_MPI_CHECK(MPI_Irecv(m->rin + m->d2[r] + INL_REC, n - INL_REC, m->rec_t, r, TAG_REC,
+                                m->comm, &m->reqs[nreq++]));
+        if (m->c1[r] > INL_REC)
+            DIKE_MPI_CHECK(MPI_Isend(ob + m->d1[r] + INL_REC, m->c1[r] - INL_REC, m->rec_t, r, TAG_REC,
+                                m->comm, &m->reqs[nreq++]));
+    }
+    if (nreq)
+        DIKE_MPI_CHECK(MPI_Waitall(nreq, m->reqs, MPI_STATUSES_IGNORE));
+    m->t_comm += MPI_Wtime() - t0;
+    return nin;
+}
+
+/* Steps 1 and 2: owners apply the actions and node events of [T, E) and send factor records to
+ * the homes; homes integrate their runs' progress over [T, E). */
+static void node_steps(emu *m, dike_time E)
+{
+    double t0 = MPI_Wtime();
+    dike_nodes_owner_advance(m->ns, E);
+    static const dike_jrec no_records[1];
+    const dike_jrec *ob = dike_nodes_outbox(m->ns, m->c1, m->d1);
+    if (!ob)
+        ob = no_records; /* nothing was ever sent: offsets into it stay defined */
+    m->t_node += MPI_Wtime() - t0;
+    size_t nin = 0;
+    if (m->remote) {
+        nin = exchange_records(m, ob);
+    } else {
+        for (int r = 0; r < m->nranks; r++)
+            if (m->c1[r])
+                dike_fatal("%d factor records for rank %d in a window without records between "
+                           "ranks", m->c1[r], r);
+    }
+    t0 = MPI_Wtime();
+    dike_nodes_home_advance(m->ns, m->rin, nin, E);
+    m->mine.next = dike_nodes_next_time(m->ns);
+    m->mine.may_remote = dike_nodes_may_send_remote(m->ns);
+    m->t_node += MPI_Wtime() - t0;
+}
+
+/* Step 3a: reports and next times to rank 0 (one MPI_Gather; a rank with more than INL_REP
+ * reports sends the rest point to point). Rank 0 ends with every report in rank order. */
+static void gather_reports(emu *m)
+{
+    size_t nrep;
+    const dike_nrep *reps = dike_nodes_reports(m->ns, &nrep);
+    m->mine.nrep = (int64_t)nrep;
+    m->mine.stop = dike_stop_requested;
+    copy_n(m->mine.rep, reps, nrep < INL_REP ? nrep : INL_REP, sizeof *reps);
+    double t0 = MPI_Wtime();
+    DIKE_MPI_CHECK(MPI_Gather(&m->mine, 1, m->up_t, m->up_all, 1, m->up_t, 0, m->comm));
+    if (m->rank > 0 && nrep > INL_REP)
+        DIKE_MPI_CHECK(MPI_Send(reps + INL_REP, (int)(nrep - INL_REP), m->rep_t, 0, TAG_REP, m->comm));
+    if (m->rank == 0) {
+        size_t total = 0;
+        for (int r = 0; r < m->nranks; r++)
+            total += (size_t)m->up_all[r].nrep;
+        m->rall = grow(m->rall, &m->rall_cap, total, sizeof *m->rall);
+        copy_n(m->rall, reps, nrep, sizeof *reps);
+        size_t off = nrep;
+        for (int r = 1; r < m->nranks; r++) {
+            size_t n = (size_t)m->up_all[r].nrep;
+            copy_n(m->rall + off, m->up_all[r].rep, n < INL_REP ? n : INL_REP, sizeof *reps);
+            if (n > INL_REP)
+                DIKE_MPI_CHECK(MPI_Recv(m->rall + off + INL_REP, (int)(n - INL_REP), m->rep_t, r,
+                                   TAG_REP, m->comm, MPI_STATUS_IGNORE));
+            off += n;
+        }
+        m->nrall = total;
+    }
+    m->t_comm += MPI_Wtime() - t0;
+    if (m->rank > 0) {
+        m->perf->messages++;
+        m->perf->bytes_sent += 4 * sizeof(int64_t) + nrep * sizeof(dike_nrep);
+    }
+    dike_nodes_clear_reports(m->ns);
+}
+
+/* Step 3b (rank 0): run the coordinator's events of [T, E) with the reports, decide, and fill each
+ * rank's down block: its actions, the next window (the earliest node-side time, new action or
+ * coordinator event) and the flags. */
+static void coordinate(emu *m, dike_time E)
+{
+    dike_sched *s = m->s;
+    for (size_t i = 0; i < m->nrall; i++)
+        dike_coord_report(s, &m->rall[i]);
+    dike_coord_run(s, E, SIZE_MAX);
+    m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
+    /* rank 0's actions by owner (stable: each owner gets them in decision order) */
+    dike_part_bucket(m->l, s->eact, s->neact, sizeof *s->eact, offsetof(dike_nact, node), m->sorted,
+                     m->c1, m->d1);
+    int64_t next = dike_coord_next_time(s), any_remote = 0, any_stop = 0;
+    for (int r = 0; r < m->nranks; r++) {
+        if (m->up_all[r].next < next)
+            next = m->up_all[r].next;
+        any_remote |= m->up_all[r].may_remote;
+        any_stop |= m->up_all[r].stop;
+    }
+    for (size_t i = 0; i < s->neact; i++) {
+        if (s->eact[i].time < next)
+            next = s->eact[i].time;
+        if (s->eact[i].kind == DIKE_ACT_START &&
+            dike_part_owner(m->l, s->eact[i].node) != dike_part_owner(m->l, s->eact[i].home_node))
+            any_remote = 1;
+    }
+    int64_t flags = (dike_coord_done(s) ? 0 : F_RUNNING) | (any_remote ? F_REMOTE : 0) |
+                    (any_stop ? F_STOP : 0);
+    for (int r = 0; r < m->nranks; r++) {
+        down_block *d = &m->down_all[r];
+        int n = m->c1[r];
+        d->nact = n;
+        d->next = next;
+        d->flags = flags;
+        copy_n(d->act, m->sorted + m->d1[r], (size_t)(n < INL_ACT ? n : INL_ACT), sizeof *d->act);
+        if (r > 0 && n) {
+            m->perf->messages++;
+            m->perf->bytes_sent += (uint64_t)n * sizeof(dike_nact);
+        }
+    }
+    s->neact = 0;
+}
+
+/* Step 4: actions to their owners with the next window (one MPI_Scatter; actions beyond a block's
+ * INL_ACT go point to point), queued for the next owner step. */
+static void scatter_actions(emu *m)
+{
+    double t0 = MPI_Wtime();
+    DIKE_MPI_CHECK(MPI_Scatter(m->down_all, 1, m->down_t, &m->down, 1, m->down_t, 0, m->comm));
+    const dike_nact *acts;
+    size_t n = (size_t)m->down.nact;
+    if (m->rank == 0) {
+        for (int r = 1; r < m->nranks; r++)
+            if (m->c1[r] > INL_ACT)
+                DIKE_MPI_CHECK(MPI_Send(m->sorted + m->d1[r] + INL_ACT, m->c1[r] - INL_ACT, m->act_t, r,
+                                   TAG_ACT, m->comm));
+        acts = m->sorted + m->d1[0];
+    } else {
+        m->recv = grow(m->recv, &m->recv_cap, n, sizeof *m->recv);
+        copy_n(m->recv, m->down.act, n < INL_ACT ? n : INL_ACT, sizeof *m->recv);
+        if (n > INL_ACT)
+            DIKE_MPI_CHECK(MPI_Recv(m->recv + INL_ACT, (int)(n - INL_ACT), m->act_t, 0, TAG_ACT,
+                               m->comm, MPI_STATUS_IGNORE));
+        acts = m->recv;
+    }
+    m->t_comm += MPI_Wtime() - t0;
+    dike_nodes_enqueue(m->ns, acts, n);
+    m->T = m->down.next;
+    m->running = (m->down.flags & F_RUNNING) != 0;
+    m->remote = (m->down.flags & F_REMOTE) != 0;
+    m->stop = (m->down.flags & F_STOP) != 0;
+}
+
+/* After the last window: the last releases, the samples up to the last event, and the check that
+ * every GPU came back. */
+static void finish_nodes(emu *m)
+{
+    int64_t last = m->rank == 0 ? m->s->now : 0;
+    DIKE_MPI_CHECK(MPI_Bcast(&last, 1, MPI_INT64_T, 0, m->comm));
+    double t0 = MPI_Wtime();
+    dike_nodes_finish(m->ns, last);
+    m->t_node += MPI_Wtime() - t0;
+    dike_part *p = m->p;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->free[i] != dike_cluster_node_gpus(p->cl, p->first + i))
+            dike_fatal("node %u ends with %u of %u GPUs free", p->first + i, p->free[i],
+                       dike_cluster_node_gpus(p->cl, p->first + i));
+}
+
+static void fill_perf(emu *m, double t_start)
+{
+    dike_perf_record *perf = m->perf;
+    dike_sched *s = m->s;
+    perf->rank = m->rank;
+    perf->events = dike_nodes_events(m->ns) + (m->rank == 0 ? s->events : 0);
+    perf->decisions = m->rank == 0 ? s->decisions : 0;
+    perf->nodes_owned = m->p->n;
+    perf->wall_seconds = MPI_Wtime() - t_start;
+    perf->comm_seconds = m->t_comm;
+    perf->node_seconds = m->t_node;
+    perf->decide_seconds = m->rank == 0 ? s->decide_seconds : 0;
+    if (m->rank == 0)
+        dike_coord_perf_decide(s, perf);
+    perf->compute_seconds = perf->wall_seconds - m->t_comm - perf->decide_seconds;
 }
 
 int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns,
                       const dike_part_layout *l, dike_time latency_us, const dike_window_opts *o,
                       dike_perf_record *perf, dike_err *e)
 {
-    int status = 0, rank, nranks;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    MPI_Datatype act_t = bytes_type(sizeof(dike_nact)), rec_t = bytes_type(sizeof(dike_jrec)),
-                 rep_t = bytes_type(sizeof(dike_nrep));
-    size_t nr = (size_t)nranks;
-    int *c1 = dike_xcalloc(nr, sizeof(int)), *d1 = dike_xcalloc(nr, sizeof(int));
-    int *c2 = dike_xcalloc(nr, sizeof(int)), *d2 = dike_xcalloc(nr, sizeof(int));
-    int64_t *up = dike_xcalloc(4 * nr, sizeof(int64_t));   /* gathered: per rank 4 values */
-    int64_t *down = dike_xcalloc(4 * nr, sizeof(int64_t)); /* scattered: per rank 4 values */
-    dike_nact *sorted = NULL, *recv = NULL;
-    size_t sorted_cap = 0, recv_cap = 0;
-    dike_jrec *rin = NULL;
-    size_t rin_cap = 0;
-    dike_nrep *rall = NULL;
-    size_t rall_cap = 0;
-    double t_start = MPI_Wtime(), t_comm = 0, t_node = 0, t0;
-    dike_time step = latency_us > 0 ? latency_us : 1;
-
-    /* The first window: the earliest thing to do anywhere (later ones come with the actions). */
-    int64_t in[3], out[3];
-    in[0] = dike_nodes_next_time(ns);
-    if (rank == 0 && dike_coord_next_time(s) < in[0])
-        in[0] = dike_coord_next_time(s);
-    in[1] = (rank == 0 && !dike_coord_done(s)) ? -1 : 0;
-    in[2] = dike_stop_requested ? -1 : 0;
-    t0 = MPI_Wtime();
-    CHECK_MPI(MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MIN, comm));
-    t_comm += MPI_Wtime() - t0;
-    dike_time T = out[0];
-    int running = out[1] != 0, stop = out[2] != 0, remote = 0;
-
-    while (running) {
-        if (stop) {
+    emu m;
+    int status = 0;
+    double t_start = MPI_Wtime();
+    emu_init(&m, comm, s, p, ns, l, latency_us, o, perf);
+    first_window(&m);
+    while (m.running) {
+        if (m.stop) {
             status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; the emulating mode "
                                   "(node_model.*) writes no checkpoint, the run must start again");
             break;
         }
-        if (T == DIKE_TIME_INF)
-            dike_fatal("policy %s left jobs that can never start", rank == 0 ? s->pol->name : "?");
-        dike_time E = T > DIKE_TIME_INF - step ? DIKE_TIME_INF : T + step;
+        if (m.T == DIKE_TIME_INF)
+            dike_fatal("policy %s left jobs that can never start", m.rank == 0 ? s->pol->name : "?");
+        dike_time E = m.T > DIKE_TIME_INF - m.step ? DIKE_TIME_INF : m.T + m.step;
         perf->windows++;
-        if (rank == o->inject_fatal_rank)
-            dike_fatal("injected failure (engine.inject_fatal_rank = %d)", rank);
-
-        /* 1. owners: actions and node events of the window; factor records to the homes */
-        t0 = MPI_Wtime();
-        dike_nodes_owner_advance(ns, E);
-        const dike_jrec *ob = dike_nodes_outbox(ns, c1, d1);
-        t_node += MPI_Wtime() - t0;
-        size_t nin = 0;
-        if (remote) {
-            t0 = MPI_Wtime();
-            CHECK_MPI(MPI_Alltoall(c1, 1, MPI_INT, c2, 1, MPI_INT, comm));
-            int off = 0;
-            for (int r = 0; r < nranks; r++) {
-                d2[r] = off;
-                off += c2[r];
-                if (r != rank && c1[r]) {
-                    perf->remote_records += (uint64_t)c1[r];
-                    perf->messages++;
-                    perf->bytes_sent += (uint64_t)c1[r] * sizeof(dike_jrec);
-                }
-            }
-            nin = (size_t)off;
-            if (nin > rin_cap) {
-                rin_cap = 2 * nin;
-                rin = dike_xrealloc(rin, rin_cap * sizeof *rin);
-            }
-            CHECK_MPI(MPI_Alltoallv(ob, c1, d1, rec_t, rin, c2, d2, rec_t, comm));
-            t_comm += MPI_Wtime() - t0;
-        } else {
-            for (int r = 0; r < nranks; r++)
-                if (c1[r])
-                    dike_fatal("%d factor records for rank %d in a window without records between "
-                               "ranks", c1[r], r);
-        }
-
-        /* 2. homes: progress over the window */
-        t0 = MPI_Wtime();
-        dike_nodes_home_advance(ns, rin, nin, E);
-        int64_t mine[4];
-        mine[1] = dike_nodes_next_time(ns);
-        mine[2] = dike_nodes_may_send_remote(ns);
-        t_node += MPI_Wtime() - t0;
-
-        /* 3. reports and next times to rank 0, which runs its events of the window */
-        size_t nrep;
-        const dike_nrep *reps = dike_nodes_reports(ns, &nrep);
-        mine[0] = (int64_t)nrep;
-        mine[3] = dike_stop_requested;
-        t0 = MPI_Wtime();
-        CHECK_MPI(MPI_Gather(mine, 4, MPI_INT64_T, up, 4, MPI_INT64_T, 0, comm));
-        size_t total = 0;
-        if (rank == 0)
-            for (int r = 0; r < nranks; r++) {
-                c2[r] = (int)up[4 * r];
-                d2[r] = (int)total;
-                total += (size_t)c2[r];
-            }
-        if (rank == 0 && total > rall_cap) {
-            rall_cap = 2 * total;
-            rall = dike_xrealloc(rall, rall_cap * sizeof *rall);
-        }
-        CHECK_MPI(MPI_Gatherv(reps, (int)nrep, rep_t, rall, c2, d2, rep_t, 0, comm));
-        t_comm += MPI_Wtime() - t0;
-        if (rank > 0) {
-            perf->messages++;
-            perf->bytes_sent += sizeof mine + nrep * sizeof(dike_nrep);
-        }
-        dike_nodes_clear_reports(ns);
-        if (rank == 0) {
-            for (size_t i = 0; i < total; i++)
-                dike_coord_report(s, &rall[i]);
-            dike_coord_run(s, E, SIZE_MAX);
-            if (s->neact > sorted_cap) {
-                sorted_cap = 2 * s->neact;
-                sorted = dike_xrealloc(sorted, sorted_cap * sizeof *sorted);
-            }
-            bucket(l, s->eact, s->neact, sorted, c1, d1);
-            /* the next window: the earliest node-side time, new action or coordinator event */
-            int64_t next = dike_coord_next_time(s), any_remote = 0, any_stop = 0;
-            for (int r = 0; r < nranks; r++) {
-                if (up[4 * r + 1] < next)
-                    next = up[4 * r + 1];
-                any_remote |= up[4 * r + 2];
-                any_stop |= up[4 * r + 3];
-            }
-            for (size_t i = 0; i < s->neact; i++) {
-                if (s->eact[i].time < next)
-                    next = s->eact[i].time;
-                if (s->eact[i].kind == DIKE_ACT_START &&
-                    dike_part_owner(l, s->eact[i].node) != dike_part_owner(l, s->eact[i].home_node))
-                    any_remote = 1;
-            }
-            for (int r = 0; r < nranks; r++) {
-                down[4 * r] = c1[r];
-                down[4 * r + 1] = next;
-                down[4 * r + 2] = (dike_coord_done(s) ? 0 : 1) | (any_remote ? 2 : 0) | (any_stop ? 4 : 0);
-                down[4 * r + 3] = 0;
-                if (r > 0 && c1[r]) {
-                    perf->messages++;
-                    perf->bytes_sent += (uint64_t)c1[r] * sizeof(dike_nact);
-                }
-            }
-            s->neact = 0;
-        }
-
-        /* 4. actions to their owners, with the next window */
-        int64_t hdr[4];
-        t0 = MPI_Wtime();
-        CHECK_MPI(MPI_Scatter(down, 4, MPI_INT64_T, hdr, 4, MPI_INT64_T, 0, comm));
-        if ((size_t)hdr[0] > recv_cap) {
-            recv_cap = 2 * (size_t)hdr[0];
-            recv = dike_xrealloc(recv, recv_cap * sizeof *recv);
-        }
-        CHECK_MPI(MPI_Scatterv(sorted, c1, d1, act_t, recv, (int)hdr[0], act_t, 0, comm));
-        t_comm += MPI_Wtime() - t0;
-        dike_nodes_enqueue(ns, recv, (size_t)hdr[0]);
-        T = hdr[1];
-        running = (hdr[2] & 1) != 0;
-        remote = (hdr[2] & 2) != 0;
-        stop = (hdr[2] & 4) != 0;
+        if (m.rank == o->inject_fatal_rank)
+            dike_fatal("injected failure (engine.inject_fatal_rank = %d)", m.rank);
+        node_steps(&m, E);
+        gather_reports(&m);
+        if (m.rank == 0)
+            coordinate(&m, E);
+        scatter_actions(&m);
     }
-
-    if (!status) {
-        /* the last releases, and the samples up to the last event */
-        int64_t last = rank == 0 ? s->now : 0;
-        CHECK_MPI(MPI_Bcast(&last, 1, MPI_INT64_T, 0, comm));
-        t0 = MPI_Wtime();
-        dike_nodes_finish(ns, last);
-        t_node += MPI_Wtime() - t0;
-        for (uint32_t i = 0; i < p->n; i++)
-            if (p->free[i] != dike_cluster_node_gpus(p->cl, p->first + i))
-                dike_fatal("node %u ends with %u of %u GPUs free", p->first + i, p->free[i],
-                           dike_cluster_node_gpus(p->cl, p->first + i));
-    }
-
-    perf->rank = rank;
-    perf->events = dike_nodes_events(ns) + (rank == 0 ? s->events : 0);
-    perf->decisions = rank == 0 ? s->decisions : 0;
-    perf->nodes_owned = p->n;
-    perf->wall_seconds = MPI_Wtime() - t_start;
-    perf->comm_seconds = t_comm;
-    perf->node_seconds = t_node;
-    perf->decide_seconds = rank == 0 ? s->decide_seconds : 0;
-    if (rank == 0)
-        dike_coord_perf_decide(s, perf);
-    perf->compute_seconds = perf->wall_seconds - t_comm - perf->decide_seconds;
-    free(c1);
-    free(d1);
-    free(c2);
-    free(d2);
-    free(sorted);
-    free(recv);
-    free(rin);
-    free(rall);
-    free(up);
-    free(down);
-    MPI_Type_free(&act_t);
-    MPI_Type_free(&rec_t);
-    MPI_Type_free(&rep_t);
+    if (!status)
+        finish_nodes(&m);
+    fill_perf(&m, t_start);
+    emu_free(&m);
     return status;
 }

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* Target chunk size of the serial tables: large enough that a million-row /jobs is a few hundred
  * chunks, small enough to fit HDF5's default 1 MiB chunk cache. */
@@ -440,9 +441,25 @@ static int check_results(const h5ctx *c, const dike_results *r)
 /* ------------------------------------------------------------------------------------------------
  * Phase 1: /nodes and /perf, collectively. */
 
-/* /node_timeseries: [node][sample] arrays, one block of rows per rank. Contiguous and allocated in
- * the skeleton like /nodes (see "Files built in memory"), so the collective writes allocate
- * nothing; hence not chunked or compressed: 7 bytes per node and sample. */
+/* /node_timeseries: [node][sample] arrays, one block of rows per rank, chunked and compressed
+ * (deflate). Parallel HDF5 1.10 can write filtered datasets collectively, but it allocates the
+ * compressed chunks during the write, and this writer never lets HDF5 allocate file space outside
+ * the in-memory skeleton (see "Files built in memory"). So the ranks compress their own chunks with
+ * zlib (the format of HDF5's deflate filter), rank 0 reserves each chunk at its compressed size in
+ * the skeleton (H5Dwrite_chunk of zeros) and sends back the chunks' file addresses
+ * (H5Dget_chunk_info_by_coord), and the ranks write the compressed bytes there, collectively,
+ * through the file's MPI-IO handle.
+ *
+ * Chunk shape: NTS_ROWS nodes x NTS_COLS samples. Rows divide every boundary between two ranks'
+ * blocks (the blocks are whole racks), so every chunk has one owner and no two ranks ever write
+ * the same chunk; at most NTS_MAX_ROWS (the largest such divisor), and as many samples as make a
+ * chunk about NTS_CELLS cells (64 Ki: 128 KiB of busy_gpus, 256 KiB of factor uncompressed), big
+ * enough to compress well, small enough that reading a node range over a time range decompresses
+ * little beyond it. */
+#define NTS_MAX_ROWS 256u
+#define NTS_CELLS 65536u
+#define NTS_DEFLATE_LEVEL 1 /* the samples repeat a lot: level 1 gets most of the gain, fastest */
+
 static dike_node_samples node_samples;
 static const char *const nts_names[3] = {"/node_timeseries/busy_gpus", "/node_timeseries/factor",
                                          "/node_timeseries/up"};
@@ -451,6 +468,35 @@ static const char *const nts_desc[3] = {
     "GPUs allocated on the node at each sample (row = node, column = sample k at k x interval_s)",
     "speed factor of the node's jobs: up x slowdown episode x interference (0 = down)",
     "1 = the node is up, 0 = failed"};
+static const size_t nts_esz[3] = {2, 4, 1};
+
+/* The chunks of one write: geometry (the same on every rank), this rank's compressed chunks, and
+ * on rank 0 every rank's chunk sizes and, once the skeleton exists, their addresses. */
+static struct nts_plan {
+    uint64_t rows, cols;        /* chunk shape */
+    uint64_t total, nsamples;   /* dataset shape */
+    uint64_t nlocal;            /* this rank's chunks, per dataset */
+    int nranks;
+    unsigned char *data;        /* its compressed chunks, dataset after dataset */
+    uint64_t *size;             /* [3 x nlocal] compressed sizes */
+    int *cnt, *displ;           /* rank 0: 3 x chunks per rank, in the arrays below */
+    uint64_t *all_size, *all_addr, *all_row; /* rank 0: per chunk of every rank; all_row: first
+                                                row chunk of each rank's block */
+    uint64_t *addr;             /* this rank's chunk addresses (from rank 0) */
+} nts;
+
+static void nts_plan_free(void)
+{
+    free(nts.data);
+    free(nts.size);
+    free(nts.cnt);
+    free(nts.displ);
+    free(nts.all_size);
+    free(nts.all_addr);
+    free(nts.all_row);
+    free(nts.addr);
+    memset(&nts, 0, sizeof nts);
+}
 
 void dike_h5_set_node_samples(const dike_node_samples *s)
 {
@@ -460,23 +506,202 @@ void dike_h5_set_node_samples(const dike_node_samples *s)
         memset(&node_samples, 0, sizeof node_samples);
 }
 
-static hid_t nts_type(int i)
-{
-    return i == 0 ? H5T_NATIVE_UINT16 : i == 1 ? H5T_NATIVE_FLOAT : H5T_NATIVE_UINT8;
-}
-
 static hid_t nts_file_type(int i)
 {
     return i == 0 ? H5T_STD_U16LE : i == 1 ? H5T_IEEE_F32LE : H5T_STD_U8LE;
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Cell (node k of the block, sample t) of dataset i, little-endian as the file types say. */
+static void nts_cell(int i, size_t k, size_t t, size_t n, unsigned char *dst)
+{
+    const dike_node_samples *s = &node_samples;
+    size_t src = t * n + k;
+    if (i == 0) {
+        uint16_t v = s->busy[src];
+        dst[0] = (unsigned char)(v & 0xff);
+        dst[1] = (unsigned char)(v >> 8);
+    } else if (i == 1) {
+        uint32_t v;
+        memcpy(&v, &s->factor[src], 4);
+        for (int b = 0; b < 4; b++)
+            dst[b] = (unsigned char)(v >> (8 * b));
+    } else {
+        dst[0] = s->up[src];
+    }
+}
+
+/* Compress this rank's chunks of dataset i into nts.data (appended) and nts.size. */
+static int nts_compress(const h5ctx *c, int i, uint64_t first, size_t n, size_t *used, size_t *cap)
+{
+    uint64_t R = nts.rows, S = nts.cols, ns = nts.nsamples;
+    uint64_t ncols = (ns + S - 1) / S, r0 = first / R;
+    size_t raw = (size_t)(R * S) * nts_esz[i];
+    unsigned char *buf = dike_xmalloc(raw);
+    uLong bound = compressBound((uLong)raw);
+    int st = 0;
+    for (uint64_t j = 0; j < nts.nlocal && !st; j++) {
+        uint64_t rc = r0 + j / ncols, cc = j % ncols;
+        memset(buf, 0, raw); /* beyond the dataset's edge: the fill value */
+        for (uint64_t a = 0; a < R; a++) {
+            uint64_t node = rc * R + a;
+            if (node >= first + n)
+                break;
+            for (uint64_t b = 0; b < S && cc * S + b < ns; b++)
+                nts_cell(i, (size_t)(node - first), (size_t)(cc * S + b), n,
+                         buf + (size_t)(a * S + b) * nts_esz[i]);
+        }
+        if (*used + bound > *cap) {
+            *cap = 2 * (*used + bound);
+            nts.data = dike_xrealloc(nts.data, *cap);
+        }
+        uLongf out = bound;
+        if (compress2(nts.data + *used, &out, buf, (uLong)raw, NTS_DEFLATE_LEVEL) != Z_OK)
+            st = dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: compressing a chunk of %s",
+                              c->path, nts_names[i]);
+        nts.size[(size_t)i * nts.nlocal + j] = out;
+        *used += out;
+    }
+    free(buf);
+    return st;
+}
+
+/* All ranks, before the skeleton: the chunk shape, this rank's compressed chunks, and their
+ * sizes at rank 0. Collective. */
+static int nts_prepare(const h5ctx *c, MPI_Comm comm, int rank, int size, uint64_t first, size_t n,
+                       uint64_t total)
+{
+    int st = 0;
+    nts_plan_free();
+    nts.total = total;
+    nts.nranks = size;
+    nts.nsamples = node_samples.nsamples;
+    /* rows: a divisor of every inner block boundary */
+    unsigned long long mine[2] = {first, first + n}, *all = dike_xmalloc(2 * (size_t)size * sizeof *all);
+    DIKE_MPI_CHECK(MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, comm));
+    uint64_t g = 0;
+    for (int r = 0; r < 2 * size && !st; r++)
+        if (all[r] > 0 && all[r] < total)
+            g = gcd64(g, all[r]);
+    uint64_t R = g ? 1 : (total < NTS_MAX_ROWS ? total : NTS_MAX_ROWS);
+    for (uint64_t d = NTS_MAX_ROWS; g && d >= 1; d--)
+        if (g % d == 0) {
+            R = d;
+            break;
+        }
+    nts.rows = R ? R : 1;
+    uint64_t S = NTS_CELLS / nts.rows;
+    nts.cols = S < 1 ? 1 : S > nts.nsamples ? nts.nsamples : S;
+    uint64_t ncols = (nts.nsamples + nts.cols - 1) / nts.cols;
+    nts.nlocal = n ? ((first + n + nts.rows - 1) / nts.rows - first / nts.rows) * ncols : 0;
+    nts.size = dike_xcalloc(3 * nts.nlocal + 1, sizeof *nts.size);
+    size_t used = 0, cap = 0;
+    for (int i = 0; i < 3 && !st; i++)
+        st = nts_compress(c, i, first, n, &used, &cap);
+    /* the sizes, and each rank's first row chunk, to rank 0 */
+    int mycnt = (int)(3 * nts.nlocal);
+    if (rank == 0) {
+        nts.cnt = dike_xcalloc((size_t)size, sizeof *nts.cnt);
+        nts.displ = dike_xcalloc((size_t)size, sizeof *nts.displ);
+        nts.all_row = dike_xcalloc((size_t)size, sizeof *nts.all_row);
+    }
+    DIKE_MPI_CHECK(MPI_Gather(&mycnt, 1, MPI_INT, nts.cnt, 1, MPI_INT, 0, comm));
+    size_t nall = 0;
+    if (rank == 0) {
+        for (int r = 0; r < size; r++) {
+            nts.displ[r] = (int)nall;
+            nall += (size_t)nts.cnt[r];
+            nts.all_row[r] = all[2 * r] / nts.rows;
+        }
+        nts.all_size = dike_xcalloc(nall + 1, sizeof *nts.all_size);
+        nts.all_addr = dike_xcalloc(nall + 1, sizeof *nts.all_addr);
+    }
+    DIKE_MPI_CHECK(MPI_Gatherv(nts.size, mycnt, MPI_UINT64_T, nts.all_size, nts.cnt, nts.displ,
+                               MPI_UINT64_T, 0, comm));
+    free(all);
+    return st;
+}
+
 static int annotate(const h5ctx *c, hid_t obj, const char *objpath, const char *units,
                     const char *desc);
 
-/* Rank 0, in the skeleton: the group, its interval attribute and the three datasets. */
+/* Rank 0, in the skeleton: dataset i, chunked and deflated, with every chunk reserved at its
+ * compressed size and its address noted in nts.all_addr. */
+static int nts_reserve(const h5ctx *c, hid_t file, int i, int size)
+{
+    int st = 0;
+    hsize_t dims[2] = {nts.total, nts.nsamples}, chunk[2] = {nts.rows, nts.cols};
+    hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = H5I_INVALID_HID, dx = H5Pcreate(H5P_DATASET_XFER);
+    if (sp < 0 || dcpl < 0 || dx < 0 || H5Pset_chunk(dcpl, 2, chunk) < 0 ||
+        H5Pset_deflate(dcpl, NTS_DEFLATE_LEVEL) < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ||
+        (d = H5Dcreate2(file, nts_names[i], nts_file_type(i), sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        st = h5fail(c, "creating dataset %s", nts_names[i]);
+    uint64_t ncols = (nts.nsamples + nts.cols - 1) / nts.cols, maxsz = 1;
+    for (int r = 0; r < size; r++)
+        for (int j = 0; j < nts.cnt[r]; j++)
+            if (nts.all_size[nts.displ[r] + j] > maxsz)
+                maxsz = nts.all_size[nts.displ[r] + j];
+    unsigned char *zeros = dike_xcalloc(maxsz, 1);
+    for (int r = 0; r < size && !st; r++) {
+        uint64_t nl = (uint64_t)nts.cnt[r] / 3;
+        for (uint64_t j = 0; j < nl && !st; j++) {
+            size_t at = (size_t)nts.displ[r] + (size_t)i * nl + j;
+            hsize_t off[2] = {(nts.all_row[r] + j / ncols) * nts.rows, (j % ncols) * nts.cols};
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            hsize_t got = 0;
+            if (H5Dwrite_chunk(d, dx, 0, off, nts.all_size[at], zeros) < 0 ||
+                H5Dget_chunk_info_by_coord(d, off, &mask, &addr, &got) < 0 || addr == HADDR_UNDEF ||
+                got != nts.all_size[at])
+                st = h5fail(c, "reserving chunk (%llu, %llu) of %s", (unsigned long long)off[0],
+                            (unsigned long long)off[1], nts_names[i]);
+            nts.all_addr[at] = (uint64_t)addr;
+        }
+    }
+    free(zeros);
+    hid_t ts = H5I_INVALID_HID, ua = H5I_INVALID_HID, us = H5I_INVALID_HID;
+    hid_t ds = H5I_INVALID_HID, da = H5I_INVALID_HID;
+    if (st)
+        ;
+    else if ((ts = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ts, strlen(nts_units[i]) + 1) < 0 ||
+             (us = H5Screate(H5S_SCALAR)) < 0 ||
+             (ua = H5Acreate2(d, "units", ts, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+             H5Awrite(ua, ts, nts_units[i]) < 0)
+        st = h5fail(c, "writing attribute units of %s", nts_names[i]);
+    else if ((ds = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ds, strlen(nts_desc[i]) + 1) < 0 ||
+             (da = H5Acreate2(d, "description", ds, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+             H5Awrite(da, ds, nts_desc[i]) < 0)
+        st = h5fail(c, "writing attribute description of %s", nts_names[i]);
+    h5close(c, &st, da, H5Aclose, "attribute description of", nts_names[i]);
+    h5close(c, &st, ds, H5Tclose, "string type of description of", nts_names[i]);
+    h5close(c, &st, ua, H5Aclose, "attribute units of", nts_names[i]);
+    h5close(c, &st, us, H5Sclose, "dataspace of units of", nts_names[i]);
+    h5close(c, &st, ts, H5Tclose, "string type of units of", nts_names[i]);
+    h5close(c, &st, d, H5Dclose, "dataset", nts_names[i]);
+    h5close(c, &st, dx, H5Pclose, "transfer properties of", nts_names[i]);
+    h5close(c, &st, dcpl, H5Pclose, "creation properties of", nts_names[i]);
+    h5close(c, &st, sp, H5Sclose, "dataspace of", nts_names[i]);
+    return st;
+}
+
+/* Rank 0, in the skeleton: the group, its interval attribute and the three datasets. (@p dcpl,
+ * the contiguous layout of /nodes, is not used: these datasets are chunked.) */
 static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nodes, size_t ns,
                       double interval_s)
 {
+    (void)dcpl;
+    (void)total_nodes;
+    (void)ns;
     int st = 0;
     hid_t g = H5Gcreate2(file, "/node_timeseries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
@@ -492,75 +717,50 @@ static int nts_create(const h5ctx *c, hid_t file, hid_t dcpl, uint64_t total_nod
     h5close(c, &st, a, H5Aclose, "attribute interval_s of", "/node_timeseries");
     h5close(c, &st, sc, H5Sclose, "dataspace of", "interval_s");
     h5close(c, &st, g, H5Gclose, "group", "/node_timeseries");
-    hsize_t dims[2] = {total_nodes, ns};
-    for (int i = 0; i < 3 && !st; i++) {
-        hid_t sp = H5Screate_simple(2, dims, NULL), d = H5I_INVALID_HID;
-        hid_t ts = H5I_INVALID_HID, ua = H5I_INVALID_HID, us = H5I_INVALID_HID;
-        hid_t ds = H5I_INVALID_HID, da = H5I_INVALID_HID;
-        if (sp < 0 || (d = H5Dcreate2(file, nts_names[i], nts_file_type(i), sp, H5P_DEFAULT, dcpl,
-                                      H5P_DEFAULT)) < 0)
-            st = h5fail(c, "creating dataset %s", nts_names[i]);
-        else if ((ts = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ts, strlen(nts_units[i]) + 1) < 0 ||
-                 (us = H5Screate(H5S_SCALAR)) < 0 ||
-                 (ua = H5Acreate2(d, "units", ts, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-                 H5Awrite(ua, ts, nts_units[i]) < 0)
-            st = h5fail(c, "writing attribute units of %s", nts_names[i]);
-        else if ((ds = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(ds, strlen(nts_desc[i]) + 1) < 0 ||
-                 (da = H5Acreate2(d, "description", ds, us, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-                 H5Awrite(da, ds, nts_desc[i]) < 0)
-            st = h5fail(c, "writing attribute description of %s", nts_names[i]);
-        h5close(c, &st, da, H5Aclose, "attribute description of", nts_names[i]);
-        h5close(c, &st, ds, H5Tclose, "string type of description of", nts_names[i]);
-        h5close(c, &st, ua, H5Aclose, "attribute units of", nts_names[i]);
-        h5close(c, &st, us, H5Sclose, "dataspace of units of", nts_names[i]);
-        h5close(c, &st, ts, H5Tclose, "string type of units of", nts_names[i]);
-        h5close(c, &st, d, H5Dclose, "dataset", nts_names[i]);
-        h5close(c, &st, sp, H5Sclose, "dataspace of", nts_names[i]);
-    }
+    for (int i = 0; i < 3 && !st; i++)
+        st = nts_reserve(c, file, i, nts.nranks);
     return st;
 }
 
-/* All ranks: each writes its rows [first, first + n) of the three datasets, transposed from the
- * samples' [sample][node] order. */
+/* All ranks, with the file open through MPI-IO: the compressed chunks to the addresses rank 0
+ * reserved, one collective write per chunk index (ranks with fewer chunks write nothing). */
 static int nts_write(const h5ctx *c, hid_t file, hid_t dxpl, uint64_t first, size_t n,
                      uint64_t total_nodes, MPI_Comm comm)
 {
-    const dike_node_samples *s = &node_samples;
-    size_t ns = s->nsamples;
-    int st = 0;
-    for (int i = 0; i < 3; i++) {
-        size_t esz = i == 0 ? 2 : i == 1 ? 4 : 1;
-        char *buf = dike_xmalloc(n * ns * esz + 1);
-        for (size_t k = 0; k < n; k++)
-            for (size_t t = 0; t < ns; t++) {
-                size_t src = t * n + k, dst = k * ns + t;
-                if (i == 0)
-                    memcpy(buf + dst * 2, &s->busy[src], 2);
-                else if (i == 1)
-                    memcpy(buf + dst * 4, &s->factor[src], 4);
-                else
-                    buf[dst] = (char)s->up[src];
-            }
-        hid_t d = H5Dopen2(file, nts_names[i], H5P_DEFAULT), fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
-        hsize_t start[2] = {first, 0}, cnt[2] = {n, ns}, one = 1;
-        if (d < 0 || (fs = H5Dget_space(d)) < 0)
-            st = h5fail(c, "opening dataset %s", nts_names[i]);
-        else if (n ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0
-                   : H5Sselect_none(fs) < 0)
-            st = h5fail(c, "selecting rows of %s", nts_names[i]);
-        else if ((ms = n ? H5Screate_simple(2, cnt, NULL) : H5Screate_simple(1, &one, NULL)) < 0 ||
-                 (!n && H5Sselect_none(ms) < 0))
-            st = h5fail(c, "memory space of %s", nts_names[i]);
-        if (!agree(comm, &st, c) && total_nodes &&
-            H5Dwrite(d, nts_type(i), ms, fs, dxpl, buf) < 0)
-            st = h5fail(c, "writing rows %llu..+%zu of %s", (unsigned long long)first, n, nts_names[i]);
-        h5close(c, &st, ms, H5Sclose, "memory space of", nts_names[i]);
-        h5close(c, &st, fs, H5Sclose, "dataspace of", nts_names[i]);
-        h5close(c, &st, d, H5Dclose, "dataset", nts_names[i]);
-        free(buf);
-        if (agree(comm, &st, c))
-            break;
+    (void)dxpl;
+    (void)first;
+    (void)n;
+    (void)total_nodes;
+    int st = 0, mycnt = (int)(3 * nts.nlocal);
+    nts.addr = dike_xcalloc((size_t)mycnt + 1, sizeof *nts.addr);
+    DIKE_MPI_CHECK(MPI_Scatterv(nts.all_addr, nts.cnt, nts.displ, MPI_UINT64_T, nts.addr, mycnt,
+                                MPI_UINT64_T, 0, comm));
+    void *vfd = NULL;
+    hid_t fapl = H5Fget_access_plist(file);
+    if (fapl < 0 || H5Fget_vfd_handle(file, fapl, &vfd) < 0 || !vfd)
+        st = h5fail(c, "getting the MPI-IO handle of the output");
+    h5close(c, &st, fapl, H5Pclose, "access properties of", "the output");
+    if (agree(comm, &st, c))
+        return st;
+    MPI_File fh = *(MPI_File *)vfd;
+    unsigned long long most = 0, my = (unsigned long long)mycnt;
+    DIKE_MPI_CHECK(MPI_Allreduce(&my, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
+    size_t off = 0;
+    for (unsigned long long j = 0; j < most; j++) {
+        int len = j < my ? (int)nts.size[j] : 0;
+        MPI_Offset at = j < my ? (MPI_Offset)nts.addr[j] : 0;
+        /* a failed write is the disk's (full, quota), not the protocol's: reported, not fatal */
+        int rc = MPI_File_write_at_all(fh, at, nts.data + off, len, MPI_BYTE, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS && !st) {
+            char msg[MPI_MAX_ERROR_STRING];
+            int ml = 0;
+            MPI_Error_string(rc, msg, &ml);
+            st = dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: rank writing chunks of "
+                              "/node_timeseries: %s", c->path, msg);
+        }
+        off += (size_t)len;
     }
+    agree(comm, &st, c);
     return st;
 }
 
@@ -1263,6 +1463,10 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     }
     if ((failed = agree(comm, &st, &c)))
         goto out;
+    if (node_samples.nsamples)
+        st = nts_prepare(&c, comm, rank, size, first, nnodes, total_nodes);
+    if ((failed = agree(comm, &st, &c)))
+        goto out;
     bcast_tmp_name(&c, comm, rank, &tmp);
 
     st = write_parallel(&c, tmp, comm, rank, size, nodes, nnodes, first, total_nodes, perf);
@@ -1274,6 +1478,7 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
 
 out:
     memset(&node_samples, 0, sizeof node_samples);
+    nts_plan_free();
     /* Every rank has closed the file by now: write_parallel ends with a collective close. */
     if (rank == 0 && failed && tmp)
         unlink(tmp);
