@@ -3,7 +3,7 @@
  *   - (first byte even) the whole checkpoint file: the trailer, the image and its checksums are
  *     checked before HDF5 sees a byte, so this exercises that gate; or
  *   - (first byte odd) a list of edits (offset, xor) to the seed's coordinator and node blobs,
- *     applied after they are read and in place of the state checksum (dike__ckpt_fuzz_mutate):
+ *     applied after they are read and in place of the state checksum (dike_ckpt_fuzz_mutate):
  *     what a forger who recomputes every checksum feeds to the range checks of the restore.
  * Either way the resume must end with a message (status 2) or restore, never crash; the run
  * after a restore is not executed (the hook stops there). */
@@ -79,11 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     const char *file = seed;
-    dike__ckpt_fuzz_mutate = NULL;
+    dike_ckpt_fuzz_mutate = NULL;
     if (data[0] & 1) {
         edits = data + 1;
         nedits = size - 1;
-        dike__ckpt_fuzz_mutate = mutate;
+        dike_ckpt_fuzz_mutate = mutate;
     } else {
         FILE *f = fopen(path, "wb");
         if (!f)

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *dike__file_kind(mode_t m)
+const char *dike_file_kind(mode_t m)
 {
     if (S_ISDIR(m)) return "a folder";
     if (S_ISCHR(m)) return "a character device";
@@ -95,7 +95,7 @@ int dike_rename_target_ok(const char *path, const char *what, dike_err *e)
     if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))
         return 0;
     return dike_err_set(e, DIKE_EIO, "%s: cannot write %s: it is now %s, refusing to replace it", path,
-                        what, dike__file_kind(sb.st_mode));
+                        what, dike_file_kind(sb.st_mode));
 }
 
 int dike_write_whole_file(const char *path, const void *bytes, size_t len)

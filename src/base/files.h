@@ -5,6 +5,6 @@
 #include <sys/types.h>
 
 /** "a folder", "a FIFO", ...: what a non-regular file of mode @p m is, for messages. */
-const char *dike__file_kind(mode_t m);
+const char *dike_file_kind(mode_t m);
 
 #endif

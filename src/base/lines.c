@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int dike__lines_open(dike__lines *l, const char *path, bool hash, dike_err *e)
+int dike_lines_open(dike_lines *l, const char *path, bool hash, dike_err *e)
 {
     memset(l, 0, sizeof *l);
     l->fd = open(path, O_RDONLY);
@@ -30,7 +30,7 @@ int dike__lines_open(dike__lines *l, const char *path, bool hash, dike_err *e)
 
 /* Read one more block after the unread text, moving it to the front first; 0 at the end of the
  * file, -1 on a read error. The buffer grows only when the unread text fills it (a long line). */
-static int fill(dike__lines *l)
+static int fill(dike_lines *l)
 {
     if (l->eof || l->err)
         return 0;
@@ -63,7 +63,7 @@ static int fill(dike__lines *l)
     return 1;
 }
 
-long dike__lines_next(dike__lines *l, char **line, size_t max)
+long dike_lines_next(dike_lines *l, char **line, size_t max)
 {
     size_t scanned = 0; /* bytes of the unread text already known to hold no '\n' */
     for (;;) {
@@ -98,7 +98,7 @@ long dike__lines_next(dike__lines *l, char **line, size_t max)
     }
 }
 
-int dike__lines_sha256(dike__lines *l, const char *path, char out[65], dike_err *e)
+int dike_lines_sha256(dike_lines *l, const char *path, char out[65], dike_err *e)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
@@ -117,7 +117,7 @@ int dike__lines_sha256(dike__lines *l, const char *path, char out[65], dike_err 
     return 0;
 }
 
-void dike__lines_close(dike__lines *l)
+void dike_lines_close(dike_lines *l)
 {
     if (l->fd >= 0)
         close(l->fd);

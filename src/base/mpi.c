@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void dike__mpi_fail(const char *file, int line, const char *call, int rc)
+void dike_mpi_fail(const char *file, int line, const char *call, int rc)
 {
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;

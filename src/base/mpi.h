@@ -21,11 +21,11 @@
     do {                                                                                           \
         int dike_mpi_rc_ = (call);                                                                 \
         if (dike_mpi_rc_ != MPI_SUCCESS)                                                           \
-            dike__mpi_fail(__FILE__, __LINE__, #call, dike_mpi_rc_);                               \
+            dike_mpi_fail(__FILE__, __LINE__, #call, dike_mpi_rc_);                               \
     } while (0)
 
 /** What DIKE_MPI_CHECK calls on a failure: dike_fatal at @p file:@p line with MPI's text. */
-void dike__mpi_fail(const char *file, int line, const char *call, int rc)
+void dike_mpi_fail(const char *file, int line, const char *call, int rc)
     __attribute__((noreturn));
 
 /** This rank's number in @p comm. */

@@ -16,7 +16,7 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 }
 
-char *dike__trim(char *s)
+char *dike_trim(char *s)
 {
     while (is_blank(*s))
         s++;
@@ -26,7 +26,7 @@ char *dike__trim(char *s)
     return s;
 }
 
-const char *dike__parse_i64(const char *s, int64_t *v)
+const char *dike_parse_i64(const char *s, int64_t *v)
 {
     if (!*s)
         return "empty value";
@@ -44,7 +44,7 @@ const char *dike__parse_i64(const char *s, int64_t *v)
     return NULL;
 }
 
-const char *dike__parse_f64(const char *s, double *v)
+const char *dike_parse_f64(const char *s, double *v)
 {
     if (!*s)
         return "empty value";
@@ -69,7 +69,7 @@ const char *dike__parse_f64(const char *s, double *v)
     return NULL;
 }
 
-size_t dike__split_csv(char *s, char **fields, size_t max)
+size_t dike_split_csv(char *s, char **fields, size_t max)
 {
     size_t n = 0;
     for (;;) {
@@ -77,7 +77,7 @@ size_t dike__split_csv(char *s, char **fields, size_t max)
         if (comma)
             *comma = '\0';
         if (n < max)
-            fields[n] = dike__trim(s);
+            fields[n] = dike_trim(s);
         n++;
         if (!comma)
             return n;
@@ -98,14 +98,14 @@ typedef struct item {
 static int split_items(char *text, item *items, size_t max, const char *form, char *why, size_t whylen)
 {
     size_t n = 0;
-    char *s = dike__trim(text);
+    char *s = dike_trim(text);
     if (!*s)
         return 0;
     for (;;) {
         char *comma = strchr(s, ',');
         if (comma)
             *comma = '\0';
-        char *it = dike__trim(s);
+        char *it = dike_trim(s);
         char *colon = strchr(it, ':');
         if (n == max) {
             snprintf(why, whylen, "more than %zu entries", max);
@@ -116,8 +116,8 @@ static int split_items(char *text, item *items, size_t max, const char *form, ch
             return -1;
         }
         *colon = '\0';
-        items[n].name = dike__trim(it);
-        items[n].value = dike__trim(colon + 1);
+        items[n].name = dike_trim(it);
+        items[n].value = dike_trim(colon + 1);
         if (!*items[n].name || !*items[n].value) {
             snprintf(why, whylen, "entry %zu '%s:%s' is not %s", n + 1, items[n].name, items[n].value,
                      form);
@@ -182,8 +182,8 @@ static int parse_type_list(const char *text, bool counts, char *name0, void *val
     for (size_t i = 0; i < (size_t)(cnt > 0 ? cnt : 0); i++) {
         int64_t iv = 0;
         double v = 0;
-        bool ok = counts ? !dike__parse_i64(items[i].value, &iv) && iv >= 1 && iv <= UINT32_MAX
-                         : !dike__parse_f64(items[i].value, &v) && v > 0;
+        bool ok = counts ? !dike_parse_i64(items[i].value, &iv) && iv >= 1 && iv <= UINT32_MAX
+                         : !dike_parse_f64(items[i].value, &v) && v > 0;
         if (check_type_entry(items, i, why, whylen))
             goto out;
         if (!ok) {
@@ -207,19 +207,19 @@ out:
     return rc;
 }
 
-int dike__parse_gpu_types(const char *text, dike__type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
+int dike_parse_gpu_types(const char *text, dike_type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
                           char *why, size_t whylen)
 {
     return parse_type_list(text, true, out->name, &out->nodes, sizeof *out, n, why, whylen);
 }
 
-int dike__parse_gpu_speeds(const char *text, dike__type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
+int dike_parse_gpu_speeds(const char *text, dike_type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
                            char *why, size_t whylen)
 {
     return parse_type_list(text, false, out->name, &out->speed, sizeof *out, n, why, whylen);
 }
 
-int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,
+int dike_parse_gpu_mix(const char *text, dike_mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,
                         size_t whylen)
 {
     item items[DIKE__MIX_MAX];
@@ -232,12 +232,12 @@ int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], si
     for (size_t i = 0; i < (size_t)cnt; i++) {
         int64_t g;
         double w;
-        if (dike__parse_i64(items[i].name, &g) || g < 1 || g > UINT32_MAX) {
+        if (dike_parse_i64(items[i].name, &g) || g < 1 || g > UINT32_MAX) {
             snprintf(why, whylen, "entry %zu '%s:%s': GPU count must be an integer >= 1", i + 1,
                      items[i].name, items[i].value);
             goto out;
         }
-        if (dike__parse_f64(items[i].value, &w) || w < 0) {
+        if (dike_parse_f64(items[i].value, &w) || w < 0) {
             snprintf(why, whylen, "entry %zu '%s:%s': weight must be a number >= 0", i + 1,
                      items[i].name, items[i].value);
             goto out;
@@ -263,7 +263,7 @@ out:
     return rc;
 }
 
-long dike__getline_capped(char **buf, size_t *cap, FILE *fp, size_t max)
+long dike_getline_capped(char **buf, size_t *cap, FILE *fp, size_t max)
 {
     size_t n = 0;
     int ch;
@@ -284,7 +284,7 @@ long dike__getline_capped(char **buf, size_t *cap, FILE *fp, size_t max)
     return (long)n;
 }
 
-int dike__input_regular(const char *path, const char *what, dike_err *e)
+int dike_input_regular(const char *path, const char *what, dike_err *e)
 {
     struct stat sb;
     if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))

@@ -15,14 +15,14 @@
 
 /* Whole-string number parsers: no leading/trailing blanks or junk, no empty string; doubles must be
  * finite. They return NULL on success, else a short reason ("not an integer", ...). */
-const char *dike__parse_i64(const char *s, int64_t *v);
-const char *dike__parse_f64(const char *s, double *v);
+const char *dike_parse_i64(const char *s, int64_t *v);
+const char *dike_parse_f64(const char *s, double *v);
 /** Strip blanks (space, tab, CR, LF) from both ends of @p s in place; returns the new start. */
-char *dike__trim(char *s);
+char *dike_trim(char *s);
 /** Split the CSV line @p s in place at commas into at most @p max trimmed fields (no quoting: none
  *  of the formats read here quotes). Returns the number of fields found, which may exceed @p max:
  *  the extra ones are counted, not stored, so callers can tell "too many columns". */
-size_t dike__split_csv(char *s, char **fields, size_t max);
+size_t dike_split_csv(char *s, char **fields, size_t max);
 
 /* Longest line of a trace, node list or weight file: 1 MiB. A longer line is refused rather than
  * read whole (a file without line ends, such as /dev/zero, would otherwise be read into memory). */
@@ -30,33 +30,33 @@ size_t dike__split_csv(char *s, char **fields, size_t max);
 /** getline(3) that reads at most @p max bytes of one line: returns the line length (with its
  *  '\n'), -1 at end of file or on a read error (ferror tells), -2 when the line is longer than
  *  @p max (the rest of the file is not read). */
-long dike__getline_capped(char **buf, size_t *cap, FILE *fp, size_t max);
+long dike_getline_capped(char **buf, size_t *cap, FILE *fp, size_t max);
 /** 0 if @p path is absent or a regular file; else DIKE_EINVAL "PATH: not a regular file (a FIFO):
  *  ..." naming @p what ("trace", "configuration file"): inputs are opened more than once. */
-int dike__input_regular(const char *path, const char *what, dike_err *e);
+int dike_input_regular(const char *path, const char *what, dike_err *e);
 
-typedef struct dike__type_count {
+typedef struct dike_type_count {
     char name[DIKE_GPU_TYPE_NAME]; /**< GPU type name */
     uint32_t nodes;                /**< nodes of this type */
-} dike__type_count;
+} dike_type_count;
 
-typedef struct dike__type_speed {
+typedef struct dike_type_speed {
     char name[DIKE_GPU_TYPE_NAME]; /**< GPU type name */
     double speed;                  /**< relative throughput, > 0 */
-} dike__type_speed;
+} dike_type_speed;
 
-typedef struct dike__mix_entry {
+typedef struct dike_mix_entry {
     uint32_t gpus;  /**< gang size, >= 1 */
     double weight;  /**< relative weight, >= 0 (not normalised) */
-} dike__mix_entry;
+} dike_mix_entry;
 
 /* Each parser returns 0, or DIKE_EINVAL with a reason (no key prefix) in why[whylen].
  * Empty or blank text is a valid empty list (*n = 0). */
-int dike__parse_gpu_types(const char *text, dike__type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
+int dike_parse_gpu_types(const char *text, dike_type_count out[DIKE_MAX_GPU_TYPES], size_t *n,
                           char *why, size_t whylen);
-int dike__parse_gpu_speeds(const char *text, dike__type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
+int dike_parse_gpu_speeds(const char *text, dike_type_speed out[DIKE_MAX_GPU_TYPES], size_t *n,
                            char *why, size_t whylen);
-int dike__parse_gpu_mix(const char *text, dike__mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,
+int dike_parse_gpu_mix(const char *text, dike_mix_entry out[DIKE__MIX_MAX], size_t *n, char *why,
                         size_t whylen);
 
 #endif

@@ -147,7 +147,7 @@ static char *point_axes(const dike_grid *g, size_t i)
  * record (RUNNING when it starts, its end state when it ends), so that `--status` and other
  * invocations see it. Returns dike_run's status (the same on every rank of the group). */
 static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, int ngroups,
-                      const dike_campaign_opts *o, dike__point_result *r)
+                      const dike_campaign_opts *o, dike_point_result *r)
 {
     int grank, gsize;
     DIKE_MPI_CHECK(MPI_Comm_rank(group, &grank));
@@ -166,10 +166,10 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
         r->pid = (int32_t)getpid();
         r->wall_seconds = -1;
         gethostname(r->host, sizeof r->host - 1);
-        dike__utc_now(r->started_at, sizeof r->started_at);
-        dike__slurm_ids(&r->slurm);
+        dike_utc_now(r->started_at, sizeof r->started_at);
+        dike_slurm_ids(&r->slurm);
         dike_err we = {0};
-        if (dike__record_write(g, i, r, &we))
+        if (dike_record_write(g, i, r, &we))
             fprintf(stderr, "dike-emu: campaign: %s\n", we.msg);
     }
     double t0 = MPI_Wtime();
@@ -188,13 +188,13 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
         r->status = rc == DIKE_ESTOPPED ? DIKE_POINT_TIMEOUT : rc ? DIKE_POINT_FAILED : DIKE_POINT_COMPLETED;
         r->resumed = resumed;
         r->wall_seconds = wall;
-        dike__utc_now(r->ended_at, sizeof r->ended_at);
+        dike_utc_now(r->ended_at, sizeof r->ended_at);
         char name[DIKE_GRID_POINT_NAME_MAX];
         dike_grid_point_name(g, i, name, sizeof name);
         if (rc)
             snprintf(r->error, sizeof r->error, "%s", pe.msg);
         dike_err we = {0};
-        if (dike__record_write(g, i, r, &we))
+        if (dike_record_write(g, i, r, &we))
             fprintf(stderr, "dike-emu: campaign: %s\n", we.msg);
         if (rc == DIKE_ESTOPPED) {
             /* Interrupted (SIGTERM at a Slurm time limit, SIGUSR1): TIMEOUT, not a failure; the
@@ -226,9 +226,9 @@ typedef struct ensemble {
     int wrank, wsize, R;        /* world rank and size, ranks per point */
     int color, ngroups, grank;  /* this group's number, how many groups, rank in the group */
     double t0;                  /* MPI_Wtime at the start */
-    dike__point_result *known;  /* world rank 0: every point's outcome, for the manifest */
+    dike_point_result *known;  /* world rank 0: every point's outcome, for the manifest */
     uint64_t *todo, ntodo, nskip; /* the asked-for points not complete yet; those skipped */
-    dike__point_result *mine;   /* a leader's outcomes, grown as points come */
+    dike_point_result *mine;   /* a leader's outcomes, grown as points come */
     size_t nmine, cap;
     int stopped;                /* a stop request ended the campaign early */
 } ensemble;
@@ -242,13 +242,13 @@ static int plan_points(ensemble *en, dike_campaign_stats *st, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL, "campaign: %d MPI rank%s do not split into groups of %d "
                             "(--ranks-per-run; -np must be a multiple of it)", en->wsize,
                             en->wsize == 1 ? "" : "s", en->R);
-    int rc = dike__mkdirs(g->out_dir, e);
+    int rc = dike_mkdirs(g->out_dir, e);
     if (rc)
         return rc;
     en->known = dike_xcalloc(g->npoints, sizeof *en->known);
     en->todo = dike_xcalloc(g->npoints, sizeof *en->todo);
     for (size_t i = 0; i < g->npoints; i++) {
-        dike__point_result *r = &en->known[i];
+        dike_point_result *r = &en->known[i];
         r->index = (int64_t)i;
         r->status = -1; /* not asked for: the manifest looks on disk */
         r->group = -1;
@@ -360,7 +360,7 @@ static void gather_outcomes(ensemble *en)
         displs = dike_xcalloc((size_t)en->wsize, sizeof *displs);
     }
     DIKE_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, en->world));
-    dike__point_result *all = NULL;
+    dike_point_result *all = NULL;
     int total = 0;
     if (en->wrank == 0) {
         for (int r = 0; r < en->wsize; r++) {
@@ -403,10 +403,10 @@ static void print_end(const ensemble *en, const dike_campaign_stats *st, double 
 /* World rank 0 writes the manifest (which fills @p st) and the closing line. */
 static void write_manifest(const ensemble *en, dike_campaign_stats *st)
 {
-    dike__invocation inv = {en->o->select ? "points" : "ensemble", en->wsize, en->R, en->ngroups,
+    dike_invocation inv = {en->o->select ? "points" : "ensemble", en->wsize, en->R, en->ngroups,
                             MPI_Wtime() - en->t0, en->o->select_text};
     dike_err me = {0};
-    if (dike__manifest_write(en->g, en->known, &inv, st, NULL, NULL, true, &me))
+    if (dike_manifest_write(en->g, en->known, &inv, st, NULL, NULL, true, &me))
         fprintf(stderr, "dike-emu: campaign: %s\n", me.msg);
     if (!en->o->quiet)
         print_end(en, st, inv.wall_seconds);
@@ -451,11 +451,11 @@ int dike_campaign_run(const dike_grid *g, const dike_campaign_opts *o, MPI_Comm 
 
 int dike_campaign_status(const dike_grid *g, FILE *out, bool json, dike_campaign_stats *st, dike_err *e)
 {
-    dike__point_result *known = dike_xcalloc(g->npoints, sizeof *known);
+    dike_point_result *known = dike_xcalloc(g->npoints, sizeof *known);
     for (size_t i = 0; i < g->npoints; i++)
         known[i].status = -1;
     memset(st, 0, sizeof *st);
-    int rc = dike__manifest_write(g, known, NULL, st, json ? NULL : out, json ? out : NULL, false, e);
+    int rc = dike_manifest_write(g, known, NULL, st, json ? NULL : out, json ? out : NULL, false, e);
     free(known);
     return rc;
 }

@@ -143,7 +143,7 @@ static int resolve_paths(const char *grid_path, const char *value, char **out, d
     size_t cap = strlen(value) * 2 + strlen(dir) * 8 + 16, len = 0;
     char *buf = dike_xcalloc(1, cap);
     for (char *save = NULL, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        item = dike__trim(item);
+        item = dike_trim(item);
         /* Grow for long lists: every item may gain the folder. */
         size_t need = len + strlen(item) + strlen(dir) + 4;
         if (need > cap) {
@@ -176,7 +176,7 @@ static bool parse_range(const char *s, long long *lo, long long *hi)
         return false;
     char *a = xstrndup(s, (size_t)(dots - s));
     int64_t x, y;
-    bool ok = !dike__parse_i64(a, &x) && !dike__parse_i64(dots + 2, &y);
+    bool ok = !dike_parse_i64(a, &x) && !dike_parse_i64(dots + 2, &y);
     free(a);
     if (ok) {
         *lo = x;
@@ -231,7 +231,7 @@ static int split_values(dike_grid_axis *ax, const char *text, char *why, size_t 
             p = end;
         }
         char *item = xstrndup(start, (size_t)(end - start));
-        char *t = quoted ? item : dike__trim(item);
+        char *t = quoted ? item : dike_trim(item);
         long long lo, hi;
         if (!quoted && !*t) {
             free(item);
@@ -356,7 +356,7 @@ static int on_campaign_key(grid_reader *r, const char *where, const char *name, 
     }
     if (strcmp(name, "ranks_per_run") == 0) {
         int64_t v;
-        const char *bad = dike__parse_i64(value, &v);
+        const char *bad = dike_parse_i64(value, &v);
         if (bad || v < 1 || v > 1000000)
             return dike_err_set(&r->err, DIKE_EINVAL, "%s: [campaign] ranks_per_run: %s (got '%s')", where,
                                 bad ? bad : "must be in [1, 1000000]", value);
@@ -562,7 +562,7 @@ static int finish_sets(const dike_grid *g, dike_config *with_sets, dike_err *e)
         char *eq = strchr(key, '=');
         if (eq)
             *eq = '\0';
-        bool owned = campaign_owned_key(dike__trim(key));
+        bool owned = campaign_owned_key(dike_trim(key));
         free(key);
         if (owned)
             return dike_err_set(e, DIKE_EINVAL, "--set '%s': a campaign names every point's output (and "
@@ -757,7 +757,7 @@ static void shown_for_name(const dike_grid_axis *ax, const char *v, char *buf, s
     size_t len = 0;
     buf[0] = '\0';
     for (char *save = NULL, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        item = dike__trim(item);
+        item = dike_trim(item);
         const char *slash = strrchr(item, '/');
         const char *base = slash ? slash + 1 : item;
         const char *ext = strrchr(base, '.');
@@ -847,11 +847,11 @@ long dike_grid_parse_selection(const char *text, size_t npoints, bool *sel, dike
     long count = 0;
     int rc = 0;
     memset(sel, 0, npoints * sizeof *sel);
-    if (!*dike__trim(copy))
+    if (!*dike_trim(copy))
         rc = dike_err_set(e, DIKE_EINVAL, "--point '%s': empty selection", text);
     for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && !rc;
          item = strtok_r(NULL, ",", &save)) {
-        item = dike__trim(item);
+        item = dike_trim(item);
         int64_t lo, hi;
         char *sep = strstr(item, "..");
         size_t seplen = 2;
@@ -860,10 +860,10 @@ long dike_grid_parse_selection(const char *text, size_t npoints, bool *sel, dike
         bool bad;
         if (sep) {
             char *a = xstrndup(item, (size_t)(sep - item));
-            bad = dike__parse_i64(a, &lo) || dike__parse_i64(sep + seplen, &hi);
+            bad = dike_parse_i64(a, &lo) || dike_parse_i64(sep + seplen, &hi);
             free(a);
         } else {
-            bad = dike__parse_i64(item, &lo) != NULL;
+            bad = dike_parse_i64(item, &lo) != NULL;
             hi = lo;
         }
         if (bad || lo < 0 || hi < lo)

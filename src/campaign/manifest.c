@@ -82,7 +82,7 @@ bool dike_campaign_output_complete(const char *path, double *wall, int *ranks)
     return ok;
 }
 
-int dike__mkdirs(const char *dir, dike_err *e)
+int dike_mkdirs(const char *dir, dike_err *e)
 {
     char *p = dike_xstrdup(dir);
     int rc = 0;
@@ -109,7 +109,7 @@ int dike__mkdirs(const char *dir, dike_err *e)
 /* A JSON string (io/json.h: invalid UTF-8 becomes U+FFFD); NULL is null. */
 static cJSON *jstr(const char *s)
 {
-    return dike__json_str(s);
+    return dike_json_str(s);
 }
 
 /* "" is unknown: null. */
@@ -141,7 +141,7 @@ static double jnum(const cJSON *obj, const char *key, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-static cJSON *slurm_json(const dike__slurm *s)
+static cJSON *slurm_json(const dike_slurm *s)
 {
     if (!s->job_id[0])
         return cJSON_CreateNull();
@@ -153,7 +153,7 @@ static cJSON *slurm_json(const dike__slurm *s)
     return o;
 }
 
-static void slurm_from_json(const cJSON *o, dike__slurm *s)
+static void slurm_from_json(const cJSON *o, dike_slurm *s)
 {
     memset(s, 0, sizeof *s);
     if (!cJSON_IsObject(o))
@@ -165,7 +165,7 @@ static void slurm_from_json(const cJSON *o, dike__slurm *s)
 }
 
 /* "JOB_TASK" for an array task, else "JOB"; "-" outside Slurm. */
-static void slurm_label(const dike__slurm *s, char *buf, size_t n)
+static void slurm_label(const dike_slurm *s, char *buf, size_t n)
 {
     if (s->array_job_id[0])
         snprintf(buf, n, "%s_%s", s->array_job_id, s->array_task_id);
@@ -173,7 +173,7 @@ static void slurm_label(const dike__slurm *s, char *buf, size_t n)
         snprintf(buf, n, "%s", s->job_id[0] ? s->job_id : "-");
 }
 
-void dike__slurm_ids(dike__slurm *s)
+void dike_slurm_ids(dike_slurm *s)
 {
     memset(s, 0, sizeof *s);
     const char *v;
@@ -189,7 +189,7 @@ void dike__slurm_ids(dike__slurm *s)
         s->restart_count = atoi(v);
 }
 
-void dike__utc_now(char *buf, size_t n)
+void dike_utc_now(char *buf, size_t n)
 {
     time_t t = time(NULL);
     struct tm tm;
@@ -299,7 +299,7 @@ static char *point_path(const dike_grid *g, size_t i, const char *suffix)
     return p;
 }
 
-int dike__record_write(const dike_grid *g, size_t i, const dike__point_result *r, dike_err *e)
+int dike_record_write(const dike_grid *g, size_t i, const dike_point_result *r, dike_err *e)
 {
     char name[DIKE_GRID_POINT_NAME_MAX];
     dike_grid_point_name(g, i, name, sizeof name);
@@ -326,7 +326,7 @@ int dike__record_write(const dike_grid *g, size_t i, const dike__point_result *r
 }
 
 /* Read a point's run record into @p r; false if there is none (or it is unreadable). */
-static bool record_read(const dike_grid *g, size_t i, dike__point_result *r)
+static bool record_read(const dike_grid *g, size_t i, dike_point_result *r)
 {
     char *path = point_path(g, i, ".run.json");
     cJSON *o = read_json(path, 1 << 20);
@@ -359,7 +359,7 @@ static bool record_read(const dike_grid *g, size_t i, dike__point_result *r)
  * record's state, except that a RUNNING record whose process is gone from this host is a run that
  * ended without saying how (killed: SIGKILL after a time limit's grace period, out of memory, an
  * MPI_Abort of the whole job). Without a record: PENDING. */
-static void scan_point(const dike_grid *g, size_t i, dike__point_result *r)
+static void scan_point(const dike_grid *g, size_t i, dike_point_result *r)
 {
     char out[DIKE_STR_MAX + 256];
     double wall = -1;
@@ -417,13 +417,13 @@ static char *manifest_path(const dike_grid *g, const char *suffix)
     return p;
 }
 
-static cJSON *invocation_json(const dike__invocation *inv, const dike_campaign_stats *st, const char *when)
+static cJSON *invocation_json(const dike_invocation *inv, const dike_campaign_stats *st, const char *when)
 {
     cJSON *o = cJSON_CreateObject();
     char host[64];
-    dike__slurm sl;
+    dike_slurm sl;
     host_name(host, sizeof host);
-    dike__slurm_ids(&sl);
+    dike_slurm_ids(&sl);
     cJSON_AddItemToObject(o, "mode", jstr(inv->mode));
     cJSON_AddItemToObject(o, "points", jstr(inv->points));
     cJSON_AddItemToObject(o, "ended_at", jstr(when));
@@ -442,7 +442,7 @@ static cJSON *invocation_json(const dike__invocation *inv, const dike_campaign_s
     return o;
 }
 
-static cJSON *point_json(const dike_grid *g, size_t i, const dike__point_result *r)
+static cJSON *point_json(const dike_grid *g, size_t i, const dike_point_result *r)
 {
     char name[DIKE_GRID_POINT_NAME_MAX], out[DIKE_GRID_POINT_NAME_MAX + 16];
     const dike_grid_block *b = dike_grid_block_of(g, i);
@@ -481,11 +481,11 @@ static cJSON *point_json(const dike_grid *g, size_t i, const dike__point_result 
 
 /* The manifest document. @p old (may be NULL): the manifest on disk, whose invocations are kept;
  * @p inv is appended to them unless NULL (--status appends nothing). */
-static cJSON *manifest_json(const dike_grid *g, const dike__point_result *known, const dike__invocation *inv,
+static cJSON *manifest_json(const dike_grid *g, const dike_point_result *known, const dike_invocation *inv,
                             const dike_campaign_stats *st, const cJSON *old)
 {
     char when[32];
-    dike__utc_now(when, sizeof when);
+    dike_utc_now(when, sizeof when);
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "format", "dike-emu campaign manifest");
     cJSON_AddNumberToObject(d, "format_version", 2);
@@ -522,7 +522,7 @@ static cJSON *manifest_json(const dike_grid *g, const dike__point_result *known,
     return d;
 }
 
-int dike__manifest_write(const dike_grid *g, dike__point_result *known, const dike__invocation *inv,
+int dike_manifest_write(const dike_grid *g, dike_point_result *known, const dike_invocation *inv,
                          dike_campaign_stats *st, FILE *table, FILE *json, bool write_file, dike_err *e)
 {
     char *path = manifest_path(g, ""), *lock = manifest_path(g, ".lock");
@@ -545,7 +545,7 @@ int dike__manifest_write(const dike_grid *g, dike__point_result *known, const di
     st->skipped = skipped;
     st->ran = st->ran_completed = st->ran_failed = st->ran_timeout = 0;
     for (size_t i = 0; i < g->npoints; i++) {
-        dike__point_result *r = &known[i];
+        dike_point_result *r = &known[i];
         if (r->status < 0) {
             int32_t was_skipped = r->skipped;
             scan_point(g, i, r);
@@ -586,7 +586,7 @@ int dike__manifest_write(const dike_grid *g, dike__point_result *known, const di
         const cJSON *last = old ? cJSON_GetObjectItemCaseSensitive(old, "invocation") : NULL;
         if (cJSON_IsObject(last)) {
             char mode[32], at[32], pts[256];
-            dike__slurm sl;
+            dike_slurm sl;
             jcopy_str(last, "mode", mode, sizeof mode);
             jcopy_str(last, "ended_at", at, sizeof at);
             jcopy_str(last, "points", pts, sizeof pts);

@@ -598,7 +598,7 @@ static int cmd_trace_info(int argc, char **argv)
         rc = dike_workload_prepare(&cfg, &cl, &w, &e);
     double read_s = MPI_Wtime() - t0;
     if (!rc)
-        dike__print_trace_info(&cfg, &cl, &w, read_s);
+        dike_print_trace_info(&cfg, &cl, &w, read_s);
     dike_workload_free(&w);
     dike_cluster_free(&cl);
     return rc ? fail(rc, e.msg) : 0;

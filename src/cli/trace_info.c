@@ -279,7 +279,7 @@ static void print_tenants(const dike_workload *w, const dike_trace_stats *st)
     free(tr);
 }
 
-void dike__print_trace_info(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
+void dike_print_trace_info(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
                             double read_s)
 {
     dike_trace_stats st;

@@ -38,7 +38,7 @@ void dike_trace_stats_compute(const dike_workload *w, uint64_t total_gpus, dike_
 void dike_trace_stats_free(dike_trace_stats *st);
 
 /** The trace-info report of @p w (read in @p read_s seconds) on @p cl, to stdout. */
-void dike__print_trace_info(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
+void dike_print_trace_info(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
                             double read_s);
 
 #endif

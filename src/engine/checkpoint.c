@@ -356,7 +356,7 @@ static void apply_cap(dike_sched *s, const cap_state *c)
  * per-job structures in submit order, then the policy's own state (@p plen bytes). */
 static int load_policy(buf *b, dike_sched *s, uint64_t plen, dike_err *e)
 {
-    dike__est_rebuild(s);
+    dike_est_rebuild(s);
     for (size_t i = 0; i < s->w->njobs; i++) {
         dike_job *j = &s->jobs[i];
         if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
@@ -878,7 +878,7 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
     return rc;
 }
 
-void (*dike__ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
+void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
 
 int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
                             const dike_part_layout *l, const char *trace_sha256, dike_err *e)
@@ -903,8 +903,8 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
             rc = lrc;
         else if (f < 0 || read_blob(f, "coordinator", &cb) || read_blob(f, "nodes", &nb))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: cannot read its state", path);
-        else if (dike__ckpt_fuzz_mutate) /* a forger's blobs: checksums recomputed, so skipped */
-            dike__ckpt_fuzz_mutate(cb.p, cb.len, nb.p, nb.len);
+        else if (dike_ckpt_fuzz_mutate) /* a forger's blobs: checksums recomputed, so skipped */
+            dike_ckpt_fuzz_mutate(cb.p, cb.len, nb.p, nb.len);
         else if (state_digest(cb.p, cb.len, nb.p, nb.len, want), !ssum || strcmp(want, ssum) != 0)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the state does not match its "
                               "checksum (state_sha256)", path);
@@ -958,7 +958,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
 out:
     free(cb.p);
     free(nb.p);
-    if (!rc && dike__ckpt_fuzz_mutate) /* the fuzzer checks the restore, not the run after it */
+    if (!rc && dike_ckpt_fuzz_mutate) /* the fuzzer checks the restore, not the run after it */
         rc = dike_err_set(e, DIKE_ESTOPPED, "%s: restored (fuzzing)", path);
     return rc;
 }

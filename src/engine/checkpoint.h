@@ -30,6 +30,6 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
 /** Testing only (fuzz/fuzz_resume.c): when set, called on the coordinator and node blobs just
  *  read, in place of the state checksum check — what a forger who recomputes every checksum can
  *  feed to the range checks. NULL in the program. */
-extern void (*dike__ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
+extern void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
 
 #endif

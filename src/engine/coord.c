@@ -16,7 +16,7 @@
 
 /* ---- events ---- */
 
-void dike__coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
+void dike_coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
                             uint32_t seq, uint32_t data)
 {
     dike_event *ev = dike_pool_get(&s->pool);
@@ -35,7 +35,7 @@ static void push_next_arrival(dike_sched *s)
     if (s->next_arrival >= s->w->njobs)
         return;
     dike_job *j = &s->jobs[s->next_arrival++];
-    dike__coord_push_event(s, j->spec->submit, DIKE_PHASE_ARRIVE, DIKE_EV_JOB_ARRIVE, j->idx, j->seq++, 0);
+    dike_coord_push_event(s, j->spec->submit, DIKE_PHASE_ARRIVE, DIKE_EV_JOB_ARRIVE, j->idx, j->seq++, 0);
 }
 
 /* ---- accounting ---- */
@@ -66,7 +66,7 @@ static void advance_to(dike_sched *s, dike_time t)
     s->now = t;
 }
 
-void dike__coord_add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl)
+void dike_coord_add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl)
 {
     if (s->nact == s->act_cap) {
         s->act_cap = s->act_cap ? 2 * s->act_cap : 4096;
@@ -108,7 +108,7 @@ static double comm_intensity(const dike_sched *s, const dike_job *j)
 }
 
 /* Emulating mode: slice i of job j starts or stops L after now, at its node's owner. */
-void dike__coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason)
+void dike_coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason)
 {
     if (s->neact == s->eact_cap) {
         s->eact_cap = s->eact_cap ? 2 * s->eact_cap : 4096;
@@ -150,7 +150,7 @@ void dike__coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint3
 }
 
 /* Order-independent signature of a node set, to tell a migration from a resume in place. */
-uint32_t dike__coord_node_set_sig(const dike_slice *sl, uint32_t n)
+uint32_t dike_coord_node_set_sig(const dike_slice *sl, uint32_t n)
 {
     uint64_t sum = 0, x = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -239,7 +239,7 @@ static void ent_update(dike_sched *s)
     s->ent_dirty = 0;
 }
 
-void dike__coord_close_entitlements(dike_sched *s)
+void dike_coord_close_entitlements(dike_sched *s)
 {
     /* every tenant's entitlement is 0 already when all jobs finished */
     for (uint32_t t = 0; t < s->w->ntenants; t++)
@@ -263,15 +263,15 @@ void dike_coord_entitle_rebuild(dike_sched *s)
 
 /* Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
  * (DIKE_STOP_*) tells the home what to report in the emulating mode. */
-void dike__coord_release(dike_sched *s, dike_job *j, uint32_t reason)
+void dike_coord_release(dike_sched *s, dike_job *j, uint32_t reason)
 {
     uint32_t g = j->spec->num_gpus;
     for (uint32_t i = 0; i < j->nslices; i++) {
         dike_capacity_give(s->cap, j->slices[i].node, j->slices[i].gpus);
         if (s->emulate)
-            dike__coord_add_nact(s, DIKE_ACT_STOP, j, i, reason);
+            dike_coord_add_nact(s, DIKE_ACT_STOP, j, i, reason);
         else
-            dike__coord_add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
+            dike_coord_add_action(s, DIKE_ACT_STOP, j, &j->slices[i]);
     }
     double held = (double)(s->now - j->run_start);
     double productive = s->now > j->progress_start ? (double)(s->now - j->progress_start) : 0.0;
@@ -303,8 +303,8 @@ static void evict(dike_sched *s, dike_job *j)
     j->remaining -= kept;
     if (j->remaining < 1)
         j->remaining = 1;
-    dike__coord_release(s, j, DIKE_STOP_EVICT);
-    j->last_sig = dike__coord_node_set_sig(j->slices, j->nslices);
+    dike_coord_release(s, j, DIKE_STOP_EVICT);
+    j->last_sig = dike_coord_node_set_sig(j->slices, j->nslices);
     j->nslices = 0;
     j->epoch++;
     j->restarts++;
@@ -335,19 +335,19 @@ void dike_coord_report(dike_sched *s, const dike_nrep *r)
 {
     switch (r->kind) {
     case DIKE_NREP_FINISH:
-        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, r->entity, r->seq, r->seq);
+        dike_coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, r->entity, r->seq, r->seq);
         break;
     case DIKE_NREP_STOPPED:
         s->stop_work[r->entity] = r->work;
         s->stop_lost[r->entity] = r->lost_us;
-        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq,
+        dike_coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_JOB_STOPPED, r->entity, r->seq,
                                r->seq);
         break;
     case DIKE_NREP_FAIL:
-        dike__coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_NODE_FAIL, r->entity, r->seq, 0);
+        dike_coord_push_event(s, r->time, DIKE_PHASE_RELEASE, DIKE_EV_NODE_FAIL, r->entity, r->seq, 0);
         break;
     case DIKE_NREP_REPAIR:
-        dike__coord_push_event(s, r->time, DIKE_PHASE_ARRIVE, DIKE_EV_NODE_REPAIR, r->entity, r->seq, 0);
+        dike_coord_push_event(s, r->time, DIKE_PHASE_ARRIVE, DIKE_EV_NODE_REPAIR, r->entity, r->seq, 0);
         break;
     default:
         dike_fatal("unknown node report %u", r->kind);
@@ -370,7 +370,7 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
             memcpy(s->fail_jobs[data], jobs, njobs * sizeof *jobs);
         s->fail_njobs[data] = njobs;
     }
-    dike__coord_push_event(s, t, kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE,
+    dike_coord_push_event(s, t, kind == DIKE_EV_NODE_FAIL ? DIKE_PHASE_RELEASE : DIKE_PHASE_ARRIVE,
                            (uint8_t)kind, node, seq, data);
 }
 
@@ -420,7 +420,7 @@ static void on_arrival(dike_sched *s, dike_job *j)
 
 static void on_finish(dike_sched *s, dike_job *j)
 {
-    dike__coord_release(s, j, DIKE_STOP_RELEASE);
+    dike_coord_release(s, j, DIKE_STOP_RELEASE);
     j->remaining = 0;
     j->nslices = 0;
     touch_area(s);
@@ -430,7 +430,7 @@ static void on_finish(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_DONE;
     s->active--;
     s->finished++;
-    dike__est_on_finish(s, j);
+    dike_est_on_finish(s, j);
     ent_leave(s, j->spec->tenant, j->spec->num_gpus);
     if (s->pol->on_finish)
         s->pol->on_finish(s->pol_state, s, j);
@@ -531,7 +531,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             dike_progress_update(&s->progress, s->now, s->finished, s->events);
         if ((s->pol->flags & DIKE_POLICY_ROUNDS) && !s->round_pending && s->active > 0) {
             dike_time next = (s->now / s->round_us + 1) * s->round_us;
-            dike__coord_push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
+            dike_coord_push_event(s, next, DIKE_PHASE_ROUND, DIKE_EV_ROUND, 0, s->round_seq++, 0);
             s->round_pending = 1;
         }
     }
@@ -618,7 +618,7 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
     dike_timeseries_init(&s->ts, w->ntenants);
     dike_pool_init(&s->pool);
     dike_heap_init(&s->heap);
-    int rc = dike__est_init(s, e);
+    int rc = dike_est_init(s, e);
     if (rc)
         return rc;
     rc = s->pol->init(s, &s->pol_state, e);
@@ -643,7 +643,7 @@ void dike_coord_free(dike_sched *s)
     free(s->scratch);
     free(s->tenant_gpus);
     free(s->tenant_gpu_s);
-    dike__est_free(s);
+    dike_est_free(s);
     free(s->tenant_weight);
     free(s->tenant_demand);
     free(s->ent_ratio);

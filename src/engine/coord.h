@@ -148,12 +148,12 @@ void dike_coord_report(dike_sched *s, const struct dike_nrep *r);
 int dike_coord_done(const dike_sched *s);
 /* Duration estimates (engine/estimate.c). */
 /** Read the knowledge mode and draw every job's noisy estimate (jobs must be set up). */
-int dike__est_init(dike_sched *s, dike_err *e);
-void dike__est_free(dike_sched *s);
+int dike_est_init(dike_sched *s, dike_err *e);
+void dike_est_free(dike_sched *s);
 /** Job @p j finished: its true duration joins its tenant's history (O(1)). */
-void dike__est_on_finish(dike_sched *s, const dike_job *j);
+void dike_est_on_finish(dike_sched *s, const dike_job *j);
 /** Rebuild the history from the jobs' states (after a checkpoint is loaded). */
-void dike__est_rebuild(dike_sched *s);
+void dike_est_rebuild(dike_sched *s);
 
 /** Rebuild the set of active tenants from tenant_demand (after a checkpoint is restored). */
 void dike_coord_entitle_rebuild(dike_sched *s);
@@ -164,18 +164,18 @@ void dike_coord_perf_decide(const dike_sched *s, dike_perf_record *perf);
 
 /* What the policy API (engine/sched.c) shares with the event loop (engine/coord.c). */
 /** Queue an event in the coordinator's heap. */
-void dike__coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
+void dike_coord_push_event(dike_sched *s, dike_time t, uint8_t phase, uint8_t kind, uint32_t entity,
                             uint32_t seq, uint32_t data);
 /** Predicting mode: buffer a start or stop of slice @p sl of @p j for its node's owner. */
-void dike__coord_add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl);
+void dike_coord_add_action(dike_sched *s, uint32_t kind, const dike_job *j, const dike_slice *sl);
 /** Emulating mode: slice @p i of @p j starts or stops L after now, at its node's owner. */
-void dike__coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason);
+void dike_coord_add_nact(dike_sched *s, uint32_t kind, const dike_job *j, uint32_t i, uint32_t reason);
 /** Order-independent signature of a node set, to tell a migration from a resume in place. */
-uint32_t dike__coord_node_set_sig(const dike_slice *sl, uint32_t n);
+uint32_t dike_coord_node_set_sig(const dike_slice *sl, uint32_t n);
 /** Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
  *  (DIKE_STOP_*) tells the home what to report in the emulating mode. */
-void dike__coord_release(dike_sched *s, dike_job *j, uint32_t reason);
+void dike_coord_release(dike_sched *s, dike_job *j, uint32_t reason);
 /** At the end of a run (coord_results.c): the entitlement integrals up to now. */
-void dike__coord_close_entitlements(dike_sched *s);
+void dike_coord_close_entitlements(dike_sched *s);
 
 #endif

@@ -121,7 +121,7 @@ void dike_coord_results(dike_sched *s, dike_results *r)
         r->tenants[w->jobs[i].tenant].jobs++;
     dike_summarize(r->jobs, r->njobs, r->tenants, r->ntenants, s->cl->total_gpus, alloc_gpu_s,
                    eff_gpu_s, &r->summary);
-    dike__coord_close_entitlements(s);
+    dike_coord_close_entitlements(s);
     double wsum = 0, gsum = 0, esum = 0, span = r->summary.makespan;
     for (uint32_t t = 0; t < w->ntenants; t++) {
         wsum += s->tenant_weight[t];

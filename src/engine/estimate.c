@@ -33,7 +33,7 @@ int dike_duration_knowledge_parse(const char *name)
     return -1;
 }
 
-int dike__est_init(dike_sched *s, dike_err *e)
+int dike_est_init(dike_sched *s, dike_err *e)
 {
     const dike_config *cfg = s->cfg;
     s->dur_knowledge = dike_duration_knowledge_parse(cfg->scheduler_duration_knowledge);
@@ -70,7 +70,7 @@ int dike__est_init(dike_sched *s, dike_err *e)
     return 0;
 }
 
-void dike__est_free(dike_sched *s)
+void dike_est_free(dike_sched *s)
 {
     free(s->tenant_done_us);
     free(s->tenant_done_n);
@@ -91,7 +91,7 @@ static void add_done(dike_sched *s, const dike_job *j)
     s->all_done_n++;
 }
 
-void dike__est_on_finish(dike_sched *s, const dike_job *j)
+void dike_est_on_finish(dike_sched *s, const dike_job *j)
 {
     if (s->dur_knowledge != DIKE_DURATION_NONE)
         return;
@@ -99,7 +99,7 @@ void dike__est_on_finish(dike_sched *s, const dike_job *j)
     s->est_epoch++;
 }
 
-void dike__est_rebuild(dike_sched *s)
+void dike_est_rebuild(dike_sched *s)
 {
     if (s->dur_knowledge != DIKE_DURATION_NONE)
         return;

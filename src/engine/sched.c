@@ -107,7 +107,7 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
     j->nslices = n;
     j->placed_n = n;
     int resume = j->first_start >= 0;
-    if (resume && dike__coord_node_set_sig(j->slices, n) != j->last_sig) {
+    if (resume && dike_coord_node_set_sig(j->slices, n) != j->last_sig) {
         j->migrations++;
         s->migrations++;
     }
@@ -126,9 +126,9 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
     for (uint32_t i = 0; i < n; i++) {
         dike_capacity_take(s->cap, j->slices[i].node, j->slices[i].gpus);
         if (s->emulate)
-            dike__coord_add_nact(s, DIKE_ACT_START, j, i, 0);
+            dike_coord_add_nact(s, DIKE_ACT_START, j, i, 0);
         else
-            dike__coord_add_action(s, DIKE_ACT_START, j, &j->slices[i]);
+            dike_coord_add_action(s, DIKE_ACT_START, j, &j->slices[i]);
     }
     j->state = DIKE_JOB_RUNNING;
     s->queued--;
@@ -137,7 +137,7 @@ static int sched_start(dike_sched *s, dike_job *j, int local_only)
     s->tenant_gpus[j->spec->tenant] += g;
     /* In the emulating mode j->finish stays an estimate: the completion comes from the home. */
     if (!s->emulate)
-        dike__coord_push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++,
+        dike_coord_push_event(s, j->finish, DIKE_PHASE_RELEASE, DIKE_EV_JOB_FINISH, j->idx, j->seq++,
                                j->epoch);
     return 1;
 }
@@ -159,10 +159,10 @@ void dike_sched_preempt(dike_sched *s, dike_job *j)
     j->remaining = dike_sched_remaining(s, j);
     if (j->remaining <= 0)
         j->remaining = 1; /* cannot happen (its finish would have come first); stay positive */
-    dike__coord_release(s, j, DIKE_STOP_PREEMPT);
+    dike_coord_release(s, j, DIKE_STOP_PREEMPT);
     if (s->emulate)
         s->stop_pending[j->idx] = 1; /* the home reports the true work left L later */
-    j->last_sig = dike__coord_node_set_sig(j->slices, j->nslices);
+    j->last_sig = dike_coord_node_set_sig(j->slices, j->nslices);
     j->nslices = 0;
     j->epoch++; /* its finish event is now stale */
     j->preemptions++;

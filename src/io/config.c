@@ -336,23 +336,23 @@ static int check_network(const char *v, char *why, size_t n)
 
 static int check_gpu_types(const char *v, char *why, size_t n)
 {
-    dike__type_count t[DIKE_MAX_GPU_TYPES];
+    dike_type_count t[DIKE_MAX_GPU_TYPES];
     size_t cnt;
-    return dike__parse_gpu_types(v, t, &cnt, why, n);
+    return dike_parse_gpu_types(v, t, &cnt, why, n);
 }
 
 static int check_gpu_speeds(const char *v, char *why, size_t n)
 {
-    dike__type_speed t[DIKE_MAX_GPU_TYPES];
+    dike_type_speed t[DIKE_MAX_GPU_TYPES];
     size_t cnt;
-    return dike__parse_gpu_speeds(v, t, &cnt, why, n);
+    return dike_parse_gpu_speeds(v, t, &cnt, why, n);
 }
 
 static int check_gpu_mix(const char *v, char *why, size_t n)
 {
-    dike__mix_entry m[DIKE__MIX_MAX];
+    dike_mix_entry m[DIKE__MIX_MAX];
     size_t cnt;
-    return dike__parse_gpu_mix(v, m, &cnt, why, n);
+    return dike_parse_gpu_mix(v, m, &cnt, why, n);
 }
 
 /* Names of policies, placements and formats are looked up in registries elsewhere; here only their
@@ -526,7 +526,7 @@ static int set_value(dike_config *c, const key_def *k, const char *text, char *w
     switch (k->type) {
     case KEY_INT: {
         int64_t v;
-        if ((bad = dike__parse_i64(text, &v))) {
+        if ((bad = dike_parse_i64(text, &v))) {
             snprintf(why, n, "%s", bad);
             return DIKE_EINVAL;
         }
@@ -539,7 +539,7 @@ static int set_value(dike_config *c, const key_def *k, const char *text, char *w
     }
     case KEY_DOUBLE: {
         double v;
-        if ((bad = dike__parse_f64(text, &v))) {
+        if ((bad = dike_parse_f64(text, &v))) {
             snprintf(why, n, "%s", bad);
             return DIKE_EINVAL;
         }
@@ -829,7 +829,7 @@ static int load_stream(dike_config *c, FILE *f, const char *path, dike_err *e)
 
 int dike_config_load_file(dike_config *c, const char *path, dike_err *e)
 {
-    int rc = dike__input_regular(path, "configuration file", e);
+    int rc = dike_input_regular(path, "configuration file", e);
     if (rc)
         return rc;
     FILE *f = fopen(path, "r");
@@ -847,7 +847,7 @@ int dike_config_load_text(dike_config *c, const char *text, const char *origin, 
     dike_config work = *c;
     for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
         line++;
-        l = dike__trim(l);
+        l = dike_trim(l);
         if (!*l || *l == ';' || *l == '#')
             continue;
         if (*l == '[') {
@@ -864,7 +864,7 @@ int dike_config_load_text(dike_config *c, const char *text, const char *origin, 
         *eq = 0;
         char where[256];
         snprintf(where, sizeof where, "%s: config line %d", origin, line);
-        rc = assign(&work, where, false, section, dike__trim(l), dike__trim(eq + 1), e);
+        rc = assign(&work, where, false, section, dike_trim(l), dike_trim(eq + 1), e);
     }
     free(copy);
     if (!rc)
@@ -889,7 +889,7 @@ int dike_config_set(dike_config *c, const char *assignment, const char *origin, 
     }
     *eq = '\0';
     *dot = '\0';
-    rc = assign(c, where, false, dike__trim(copy), dike__trim(dot + 1), dike__trim(eq + 1), e);
+    rc = assign(c, where, false, dike_trim(copy), dike_trim(dot + 1), dike_trim(eq + 1), e);
 out:
     free(copy);
     return rc;
@@ -926,11 +926,11 @@ int dike_config_validate(const dike_config *c, dike_err *e)
         }
     }
 
-    dike__type_count types[DIKE_MAX_GPU_TYPES];
-    dike__type_speed speeds[DIKE_MAX_GPU_TYPES];
+    dike_type_count types[DIKE_MAX_GPU_TYPES];
+    dike_type_speed speeds[DIKE_MAX_GPU_TYPES];
     size_t ntypes = 0, nspeeds = 0;
-    dike__parse_gpu_types(c->cluster_gpu_types, types, &ntypes, why, sizeof why);
-    dike__parse_gpu_speeds(c->cluster_gpu_speeds, speeds, &nspeeds, why, sizeof why);
+    dike_parse_gpu_types(c->cluster_gpu_types, types, &ntypes, why, sizeof why);
+    dike_parse_gpu_speeds(c->cluster_gpu_speeds, speeds, &nspeeds, why, sizeof why);
     if (ntypes && c->cluster_nodes_file[0])
         return cross_err(e, c, offsetof(dike_config, cluster_gpu_types),
                          offsetof(dike_config, cluster_nodes_file), "cluster.nodes_file",

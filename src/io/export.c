@@ -23,10 +23,10 @@
 int dike_output_config(const char *path, char **text, dike_err *e)
 {
     hid_t f;
-    int rc = dike__h5in_open(path, &f, e);
+    int rc = dike_h5in_open(path, &f, e);
     if (!rc) {
-        rc = dike__h5in_str_attr(f, path, "config", text, e);
-        dike__h5in_close(f);
+        rc = dike_h5in_str_attr(f, path, "config", text, e);
+        dike_h5in_close(f);
     }
     return rc;
 }
@@ -222,8 +222,8 @@ static cJSON *attr_json(hid_t obj, const char *name)
     case H5T_STRING: {
         char *s = NULL;
         dike_err e;
-        if (dike__h5in_str_attr(obj, "", name, &s, &e) == 0)
-            out = dike__json_str(s);
+        if (dike_h5in_str_attr(obj, "", name, &s, &e) == 0)
+            out = dike_json_str(s);
         free(s);
         break;
     }
@@ -322,7 +322,7 @@ static cJSON *tenants_json(const dike_tenant_record *t, size_t n)
         snprintf(name, sizeof name, "%.*s", DIKE_NAME_MAX, t[i].name);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToObject(o, "tenant", uint_json(t[i].tenant));
-        cJSON_AddItemToObject(o, "name", dike__json_str(name));
+        cJSON_AddItemToObject(o, "name", dike_json_str(name));
         cJSON_AddItemToObject(o, "weight", real_or_null(t[i].weight));
         cJSON_AddItemToObject(o, "jobs", uint_json(t[i].jobs));
         cJSON_AddItemToObject(o, "finished", uint_json(t[i].finished));
@@ -341,7 +341,7 @@ static char *summary_json(hid_t file, const char *path, const dike_job_record *j
 {
     cJSON *root = cJSON_CreateObject(), *run = cJSON_CreateObject(), *runits = cJSON_CreateObject();
     cJSON *summary = cJSON_CreateObject(), *units = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "file", dike__json_str(path));
+    cJSON_AddItemToObject(root, "file", dike_json_str(path));
     attrs_json(file, run, runits, false);
     hid_t g = H5Gopen2(file, "/summary", H5P_DEFAULT);
     if (g >= 0) {
@@ -419,7 +419,7 @@ int dike_export(const char *h5, const char *jobs_csv_path, const char *summary_p
         return dike_err_set(e, DIKE_EINVAL, "%s: --jobs and --summary name the same file", summary_path);
 
     hid_t f;
-    int rc = dike__h5in_open(h5, &f, e);
+    int rc = dike_h5in_open(h5, &f, e);
     if (rc)
         return rc;
     dike_job_record *jobs = NULL;
@@ -429,11 +429,11 @@ int dike_export(const char *h5, const char *jobs_csv_path, const char *summary_p
     size_t len[2] = {0, 0};
     uint64_t *node_off = NULL;
     uint32_t *node_ids = NULL;
-    rc = dike__h5in_jobs(f, h5, &jobs, &n, e);
+    rc = dike_h5in_jobs(f, h5, &jobs, &n, e);
     if (!rc)
-        rc = dike__h5in_tenants(f, h5, &ten, &nten, e);
+        rc = dike_h5in_tenants(f, h5, &ten, &nten, e);
     if (!rc)
-        rc = dike__h5in_job_nodes(f, h5, n, &node_off, &node_ids, e);
+        rc = dike_h5in_job_nodes(f, h5, n, &node_off, &node_ids, e);
     if (!rc && jobs_csv_path) {
         FILE *m = open_memstream(&text[0], &len[0]);
         if (!m)
@@ -453,7 +453,7 @@ int dike_export(const char *h5, const char *jobs_csv_path, const char *summary_p
         len[1] = l + 1;
         free(js);
     }
-    dike__h5in_close(f);
+    dike_h5in_close(f);
     /* Both staged before either is renamed: an error leaves neither. */
     for (int k = 0; k < 2 && !rc; k++)
         if (outs[k])

@@ -11,10 +11,10 @@ static H5E_auto2_t saved_fn;
 static void *saved_data;
 static int saved;
 
-int dike__h5in_open(const char *path, hid_t *file, dike_err *e)
+int dike_h5in_open(const char *path, hid_t *file, dike_err *e)
 {
     *file = H5I_INVALID_HID;
-    int rc = dike__input_regular(path, "output file", e);
+    int rc = dike_input_regular(path, "output file", e);
     if (rc)
         return rc;
     if (!saved && H5Eget_auto2(H5E_DEFAULT, &saved_fn, &saved_data) >= 0)
@@ -22,7 +22,7 @@ int dike__h5in_open(const char *path, hid_t *file, dike_err *e)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-        dike__h5in_close(H5I_INVALID_HID);
+        dike_h5in_close(H5I_INVALID_HID);
         return dike_err_set(e, DIKE_EINVAL, "%s: not an HDF5 file (or damaged)", path);
     }
     int32_t v = 0;
@@ -32,7 +32,7 @@ int dike__h5in_open(const char *path, hid_t *file, dike_err *e)
         H5Aclose(a);
     if (!ok || v != DIKE_SCHEMA_VERSION) {
         H5Fclose(f);
-        dike__h5in_close(H5I_INVALID_HID);
+        dike_h5in_close(H5I_INVALID_HID);
         if (!ok)
             return dike_err_set(e, DIKE_EINVAL, "%s: not a complete dike-emu output (no schema_version "
                                 "attribute)", path);
@@ -43,7 +43,7 @@ int dike__h5in_open(const char *path, hid_t *file, dike_err *e)
     return 0;
 }
 
-void dike__h5in_close(hid_t file)
+void dike_h5in_close(hid_t file)
 {
     if (file >= 0)
         H5Fclose(file);
@@ -53,7 +53,7 @@ void dike__h5in_close(hid_t file)
     }
 }
 
-int dike__h5in_str_attr(hid_t obj, const char *path, const char *name, char **out, dike_err *e)
+int dike_h5in_str_attr(hid_t obj, const char *path, const char *name, char **out, dike_err *e)
 {
     *out = NULL;
     hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
@@ -123,14 +123,14 @@ out:
     return rc;
 }
 
-int dike__h5in_jobs(hid_t file, const char *path, dike_job_record **rows, size_t *n, dike_err *e)
+int dike_h5in_jobs(hid_t file, const char *path, dike_job_record **rows, size_t *n, dike_err *e)
 {
-    return read_table(file, path, "/jobs", dike__h5_job_type, sizeof **rows, (void **)rows, n, e);
+    return read_table(file, path, "/jobs", dike_h5_job_type, sizeof **rows, (void **)rows, n, e);
 }
 
-int dike__h5in_tenants(hid_t file, const char *path, dike_tenant_record **rows, size_t *n, dike_err *e)
+int dike_h5in_tenants(hid_t file, const char *path, dike_tenant_record **rows, size_t *n, dike_err *e)
 {
-    return read_table(file, path, "/tenants", dike__h5_tenant_type, sizeof **rows, (void **)rows, n, e);
+    return read_table(file, path, "/tenants", dike_h5_tenant_type, sizeof **rows, (void **)rows, n, e);
 }
 
 static hid_t u64_type(void)
@@ -143,7 +143,7 @@ static hid_t u32_type(void)
     return H5Tcopy(H5T_NATIVE_UINT32);
 }
 
-int dike__h5in_job_nodes(hid_t file, const char *path, size_t njobs, uint64_t **off, uint32_t **ids,
+int dike_h5in_job_nodes(hid_t file, const char *path, size_t njobs, uint64_t **off, uint32_t **ids,
                          dike_err *e)
 {
     *off = NULL;

@@ -147,7 +147,7 @@ static size_t summary_fields(h5_field *f)
     F_RETURN(f, t);
 }
 
-hid_t dike__h5_str_type(size_t size)
+hid_t dike_h5_str_type(size_t size)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0)
@@ -166,7 +166,7 @@ static hid_t build_compound(size_t size, const h5_field *f, size_t n)
         goto fail;
     for (size_t i = 0; i < n; i++) {
         hid_t m = f[i].type;
-        if (m == H5I_INVALID_HID && (m = str = dike__h5_str_type(f[i].strsize)) < 0)
+        if (m == H5I_INVALID_HID && (m = str = dike_h5_str_type(f[i].strsize)) < 0)
             goto fail;
         if (H5Tinsert(t, f[i].name, f[i].offset, m) < 0)
             goto fail;
@@ -192,11 +192,11 @@ static hid_t record_type(size_t size, fields_fn fields)
     return build_compound(size, f, fields(f));
 }
 
-hid_t dike__h5_job_type(void) { return record_type(sizeof(dike_job_record), job_fields); }
-hid_t dike__h5_tenant_type(void) { return record_type(sizeof(dike_tenant_record), tenant_fields); }
-hid_t dike__h5_node_type(void) { return record_type(sizeof(dike_node_record), node_fields); }
-hid_t dike__h5_perf_type(void) { return record_type(sizeof(dike_perf_record), perf_fields); }
-hid_t dike__h5_decide_type(void) { return record_type(sizeof(dike_decide_record), decide_fields); }
+hid_t dike_h5_job_type(void) { return record_type(sizeof(dike_job_record), job_fields); }
+hid_t dike_h5_tenant_type(void) { return record_type(sizeof(dike_tenant_record), tenant_fields); }
+hid_t dike_h5_node_type(void) { return record_type(sizeof(dike_node_record), node_fields); }
+hid_t dike_h5_perf_type(void) { return record_type(sizeof(dike_perf_record), perf_fields); }
+hid_t dike_h5_decide_type(void) { return record_type(sizeof(dike_decide_record), decide_fields); }
 
 /* The on-disk type: the memory type without its C padding, so files hold no garbage bytes and
  * do not depend on the writer's struct alignment. */
@@ -864,9 +864,9 @@ static int write_parallel(const h5ctx *c, const char *tmp, MPI_Comm comm, int ra
     else if ((dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
              H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0)
         st = h5fail(c, "setting up collective transfers");
-    else if ((nmem = dike__h5_node_type()) < 0 || (nfile = packed_type(nmem)) < 0)
+    else if ((nmem = dike_h5_node_type()) < 0 || (nfile = packed_type(nmem)) < 0)
         st = h5fail(c, "building the /nodes row type");
-    else if ((pmem = dike__h5_perf_type()) < 0 || (pfile = packed_type(pmem)) < 0)
+    else if ((pmem = dike_h5_perf_type()) < 0 || (pfile = packed_type(pmem)) < 0)
         st = h5fail(c, "building the /perf row type");
     else if ((nspace = H5Screate_simple(1, &ndims, NULL)) < 0 ||
              (nsel = select_rows(nspace, first, nnodes)) < 0)
@@ -1353,13 +1353,13 @@ static int write_serial(const h5ctx *c, const char *tmp, const dike_results *r)
         st = annotate_path(c, file, "/perf", punits, "one row per MPI rank: engine counters and timers",
                            perf_fields);
     if (!st)
-        st = write_table(c, file, "/jobs", dike__h5_job_type, job_fields, r->jobs, r->njobs,
+        st = write_table(c, file, "/jobs", dike_h5_job_type, job_fields, r->jobs, r->njobs,
                          "one row per job of the workload");
     if (!st)
-        st = write_table(c, file, "/tenants", dike__h5_tenant_type, tenant_fields, r->tenants,
+        st = write_table(c, file, "/tenants", dike_h5_tenant_type, tenant_fields, r->tenants,
                          r->ntenants, "one row per tenant, by tenant index");
     if (!st)
-        st = write_table(c, file, "/decide", dike__h5_decide_type, decide_fields, r->decide,
+        st = write_table(c, file, "/decide", dike_h5_decide_type, decide_fields, r->decide,
                          r->ndecide, "decision-step latency by octave of active jobs (rank 0, "
                          "every 8th step timed)");
     if (!st)

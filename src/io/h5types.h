@@ -9,18 +9,18 @@
 #include <stddef.h>
 
 /** Rows of /jobs (dike_job_record). */
-hid_t dike__h5_job_type(void);
+hid_t dike_h5_job_type(void);
 /** Rows of /tenants (dike_tenant_record). */
-hid_t dike__h5_tenant_type(void);
+hid_t dike_h5_tenant_type(void);
 /** Rows of /nodes (dike_node_record). */
-hid_t dike__h5_node_type(void);
+hid_t dike_h5_node_type(void);
 /** Rows of /perf (dike_perf_record). */
-hid_t dike__h5_perf_type(void);
+hid_t dike_h5_perf_type(void);
 
 /** Rows of /decide (dike_decide_record). */
-hid_t dike__h5_decide_type(void);
+hid_t dike_h5_decide_type(void);
 
 /** Fixed-length, NUL-terminated C string of @p size bytes (the string columns of the tables). */
-hid_t dike__h5_str_type(size_t size);
+hid_t dike_h5_str_type(size_t size);
 
 #endif

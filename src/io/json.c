@@ -18,7 +18,7 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-cJSON *dike__json_str(const char *s)
+cJSON *dike_json_str(const char *s)
 {
     if (!s)
         return cJSON_CreateNull();

@@ -8,6 +8,6 @@
 /** A JSON string value of @p s. cJSON escapes quotes and control characters but copies other
  *  bytes as they are; bytes that are not UTF-8 (a name in another encoding) become U+FFFD here so
  *  the document stays valid JSON. NULL becomes null. */
-cJSON *dike__json_str(const char *s);
+cJSON *dike_json_str(const char *s);
 
 #endif

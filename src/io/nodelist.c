@@ -38,7 +38,7 @@ static bool type_name_ok(const char *s)
 static int read_header(header *h, char *s, const char *path, uint32_t line, dike_err *e)
 {
     char *f[MAXF];
-    h->nf = dike__split_csv(s, f, MAXF);
+    h->nf = dike_split_csv(s, f, MAXF);
     h->gpu = h->model = h->sn = -1;
     for (size_t i = 0; i < h->nf && i < MAXF; i++) {
         if (strcmp(f[i], "gpu") == 0)
@@ -74,12 +74,12 @@ static int read_row(dike_node_list *nl, size_t *cap, const header *h, char *s, c
                     uint32_t line, uint32_t *without_gpus, dike_err *e)
 {
     char *f[MAXF];
-    size_t n = dike__split_csv(s, f, MAXF);
+    size_t n = dike_split_csv(s, f, MAXF);
     if (n != h->nf)
         return dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": %zu fields, the header has %zu", path,
                             line, n, h->nf);
     int64_t gpus;
-    const char *bad = dike__parse_i64(f[h->gpu], &gpus);
+    const char *bad = dike_parse_i64(f[h->gpu], &gpus);
     if (bad || gpus < 0 || gpus > 65535)
         return dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": field 'gpu': %s (got '%s')", path, line,
                             bad ? bad : "must be in [0, 65535]", f[h->gpu]);
@@ -136,7 +136,7 @@ static int node_list_read(const char *path, dike_node_list *nl, dike_err *e)
             rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": contains a NUL byte (binary file?)", path, line);
             break;
         }
-        char *s = dike__trim(line == 1 && strncmp(buf, "\xEF\xBB\xBF", 3) == 0 ? buf + 3 : buf);
+        char *s = dike_trim(line == 1 && strncmp(buf, "\xEF\xBB\xBF", 3) == 0 ? buf + 3 : buf);
         if (!*s || *s == '#')
             continue;
         rc = h.nf ? read_row(nl, &cap, &h, s, path, line, &without_gpus, e)

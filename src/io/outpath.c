@@ -121,7 +121,7 @@ static int target_ok(const char *opt, const char *path, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL, "%s: cannot write %s: the %s exists and is %s: refusing to "
                             "replace it (give a regular file or a new name)", path,
                             strncmp(opt, "output", 6) == 0 ? "output" : "checkpoint", opt,
-                            dike__file_kind(sb.st_mode));
+                            dike_file_kind(sb.st_mode));
     return 0;
 }
 

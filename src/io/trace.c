@@ -23,9 +23,9 @@
 
 /* ---- registry: a new format is one line here ---- */
 
-static const dike__trace_format *const registry[] = {
-    &dike__trace_fmt_dike,        &dike__trace_fmt_philly_vc,    &dike__trace_fmt_rfold,
-    &dike__trace_fmt_elasticflow, &dike__trace_fmt_gen_parallel, &dike__trace_fmt_openb,
+static const dike_trace_format *const registry[] = {
+    &dike_trace_fmt_dike,        &dike_trace_fmt_philly_vc,    &dike_trace_fmt_rfold,
+    &dike_trace_fmt_elasticflow, &dike_trace_fmt_gen_parallel, &dike_trace_fmt_openb,
     NULL};
 
 #define NFORMATS (sizeof registry / sizeof registry[0] - 1)
@@ -60,7 +60,7 @@ const char *dike_trace_format_summary(const char *name)
     return NULL;
 }
 
-static const dike__trace_format *find_format(const char *name)
+static const dike_trace_format *find_format(const char *name)
 {
     for (size_t i = 0; registry[i]; i++)
         if (strcmp(registry[i]->name, name) == 0)
@@ -78,7 +78,7 @@ static void list_formats(char *buf, size_t n)
 
 /* ---- row helpers (io/trace.h) ---- */
 
-int dike__trace_fail(dike__trace_file *f, dike_err *e, int rule, int col, const char *fmt, ...)
+int dike_trace_fail(dike_trace_file *f, dike_err *e, int rule, int col, const char *fmt, ...)
 {
     char why[768];
     va_list ap;
@@ -92,103 +92,103 @@ int dike__trace_fail(dike__trace_file *f, dike_err *e, int rule, int col, const 
     return dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": %s", f->path, f->line, why);
 }
 
-int dike__trace_int(dike__trace_file *f, dike_err *e, int col, int64_t lo, int64_t *v)
+int dike_trace_int(dike_trace_file *f, dike_err *e, int col, int64_t lo, int64_t *v)
 {
     const char *text = f->col[col], *bad;
-    if ((bad = dike__parse_i64(text, v)))
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "%s (got '%s')", bad, text);
+    if ((bad = dike_parse_i64(text, v)))
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "%s (got '%s')", bad, text);
     if (*v < lo)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= %" PRId64 " (got '%s')",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= %" PRId64 " (got '%s')",
                                 lo, text);
     return 0;
 }
 
-int dike__trace_real(dike__trace_file *f, dike_err *e, int col, double *v)
+int dike_trace_real(dike_trace_file *f, dike_err *e, int col, double *v)
 {
     const char *text = f->col[col], *bad;
-    if ((bad = dike__parse_f64(text, v)))
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "%s (got '%s')", bad, text);
+    if ((bad = dike_parse_f64(text, v)))
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "%s (got '%s')", bad, text);
     return 0;
 }
 
-int dike__trace_time(dike__trace_file *f, dike_err *e, int col, double s, const char *got,
+int dike_trace_time(dike_trace_file *f, dike_err *e, int col, double s, const char *got,
                      dike_time *out)
 {
     if (!got)
         got = f->col[col];
     if (s < 0)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= 0 (got '%s')", got);
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= 0 (got '%s')", got);
     if (s > DIKE__TRACE_SECONDS_MAX)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "above %.0f s (got '%s')",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "above %.0f s (got '%s')",
                                 DIKE__TRACE_SECONDS_MAX, got);
     *out = dike_time_from_s(s);
     return 0;
 }
 
-int dike__trace_duration(dike__trace_file *f, dike_err *e, int col, double s, const char *got,
+int dike_trace_duration(dike_trace_file *f, dike_err *e, int col, double s, const char *got,
                          dike_time *out)
 {
     if (!got)
         got = f->col[col];
     if (!(s > 0))
-        return dike__trace_fail(f, e, s == 0 ? DIKE_SKIP_ZERO_DURATION : DIKE_SKIP_MALFORMED, col,
+        return dike_trace_fail(f, e, s == 0 ? DIKE_SKIP_ZERO_DURATION : DIKE_SKIP_MALFORMED, col,
                                 "must be > 0 (got '%s')", got);
     if (s > DIKE__TRACE_SECONDS_MAX)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "above %.0f s (got '%s')",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "above %.0f s (got '%s')",
                                 DIKE__TRACE_SECONDS_MAX, got);
     *out = dike_time_from_s(s);
     if (*out <= 0)
-        return dike__trace_fail(f, e, DIKE_SKIP_ZERO_DURATION, col,
+        return dike_trace_fail(f, e, DIKE_SKIP_ZERO_DURATION, col,
                                 "rounds to 0 microseconds (got '%s')", got);
     return 0;
 }
 
-int dike__trace_gang(dike__trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type,
+int dike_trace_gang(dike_trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type,
                      uint32_t *out)
 {
     const dike_cluster *cl = f->cl;
     uint64_t max = dike_cluster_max_gang(cl, gpu_type);
     if (gpus < 1)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= 1 (got %" PRId64 ")",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= 1 (got %" PRId64 ")",
                                 gpus);
     if ((uint64_t)gpus > max) {
         if (gpu_type >= 0)
-            return dike__trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
+            return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
                                     "%" PRId64 " GPUs requested, the cluster has %" PRIu64
                                     " '%s' GPUs", gpus, max, cl->types[gpu_type].name);
         if (cl->ntypes > 1)
-            return dike__trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
+            return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
                                     "%" PRId64 " GPUs requested, the largest GPU type pool has %" PRIu64,
                                     gpus, max);
-        return dike__trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
+        return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
                                 "%" PRId64 " GPUs requested, the cluster has %" PRIu64, gpus, max);
     }
     *out = (uint32_t)gpus;
     return 0;
 }
 
-int dike__trace_submit_col(dike__trace_file *f, dike_err *e, int col, dike_time *out)
+int dike_trace_submit_col(dike_trace_file *f, dike_err *e, int col, dike_time *out)
 {
     double s;
-    int rc = dike__trace_real(f, e, col, &s);
-    return rc ? rc : dike__trace_time(f, e, col, s, NULL, out);
+    int rc = dike_trace_real(f, e, col, &s);
+    return rc ? rc : dike_trace_time(f, e, col, s, NULL, out);
 }
 
-int dike__trace_duration_col(dike__trace_file *f, dike_err *e, int col, dike_time *out)
+int dike_trace_duration_col(dike_trace_file *f, dike_err *e, int col, dike_time *out)
 {
     double s;
-    int rc = dike__trace_real(f, e, col, &s);
-    return rc ? rc : dike__trace_duration(f, e, col, s, NULL, out);
+    int rc = dike_trace_real(f, e, col, &s);
+    return rc ? rc : dike_trace_duration(f, e, col, s, NULL, out);
 }
 
-int dike__trace_gpus_col(dike__trace_file *f, dike_err *e, int col, int gpu_type, uint32_t *out)
+int dike_trace_gpus_col(dike_trace_file *f, dike_err *e, int col, int gpu_type, uint32_t *out)
 {
     int64_t v;
-    int rc = dike__trace_int(f, e, col, 1, &v);
-    return rc ? rc : dike__trace_gang(f, e, col, v, gpu_type, out);
+    int rc = dike_trace_int(f, e, col, 1, &v);
+    return rc ? rc : dike_trace_gang(f, e, col, v, gpu_type, out);
 }
 
-int dike__trace_type(dike__trace_file *f, dike_err *e, int col, const char *name, int16_t *out)
+int dike_trace_type(dike_trace_file *f, dike_err *e, int col, const char *name, int16_t *out)
 {
     int t = dike_cluster_type_by_name(f->cl, name);
     if (t < 0) {
@@ -198,20 +198,20 @@ int dike__trace_type(dike__trace_file *f, dike_err *e, int col, const char *name
         for (uint32_t i = 0; i < f->cl->ntypes && len < sizeof types; i++)
             len += (size_t)snprintf(types + len, sizeof types - len, "%s%s", i ? ", " : "",
                                     f->cl->types[i].name);
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col,
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col,
                                 "unknown GPU type '%s' (cluster types: %s)", name, types);
     }
     *out = (int16_t)t;
     return 0;
 }
 
-int dike__trace_name(dike__trace_file *f, dike_err *e, int col)
+int dike_trace_name(dike_trace_file *f, dike_err *e, int col)
 {
     const char *text = f->col[col];
     if (!*text)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "empty");
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "empty");
     if (strlen(text) > DIKE__TENANT_NAME_MAX)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "longer than %d characters (got '%s')",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "longer than %d characters (got '%s')",
                                 DIKE__TENANT_NAME_MAX, text);
     return 0;
 }
@@ -303,7 +303,7 @@ typedef struct reader {
     const dike_cluster *cl;
     bool skip;
     dike_workload *w;
-    const dike__trace_format *fmt;
+    const dike_trace_format *fmt;
     char *const *paths; /**< files being read, as named in messages */
     char *const *opens; /**< per file: the name to open (a spooled stream's copy), or NULL */
     char (*sha)[65];    /**< per file: its SHA-256, taken while it is read */
@@ -328,7 +328,7 @@ static void file_stem(const char *path, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)len, base);
 }
 
-static void list_columns(const dike__trace_format *fmt, char *buf, size_t n)
+static void list_columns(const dike_trace_format *fmt, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -338,12 +338,12 @@ static void list_columns(const dike__trace_format *fmt, char *buf, size_t n)
 
 /* Map the header @p text onto the format's columns; returns the header's field count, or 0 with
  * an error. */
-static size_t parse_header(dike__trace_file *f, char *text, dike_err *e)
+static size_t parse_header(dike_trace_file *f, char *text, dike_err *e)
 {
-    const dike__trace_format *fmt = f->fmt;
+    const dike_trace_format *fmt = f->fmt;
     size_t n = count_fields(text);
     char **names = dike_xcalloc(n, sizeof *names);
-    dike__split_csv(text, names, n);
+    dike_split_csv(text, names, n);
     for (int c = 0; c < fmt->ncols; c++)
         f->pos[c] = -1;
     size_t rc = n;
@@ -356,21 +356,21 @@ static size_t parse_header(dike__trace_file *f, char *text, dike_err *e)
             if (fmt->flags & DIKE__TF_STRICT) {
                 char cols[512];
                 list_columns(fmt, cols, sizeof cols);
-                dike__trace_fail(f, e, DIKE__RULE_FATAL, -1, "header: unknown column '%s' (columns: %s)",
+                dike_trace_fail(f, e, DIKE__RULE_FATAL, -1, "header: unknown column '%s' (columns: %s)",
                                  names[i], cols);
                 rc = 0;
             }
             continue;
         }
         if (f->pos[c] >= 0) {
-            dike__trace_fail(f, e, DIKE__RULE_FATAL, -1, "header: column '%s' appears twice", names[i]);
+            dike_trace_fail(f, e, DIKE__RULE_FATAL, -1, "header: column '%s' appears twice", names[i]);
             rc = 0;
         }
         f->pos[c] = (int)i;
     }
     for (int c = 0; c < fmt->ncols && rc; c++) {
         if (fmt->cols[c].required && f->pos[c] < 0) {
-            dike__trace_fail(f, e, DIKE__RULE_FATAL, -1, "header: missing column '%s'", fmt->cols[c].name);
+            dike_trace_fail(f, e, DIKE__RULE_FATAL, -1, "header: missing column '%s'", fmt->cols[c].name);
             rc = 0;
         }
     }
@@ -379,12 +379,12 @@ static size_t parse_header(dike__trace_file *f, char *text, dike_err *e)
 }
 
 /* Driver checks of a mapped row: order (dike format), duplicate ids, name limits. */
-static int check_row(reader *rd, dike__trace_file *f, const dike__trace_row *r, const char *stem,
+static int check_row(reader *rd, dike_trace_file *f, const dike_trace_row *r, const char *stem,
                      dike_err *e)
 {
-    const dike__trace_format *fmt = f->fmt;
+    const dike_trace_format *fmt = f->fmt;
     if ((fmt->flags & DIKE__TF_SORTED) && f->last_line && r->submit < f->last_submit)
-        return dike__trace_fail(f, e, DIKE_SKIP_UNSORTED, fmt->submit_col,
+        return dike_trace_fail(f, e, DIKE_SKIP_UNSORTED, fmt->submit_col,
                                 "%s is before %.15g on line %" PRIu32 "; rows must be sorted by %s",
                                 f->col[fmt->submit_col], dike_time_to_s(f->last_submit), f->last_line,
                                 fmt->cols[fmt->submit_col].name);
@@ -402,21 +402,21 @@ static int check_row(reader *rd, dike__trace_file *f, const dike__trace_row *r, 
                 snprintf(where, sizeof where, "line %" PRIu32, x->line);
             else
                 snprintf(where, sizeof where, "%s:%" PRIu32, rd->paths[x->file], x->line);
-            return dike__trace_fail(f, e, DIKE_SKIP_DUPLICATE, fmt->id_col,
+            return dike_trace_fail(f, e, DIKE_SKIP_DUPLICATE, fmt->id_col,
                                     "duplicate job id %s (first on %s)", id, where);
         }
     }
     if (r->model && *r->model && rd->w->nmodels >= INT16_MAX)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, -1, "more than %d model classes", INT16_MAX);
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, -1, "more than %d model classes", INT16_MAX);
     if (!r->tenant && strlen(stem) > DIKE__TENANT_NAME_MAX)
-        return dike__trace_fail(f, e, DIKE__RULE_FATAL, -1,
+        return dike_trace_fail(f, e, DIKE__RULE_FATAL, -1,
                                 "the file name is the tenant of this format and is longer than %d "
                                 "characters", DIKE__TENANT_NAME_MAX);
     return 0;
 }
 
 /* Store a good row: intern its names, remember its id and submit time. */
-static void accept_row(reader *rd, dike__trace_file *f, const dike__trace_row *r, const char *stem)
+static void accept_row(reader *rd, dike_trace_file *f, const dike_trace_row *r, const char *stem)
 {
     dike_workload *w = rd->w;
     dike_job_spec *j = dike_workload_push(w);
@@ -439,7 +439,7 @@ static void accept_row(reader *rd, dike__trace_file *f, const dike__trace_row *r
 }
 
 /* A row was refused: stop (copying the message), or count it under its rule. */
-static int refuse_row(reader *rd, const dike__trace_file *f, const dike_err *row_err, dike_err *e)
+static int refuse_row(reader *rd, const dike_trace_file *f, const dike_err *row_err, dike_err *e)
 {
     if (!rd->skip || f->rule < 0 || f->rule >= DIKE_SKIP_NRULES)
         return dike_err_set(e, DIKE_EINVAL, "%s", row_err->msg);
@@ -454,7 +454,7 @@ static int refuse_row(reader *rd, const dike__trace_file *f, const dike_err *row
 static int read_file(reader *rd, uint32_t index, dike_err *e)
 {
     const char *path = rd->paths[index];
-    dike__trace_file f = {.fmt = rd->fmt, .cl = rd->cl, .path = path, .index = index};
+    dike_trace_file f = {.fmt = rd->fmt, .cl = rd->cl, .path = path, .index = index};
     const unsigned flags = rd->fmt->flags;
     char *buf = NULL, **fields = NULL, stem[256];
     size_t nfields = 0;
@@ -463,22 +463,22 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
     int rc = 0;
     const char *open_as = rd->opens && rd->opens[index] ? rd->opens[index] : path;
     file_stem(path, stem, sizeof stem);
-    if ((rc = dike__input_regular(open_as, "trace", e)))
+    if ((rc = dike_input_regular(open_as, "trace", e)))
         return rc;
     /* One pass over the file: the lines and its SHA-256 (recorded in the output) together. */
-    dike__lines in;
-    if ((rc = dike__lines_open(&in, open_as, true, e)))
+    dike_lines in;
+    if ((rc = dike_lines_open(&in, open_as, true, e)))
         return rc;
 
     long len;
-    while ((len = dike__lines_next(&in, &buf, DIKE__LINE_MAX)) >= 0) {
+    while ((len = dike_lines_next(&in, &buf, DIKE__LINE_MAX)) >= 0) {
         f.line++;
         char *s = buf;
         if (f.line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
             s += 3; /* UTF-8 byte-order mark, as spreadsheet programs write it */
         bool has_nul = memchr(buf, '\0', (size_t)len) != NULL;
         if (!has_nul) {
-            s = dike__trim(s);
+            s = dike_trim(s);
             if (!*s)
                 continue;
             if (*s == '#' && (have_header || !(flags & DIKE__TF_HASH_HEADER)))
@@ -486,7 +486,7 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
         }
         if (!have_header) {
             if (has_nul) {
-                rc = dike__trace_fail(&f, e, DIKE__RULE_FATAL, -1, "header: contains a NUL byte (binary file?)");
+                rc = dike_trace_fail(&f, e, DIKE__RULE_FATAL, -1, "header: contains a NUL byte (binary file?)");
                 goto out;
             }
             if (*s == '#')
@@ -499,12 +499,12 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
             have_header = true;
             continue;
         }
-        dike__trace_row r = {.gpu_type = -1};
+        dike_trace_row r = {.gpu_type = -1};
         size_t n = 0;
         if (has_nul) {
-            rc = dike__trace_fail(&f, &row_err, DIKE_SKIP_MALFORMED, -1, "contains a NUL byte (binary file?)");
-        } else if ((n = dike__split_csv(s, fields, nfields)) != nfields) {
-            rc = dike__trace_fail(&f, &row_err, flags & DIKE__TF_CLOCK ? DIKE__RULE_FATAL : DIKE_SKIP_MALFORMED,
+            rc = dike_trace_fail(&f, &row_err, DIKE_SKIP_MALFORMED, -1, "contains a NUL byte (binary file?)");
+        } else if ((n = dike_split_csv(s, fields, nfields)) != nfields) {
+            rc = dike_trace_fail(&f, &row_err, flags & DIKE__TF_CLOCK ? DIKE__RULE_FATAL : DIKE_SKIP_MALFORMED,
                                   -1, "%zu fields, the header has %zu (fields cannot contain commas)", n,
                                   nfields);
         } else {
@@ -538,9 +538,9 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
     if (!have_header)
         rc = dike_err_set(e, DIKE_EINVAL, "%s: empty trace: no header line", path);
     else
-        rc = dike__lines_sha256(&in, path, rd->sha[index], e);
+        rc = dike_lines_sha256(&in, path, rd->sha[index], e);
 out:
-    dike__lines_close(&in);
+    dike_lines_close(&in);
     free(fields);
     return rc;
 }
@@ -603,7 +603,7 @@ static int trace_sha256(char (*sha)[65], uint32_t n, char out[65], dike_err *e)
 }
 
 /* Read @p n files of format @p fmt into @p w (freshly initialised; emptied on error). */
-static int read_files(const dike__trace_format *fmt, char *const *paths, char *const *opens,
+static int read_files(const dike_trace_format *fmt, char *const *paths, char *const *opens,
                       uint32_t n, const char *source, const dike_cluster *cl, bool skip_invalid,
                       dike_workload *w, dike_err *e)
 {
@@ -658,13 +658,13 @@ int dike_trace_read_dike(const char *path, const dike_cluster *cl, bool skip_inv
                          dike_workload *w, dike_err *e)
 {
     char *paths[1] = {(char *)path};
-    return read_files(&dike__trace_fmt_dike, paths, NULL, 1, path, cl, skip_invalid, w, e);
+    return read_files(&dike_trace_fmt_dike, paths, NULL, 1, path, cl, skip_invalid, w, e);
 }
 
 /* ---- detection ---- */
 
 /* How many of @p fmt's required columns the header names, and whether it names them all. */
-static int header_score(const dike__trace_format *fmt, char **names, size_t n, bool *complete)
+static int header_score(const dike_trace_format *fmt, char **names, size_t n, bool *complete)
 {
     int score = 0;
     *complete = true;
@@ -683,16 +683,16 @@ static int header_score(const dike__trace_format *fmt, char **names, size_t n, b
 /* The format whose header this is: the first that names every required column; failing that, the
  * one naming the most required columns (at least 2, and no tie), so that a header missing one
  * column gets that format's "missing column" message instead of a vague one. NULL if none. */
-static const dike__trace_format *match_header(const char *line, bool hash)
+static const dike_trace_format *match_header(const char *line, bool hash)
 {
     char *copy = dike_xstrdup(line + (hash ? 1 : 0));
     size_t n = count_fields(copy);
     char **names = dike_xcalloc(n, sizeof *names);
-    dike__split_csv(copy, names, n);
-    const dike__trace_format *best = NULL, *found = NULL;
+    dike_split_csv(copy, names, n);
+    const dike_trace_format *best = NULL, *found = NULL;
     int best_score = 0, ties = 0;
     for (size_t i = 0; registry[i] && !found; i++) {
-        const dike__trace_format *fmt = registry[i];
+        const dike_trace_format *fmt = registry[i];
         if (!(fmt->flags & DIKE__TF_HASH_HEADER) != !hash)
             continue;
         bool complete;
@@ -712,7 +712,7 @@ static const dike__trace_format *match_header(const char *line, bool hash)
     return found ? found : ties ? NULL : best;
 }
 
-static int detect_file(const char *path, const char *open_as, const dike__trace_format **out,
+static int detect_file(const char *path, const char *open_as, const dike_trace_format **out,
                        dike_err *e)
 {
     char *buf = NULL;
@@ -721,14 +721,14 @@ static int detect_file(const char *path, const char *open_as, const dike__trace_
     int rc = 0;
     bool first = true;
     *out = NULL;
-    if ((rc = dike__input_regular(open_as, "trace", e)))
+    if ((rc = dike_input_regular(open_as, "trace", e)))
         return rc;
     FILE *fp = fopen(open_as, "r");
     if (!fp)
         return dike_err_set(e, DIKE_EIO, "%s: cannot open: %s", path, strerror(errno));
     errno = 0;
     long len;
-    while ((len = dike__getline_capped(&buf, &cap, fp, DIKE__LINE_MAX)) >= 0) {
+    while ((len = dike_getline_capped(&buf, &cap, fp, DIKE__LINE_MAX)) >= 0) {
         line++;
         char *s = buf;
         if (line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
@@ -738,7 +738,7 @@ static int detect_file(const char *path, const char *open_as, const dike__trace_
                               path, line);
             goto out;
         }
-        s = dike__trim(s);
+        s = dike_trim(s);
         if (!*s)
             continue;
         /* Only the first non-blank line may be a '#' header (RFold); later '#' lines are comments. */
@@ -773,7 +773,7 @@ out:
 
 int dike_trace_detect(const char *path, char *name, size_t n, dike_err *e)
 {
-    const dike__trace_format *fmt;
+    const dike_trace_format *fmt;
     int rc = detect_file(path, path, &fmt, e);
     if (!rc)
         snprintf(name, n, "%s", fmt->name);
@@ -852,7 +852,7 @@ static int add_folder(path_list *l, const char *dir, dike_err *e)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: a folder named *.csv inside the trace folder "
                               "(folders are not read recursively: rename or move it)", p);
         else if (!S_ISREG(st.st_mode))
-            rc = dike__input_regular(p, "trace", e);
+            rc = dike_input_regular(p, "trace", e);
         else
             rc = add_path(l, p, e);
         free(p);
@@ -966,7 +966,7 @@ static int expand(const char *spec, path_list *l, dike_err *e)
         char *comma = strchr(s, ',');
         if (comma)
             *comma = '\0';
-        char *p = dike__trim(s);
+        char *p = dike_trim(s);
         struct stat st;
         if (!*p)
             rc = dike_err_set(e, DIKE_EINVAL, "[workload] trace: empty file name in '%s'", spec);
@@ -981,7 +981,7 @@ static int expand(const char *spec, path_list *l, dike_err *e)
             rc = add_folder(l, p, e);
         else if (stat(p, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
             rc = spool_stream(l, p, e); /* /dev/stdin on a pipe, <(...), a FIFO: read once */
-        else if (!(rc = dike__input_regular(p, "trace", e))) /* before any open: /dev/zero */
+        else if (!(rc = dike_input_regular(p, "trace", e))) /* before any open: /dev/zero */
             rc = add_path(l, p, e); /* a missing file is reported when it is opened */
         if (rc || !comma)
             break;
@@ -995,7 +995,7 @@ int dike_trace_read(const char *spec, const char *format, const dike_cluster *cl
                     dike_workload *w, dike_err *e)
 {
     path_list l = {0};
-    const dike__trace_format *fmt = NULL;
+    const dike_trace_format *fmt = NULL;
     int rc = 0;
     bool detect = strcmp(format, "auto") == 0;
     if (!detect && !(fmt = find_format(format))) {
@@ -1008,7 +1008,7 @@ int dike_trace_read(const char *spec, const char *format, const dike_cluster *cl
     if ((rc = expand(spec, &l, e)))
         goto out;
     for (uint32_t i = 0; detect && i < l.n; i++) {
-        const dike__trace_format *f;
+        const dike_trace_format *f;
         if ((rc = detect_file(l.p[i], l.open[i] ? l.open[i] : l.p[i], &f, e)))
             goto out;
         if (fmt && f != fmt) {

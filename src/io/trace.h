@@ -36,13 +36,13 @@ enum {
 /** Returned by a row function for a row that is not a GPU job: dropped and counted. */
 #define DIKE__ROW_NO_GPU 1
 
-typedef struct dike__trace_col {
+typedef struct dike_trace_col {
     const char *name; /**< header name, exactly */
     bool required;    /**< the header must have it */
-} dike__trace_col;
+} dike_trace_col;
 
 /** A job as a format's row function maps it. */
-typedef struct dike__trace_row {
+typedef struct dike_trace_row {
     int64_t id;         /**< job id (formats with DIKE__TF_ROW_IDS) */
     const char *key;    /**< textual job id checked for duplicates (formats without numeric ids), or NULL */
     const char *tenant; /**< tenant name; NULL = the file's name without folder and extension */
@@ -52,28 +52,28 @@ typedef struct dike__trace_row {
     uint32_t gpus;      /**< gang size, >= 1, checked against the cluster */
     int16_t gpu_type;   /**< cluster GPU type index, -1 = any */
     bool fractional;    /**< a fractional-GPU request counted as one whole GPU */
-} dike__trace_row;
+} dike_trace_row;
 
-typedef struct dike__trace_file dike__trace_file;
+typedef struct dike_trace_file dike_trace_file;
 
 /** Map the current row (f->col[]) into @p r: 0, DIKE__ROW_NO_GPU, or an error through
- *  dike__trace_fail (which records the rule). */
-typedef int (*dike__trace_row_fn)(dike__trace_file *f, dike__trace_row *r, dike_err *e);
+ *  dike_trace_fail (which records the rule). */
+typedef int (*dike_trace_row_fn)(dike_trace_file *f, dike_trace_row *r, dike_err *e);
 
-typedef struct dike__trace_format {
+typedef struct dike_trace_format {
     const char *name;            /**< --trace-format NAME */
     const char *summary;         /**< one line: what it is and what becomes the tenant */
-    const dike__trace_col *cols; /**< header columns; detection: a header naming every required one */
+    const dike_trace_col *cols; /**< header columns; detection: a header naming every required one */
     int ncols;                   /**< number of columns */
     int id_col;                  /**< column named in duplicate-id messages, -1 = none */
     int submit_col;              /**< column named in order messages */
     unsigned flags;              /**< DIKE__TF_* */
-    dike__trace_row_fn row;      /**< row mapping */
-} dike__trace_format;
+    dike_trace_row_fn row;      /**< row mapping */
+} dike_trace_format;
 
 /** One file being read: what a row function sees. */
-struct dike__trace_file {
-    const dike__trace_format *fmt;
+struct dike_trace_file {
+    const dike_trace_format *fmt;
     const dike_cluster *cl;
     const char *path;
     uint32_t index;                         /**< file index among the files read */
@@ -86,41 +86,41 @@ struct dike__trace_file {
     uint32_t last_line;                     /**< its line, 0 before the first */
 };
 
-extern const dike__trace_format dike__trace_fmt_dike;
-extern const dike__trace_format dike__trace_fmt_philly_vc;
-extern const dike__trace_format dike__trace_fmt_rfold;
-extern const dike__trace_format dike__trace_fmt_elasticflow;
-extern const dike__trace_format dike__trace_fmt_gen_parallel;
-extern const dike__trace_format dike__trace_fmt_openb;
+extern const dike_trace_format dike_trace_fmt_dike;
+extern const dike_trace_format dike_trace_fmt_philly_vc;
+extern const dike_trace_format dike_trace_fmt_rfold;
+extern const dike_trace_format dike_trace_fmt_elasticflow;
+extern const dike_trace_format dike_trace_fmt_gen_parallel;
+extern const dike_trace_format dike_trace_fmt_openb;
 
 /* ---- helpers for row functions: each returns 0, or DIKE_EINVAL with a message
  *      "PATH:LINE: field 'COLUMN': reason" and the rule recorded in f->rule ---- */
 
-int dike__trace_fail(dike__trace_file *f, dike_err *e, int rule, int col, const char *fmt, ...)
+int dike_trace_fail(dike_trace_file *f, dike_err *e, int rule, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /** Integer column >= @p lo (malformed otherwise). */
-int dike__trace_int(dike__trace_file *f, dike_err *e, int col, int64_t lo, int64_t *v);
+int dike_trace_int(dike_trace_file *f, dike_err *e, int col, int64_t lo, int64_t *v);
 /** Finite real column (malformed otherwise). */
-int dike__trace_real(dike__trace_file *f, dike_err *e, int col, double *v);
+int dike_trace_real(dike_trace_file *f, dike_err *e, int col, double *v);
 /** Time of day @p s (seconds, from column @p col, shown as @p got or the field) into @p out:
  *  >= 0 and at most DIKE__TRACE_SECONDS_MAX. */
-int dike__trace_time(dike__trace_file *f, dike_err *e, int col, double s, const char *got,
+int dike_trace_time(dike_trace_file *f, dike_err *e, int col, double s, const char *got,
                      dike_time *out);
 /** Duration @p s into @p out: 0 (or rounding to 0 us) is the zero-duration rule, < 0 malformed. */
-int dike__trace_duration(dike__trace_file *f, dike_err *e, int col, double s, const char *got,
+int dike_trace_duration(dike_trace_file *f, dike_err *e, int col, double s, const char *got,
                          dike_time *out);
 /** Gang of @p gpus (>= 1) GPUs of type @p gpu_type: more than the pool is the too-large rule. */
-int dike__trace_gang(dike__trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type,
+int dike_trace_gang(dike_trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type,
                      uint32_t *out);
-/* The usual columns in one call each: a submit time in seconds (dike__trace_real + _time), a
- * duration in seconds (dike__trace_real + _duration), a GPU count >= 1 that must fit a pool of type
- * @p gpu_type (dike__trace_int + _gang). */
-int dike__trace_submit_col(dike__trace_file *f, dike_err *e, int col, dike_time *out);
-int dike__trace_duration_col(dike__trace_file *f, dike_err *e, int col, dike_time *out);
-int dike__trace_gpus_col(dike__trace_file *f, dike_err *e, int col, int gpu_type, uint32_t *out);
+/* The usual columns in one call each: a submit time in seconds (dike_trace_real + _time), a
+ * duration in seconds (dike_trace_real + _duration), a GPU count >= 1 that must fit a pool of type
+ * @p gpu_type (dike_trace_int + _gang). */
+int dike_trace_submit_col(dike_trace_file *f, dike_err *e, int col, dike_time *out);
+int dike_trace_duration_col(dike_trace_file *f, dike_err *e, int col, dike_time *out);
+int dike_trace_gpus_col(dike_trace_file *f, dike_err *e, int col, int gpu_type, uint32_t *out);
 /** GPU type name of the cluster into @p out (malformed if unknown). */
-int dike__trace_type(dike__trace_file *f, dike_err *e, int col, const char *name, int16_t *out);
+int dike_trace_type(dike_trace_file *f, dike_err *e, int col, const char *name, int16_t *out);
 /** Tenant (or other name) column: non-empty, at most DIKE__TENANT_NAME_MAX characters. */
-int dike__trace_name(dike__trace_file *f, dike_err *e, int col);
+int dike_trace_name(dike_trace_file *f, dike_err *e, int col);
 
 #endif

@@ -11,27 +11,27 @@
 
 enum { C_JOB_ID, C_SUBMIT, C_DURATION, C_GPUS, NCOLS };
 
-static const dike__trace_col cols[NCOLS] = {
+static const dike_trace_col cols[NCOLS] = {
     [C_JOB_ID] = {"job_id", true},
     [C_SUBMIT] = {"submission_time", true},
     [C_DURATION] = {"duration", true},
     [C_GPUS] = {"num_gpu", true},
 };
 
-static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
+static int row(dike_trace_file *f, dike_trace_row *r, dike_err *e)
 {
     int rc;
-    if ((rc = dike__trace_name(f, e, C_JOB_ID)))
+    if ((rc = dike_trace_name(f, e, C_JOB_ID)))
         return rc;
     r->key = f->col[C_JOB_ID];
-    if ((rc = dike__trace_submit_col(f, e, C_SUBMIT, &r->submit)))
+    if ((rc = dike_trace_submit_col(f, e, C_SUBMIT, &r->submit)))
         return rc;
-    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
+    if ((rc = dike_trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
-    return dike__trace_gpus_col(f, e, C_GPUS, -1, &r->gpus);
+    return dike_trace_gpus_col(f, e, C_GPUS, -1, &r->gpus);
 }
 
-const dike__trace_format dike__trace_fmt_elasticflow = {
+const dike_trace_format dike_trace_fmt_elasticflow = {
     .name = "elasticflow",
     .summary = "ElasticFlow's Microsoft ITP traces, one file per cluster; tenant = file name",
     .cols = cols, .ncols = NCOLS, .id_col = C_JOB_ID, .submit_col = C_SUBMIT,

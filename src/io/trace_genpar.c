@@ -14,7 +14,7 @@
 
 enum { C_U_ID, C_USER, C_GPUS, C_CPUS, C_NODES, C_INTERVAL, C_RUN_TIME, C_WALL_TIME, C_STATUS, NCOLS };
 
-static const dike__trace_col cols[NCOLS] = {
+static const dike_trace_col cols[NCOLS] = {
     [C_U_ID] = {"u_id", true},          [C_USER] = {"user", true},
     [C_GPUS] = {"gpu_num", true},       [C_CPUS] = {"cpu_num", false},
     [C_NODES] = {"node_num", false},    [C_INTERVAL] = {"interval", true},
@@ -22,40 +22,40 @@ static const dike__trace_col cols[NCOLS] = {
     [C_STATUS] = {"new_status", false},
 };
 
-static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
+static int row(dike_trace_file *f, dike_trace_row *r, dike_err *e)
 {
     int64_t v;
     double s;
     int rc;
     /* The clock first: it advances on every row, whatever happens to the row afterwards. */
-    if ((rc = dike__trace_real(f, e, C_INTERVAL, &s)) || s < 0) {
+    if ((rc = dike_trace_real(f, e, C_INTERVAL, &s)) || s < 0) {
         if (!rc)
-            dike__trace_fail(f, e, DIKE__RULE_FATAL, C_INTERVAL, "must be >= 0 (got '%s')",
+            dike_trace_fail(f, e, DIKE__RULE_FATAL, C_INTERVAL, "must be >= 0 (got '%s')",
                              f->col[C_INTERVAL]);
         f->rule = DIKE__RULE_FATAL;
         return DIKE_EINVAL;
     }
     f->clock_s += s;
-    if ((rc = dike__trace_time(f, e, C_INTERVAL, f->clock_s, NULL, &r->submit))) {
+    if ((rc = dike_trace_time(f, e, C_INTERVAL, f->clock_s, NULL, &r->submit))) {
         f->rule = DIKE__RULE_FATAL;
         return rc;
     }
-    if ((rc = dike__trace_int(f, e, C_U_ID, 0, &v)))
+    if ((rc = dike_trace_int(f, e, C_U_ID, 0, &v)))
         return rc;
     r->id = v;
-    if ((rc = dike__trace_name(f, e, C_USER)))
+    if ((rc = dike_trace_name(f, e, C_USER)))
         return rc;
     r->tenant = f->col[C_USER];
-    if ((rc = dike__trace_int(f, e, C_GPUS, 0, &v)))
+    if ((rc = dike_trace_int(f, e, C_GPUS, 0, &v)))
         return rc;
     if (v == 0)
         return DIKE__ROW_NO_GPU;
-    if ((rc = dike__trace_duration_col(f, e, C_RUN_TIME, &r->duration)))
+    if ((rc = dike_trace_duration_col(f, e, C_RUN_TIME, &r->duration)))
         return rc;
-    return dike__trace_gang(f, e, C_GPUS, v, -1, &r->gpus);
+    return dike_trace_gang(f, e, C_GPUS, v, -1, &r->gpus);
 }
 
-const dike__trace_format dike__trace_fmt_gen_parallel = {
+const dike_trace_format dike_trace_fmt_gen_parallel = {
     .name = "gen-parallel",
     .summary = "Gen-Parallel-Workloads' Philly/Helios training traces (submit = running sum of interval); tenant = user",
     .cols = cols, .ncols = NCOLS, .id_col = C_U_ID, .submit_col = C_INTERVAL,

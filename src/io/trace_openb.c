@@ -19,7 +19,7 @@ enum {
     C_SCHEDULED, NCOLS
 };
 
-static const dike__trace_col cols[NCOLS] = {
+static const dike_trace_col cols[NCOLS] = {
     [C_NAME] = {"name", true},           [C_CPU] = {"cpu_milli", false},
     [C_MEM] = {"memory_mib", false},     [C_GPUS] = {"num_gpu", true},
     [C_MILLI] = {"gpu_milli", true},     [C_SPEC] = {"gpu_spec", false},
@@ -28,57 +28,57 @@ static const dike__trace_col cols[NCOLS] = {
     [C_SCHEDULED] = {"scheduled_time", false},
 };
 
-static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
+static int row(dike_trace_file *f, dike_trace_row *r, dike_err *e)
 {
     int64_t gpus, milli;
     double t0, t1;
     int rc;
-    if ((rc = dike__trace_name(f, e, C_NAME)))
+    if ((rc = dike_trace_name(f, e, C_NAME)))
         return rc;
     r->key = f->col[C_NAME];
-    if ((rc = dike__trace_int(f, e, C_GPUS, 0, &gpus)))
+    if ((rc = dike_trace_int(f, e, C_GPUS, 0, &gpus)))
         return rc;
     if (gpus == 0)
         return DIKE__ROW_NO_GPU;
-    if ((rc = dike__trace_int(f, e, C_MILLI, 1, &milli)))
+    if ((rc = dike_trace_int(f, e, C_MILLI, 1, &milli)))
         return rc;
     if (milli > 1000)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_MILLI, "must be <= 1000 (got '%s')",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_MILLI, "must be <= 1000 (got '%s')",
                                 f->col[C_MILLI]);
     if (milli < 1000) {
         if (gpus != 1)
-            return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_MILLI,
+            return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_MILLI,
                                     "below 1000 with num_gpu %s: only single-GPU pods share a GPU "
                                     "(got '%s')", f->col[C_GPUS], f->col[C_MILLI]);
         r->fractional = true;
     }
-    if ((rc = dike__trace_real(f, e, C_CREATION, &t0)) ||
-        (rc = dike__trace_time(f, e, C_CREATION, t0, NULL, &r->submit)))
+    if ((rc = dike_trace_real(f, e, C_CREATION, &t0)) ||
+        (rc = dike_trace_time(f, e, C_CREATION, t0, NULL, &r->submit)))
         return rc;
-    if ((rc = dike__trace_real(f, e, C_DELETION, &t1)))
+    if ((rc = dike_trace_real(f, e, C_DELETION, &t1)))
         return rc;
     if (t1 < t0)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_DELETION,
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_DELETION,
                                 "before creation_time %s (got '%s')", f->col[C_CREATION],
                                 f->col[C_DELETION]);
     if (t1 == t0)
-        return dike__trace_fail(f, e, DIKE_SKIP_ZERO_DURATION, C_DELETION,
+        return dike_trace_fail(f, e, DIKE_SKIP_ZERO_DURATION, C_DELETION,
                                 "equals creation_time: zero duration (got '%s')", f->col[C_DELETION]);
-    if ((rc = dike__trace_duration(f, e, C_DELETION, t1 - t0, NULL, &r->duration)))
+    if ((rc = dike_trace_duration(f, e, C_DELETION, t1 - t0, NULL, &r->duration)))
         return rc;
     const char *spec = f->col[C_SPEC];
     if (spec && *spec) {
         if (strchr(spec, '|'))
-            return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SPEC,
+            return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SPEC,
                                     "several GPU types (got '%s'): a job can require one type only",
                                     spec);
-        if ((rc = dike__trace_type(f, e, C_SPEC, spec, &r->gpu_type)))
+        if ((rc = dike_trace_type(f, e, C_SPEC, spec, &r->gpu_type)))
             return rc;
     }
-    return dike__trace_gang(f, e, C_GPUS, gpus, r->gpu_type, &r->gpus);
+    return dike_trace_gang(f, e, C_GPUS, gpus, r->gpu_type, &r->gpus);
 }
 
-const dike__trace_format dike__trace_fmt_openb = {
+const dike_trace_format dike_trace_fmt_openb = {
     .name = "openb",
     .summary = "Alibaba's openb GPU pod list (cluster-trace-gpu-v2023); tenant = file name",
     .cols = cols, .ncols = NCOLS, .id_col = C_NAME, .submit_col = C_CREATION,

@@ -17,7 +17,7 @@
 
 enum { C_TIMESTAMP, C_DURATION, C_GPUS, C_GPU_TIME, C_CLUSTER, NCOLS };
 
-static const dike__trace_col cols[NCOLS] = {
+static const dike_trace_col cols[NCOLS] = {
     [C_TIMESTAMP] = {"timestamp", true}, [C_DURATION] = {"duration", true},
     [C_GPUS] = {"num_gpus", true},       [C_GPU_TIME] = {"gpu_time", false},
     [C_CLUSTER] = {"cluster", true},
@@ -56,27 +56,27 @@ static int64_t parse_datetime(const char *s)
     return (int64_t)t + sec;
 }
 
-static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
+static int row(dike_trace_file *f, dike_trace_row *r, dike_err *e)
 {
     int rc;
     int64_t t = parse_datetime(f->col[C_TIMESTAMP]);
     if (t < 0)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_TIMESTAMP,
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_TIMESTAMP,
                                 "not a date and time 'YYYY-MM-DD HH:MM:SS' (got '%s')",
                                 f->col[C_TIMESTAMP]);
-    if ((rc = dike__trace_time(f, e, C_TIMESTAMP, (double)t, NULL, &r->submit)))
+    if ((rc = dike_trace_time(f, e, C_TIMESTAMP, (double)t, NULL, &r->submit)))
         return rc;
-    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
+    if ((rc = dike_trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
-    if ((rc = dike__trace_gpus_col(f, e, C_GPUS, -1, &r->gpus)))
+    if ((rc = dike_trace_gpus_col(f, e, C_GPUS, -1, &r->gpus)))
         return rc;
-    if ((rc = dike__trace_name(f, e, C_CLUSTER)))
+    if ((rc = dike_trace_name(f, e, C_CLUSTER)))
         return rc;
     r->tenant = f->col[C_CLUSTER];
     return 0;
 }
 
-const dike__trace_format dike__trace_fmt_philly_vc = {
+const dike_trace_format dike_trace_fmt_philly_vc = {
     .name = "philly-vc",
     .summary = "TitanSched's Philly trace: date-time submits, unsorted rows; tenant = virtual cluster",
     .cols = cols, .ncols = NCOLS, .id_col = -1, .submit_col = C_TIMESTAMP,

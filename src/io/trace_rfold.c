@@ -21,7 +21,7 @@
 
 enum { C_JOB_ID, C_ARRIVAL, C_TOPOLOGY, C_SHAPE, C_SIZE, C_DURATION, NCOLS };
 
-static const dike__trace_col cols[NCOLS] = {
+static const dike_trace_col cols[NCOLS] = {
     [C_JOB_ID] = {"job id", true},          [C_ARRIVAL] = {"arrival time (sec)", true},
     [C_TOPOLOGY] = {"topology", false},     [C_SHAPE] = {"shape", true},
     [C_SIZE] = {"size", true},              [C_DURATION] = {"duration (sec)", true},
@@ -40,7 +40,7 @@ static double shape_sum(const char *shape)
             return -1;
         memcpy(part, s, len);
         part[len] = '\0';
-        if (dike__parse_f64(part, &v) || !(v > 0))
+        if (dike_parse_f64(part, &v) || !(v > 0))
             return -1;
         sum += v;
         if (!plus)
@@ -49,42 +49,42 @@ static double shape_sum(const char *shape)
     }
 }
 
-static int row(dike__trace_file *f, dike__trace_row *r, dike_err *e)
+static int row(dike_trace_file *f, dike_trace_row *r, dike_err *e)
 {
     int64_t v;
     double size;
     int rc;
-    if ((rc = dike__trace_int(f, e, C_JOB_ID, 0, &v)))
+    if ((rc = dike_trace_int(f, e, C_JOB_ID, 0, &v)))
         return rc;
     r->id = v;
-    if ((rc = dike__trace_submit_col(f, e, C_ARRIVAL, &r->submit)))
+    if ((rc = dike_trace_submit_col(f, e, C_ARRIVAL, &r->submit)))
         return rc;
-    if ((rc = dike__trace_duration_col(f, e, C_DURATION, &r->duration)))
+    if ((rc = dike_trace_duration_col(f, e, C_DURATION, &r->duration)))
         return rc;
-    if ((rc = dike__trace_real(f, e, C_SIZE, &size)))
+    if ((rc = dike_trace_real(f, e, C_SIZE, &size)))
         return rc;
     if (!(size > 0))
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SIZE, "must be > 0 (got '%s')",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SIZE, "must be > 0 (got '%s')",
                                 f->col[C_SIZE]);
     double sum = shape_sum(f->col[C_SHAPE]);
     if (sum < 0)
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SHAPE,
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SHAPE,
                                 "not GPU counts > 0 joined by '+' (got '%s')", f->col[C_SHAPE]);
     if (fabs(sum - size) > 1e-9 * fmax(1.0, size))
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SHAPE, "adds up to %.15g, size is %s",
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SHAPE, "adds up to %.15g, size is %s",
                                 sum, f->col[C_SIZE]);
     if (size < 1) {
         r->fractional = true;
         size = 1;
     } else if (size != floor(size) || size > (double)UINT32_MAX) {
-        return dike__trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SIZE,
+        return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, C_SIZE,
                                 "not a whole number of GPUs (got '%s'; only sizes below 1 are "
                                 "rounded, to one GPU)", f->col[C_SIZE]);
     }
-    return dike__trace_gang(f, e, C_SIZE, (int64_t)size, -1, &r->gpus);
+    return dike_trace_gang(f, e, C_SIZE, (int64_t)size, -1, &r->gpus);
 }
 
-const dike__trace_format dike__trace_fmt_rfold = {
+const dike_trace_format dike_trace_fmt_rfold = {
     .name = "rfold",
     .summary = "RFold's Philly, Crux and Alibaba conversions ('#' header, per-node shape); tenant = file name",
     .cols = cols, .ncols = NCOLS, .id_col = C_JOB_ID, .submit_col = C_ARRIVAL,

@@ -13,25 +13,25 @@
 #define DEFAULT_TYPE "v100"
 
 /* The config's two GPU type lists, parsed before anything is built. */
-static int parse_type_lists(const dike_config *c, dike__type_count *types, size_t *ntypes,
-                            dike__type_speed *speeds, size_t *nspeeds, dike_err *e)
+static int parse_type_lists(const dike_config *c, dike_type_count *types, size_t *ntypes,
+                            dike_type_speed *speeds, size_t *nspeeds, dike_err *e)
 {
     char why[512];
     const char *key = "gpu_types", *got = c->cluster_gpu_types;
-    if (!dike__parse_gpu_types(got, types, ntypes, why, sizeof why)) {
+    if (!dike_parse_gpu_types(got, types, ntypes, why, sizeof why)) {
         key = "gpu_speeds";
         got = c->cluster_gpu_speeds;
-        if (!dike__parse_gpu_speeds(got, speeds, nspeeds, why, sizeof why))
+        if (!dike_parse_gpu_speeds(got, speeds, nspeeds, why, sizeof why))
             return 0;
     }
     return dike_err_set(e, DIKE_EINVAL, "[cluster] %s: %s (got '%s')", key, why, got);
 }
 
 /* Node ranges per type from cluster.nodes x gpus_per_node and gpu_types counts. */
-static int set_types(dike_cluster *cl, const dike_config *c, const dike__type_count *list, size_t n,
+static int set_types(dike_cluster *cl, const dike_config *c, const dike_type_count *list, size_t n,
                      dike_err *e)
 {
-    dike__type_count dflt = {.nodes = cl->nodes};
+    dike_type_count dflt = {.nodes = cl->nodes};
     if (n == 0) {
         snprintf(dflt.name, sizeof dflt.name, "%s", DEFAULT_TYPE);
         list = &dflt;
@@ -92,7 +92,7 @@ static void set_nodes(dike_cluster *cl, const dike_node_list *nl)
     }
 }
 
-static int set_speeds(dike_cluster *cl, const dike_config *c, const dike__type_speed *list, size_t n,
+static int set_speeds(dike_cluster *cl, const dike_config *c, const dike_type_speed *list, size_t n,
                       dike_err *e)
 {
     for (size_t i = 0; i < n; i++) {
@@ -136,8 +136,8 @@ int dike_cluster_build(dike_cluster *cl, const dike_config *c, const dike_node_l
                        dike_err *e)
 {
     memset(cl, 0, sizeof *cl);
-    dike__type_count types[DIKE_MAX_GPU_TYPES];
-    dike__type_speed speeds[DIKE_MAX_GPU_TYPES];
+    dike_type_count types[DIKE_MAX_GPU_TYPES];
+    dike_type_speed speeds[DIKE_MAX_GPU_TYPES];
     size_t ntypes, nspeeds;
     int rc = dike_cluster_check(c, e);
     if (rc == 0)

@@ -34,14 +34,14 @@ static double clipped_lognormal_mean(double mu, double sigma, double lo, double 
 }
 
 /* The GPU-count mix restricted to gangs the cluster can hold. */
-static int usable_mix(const dike_config *c, const dike_cluster *cl, dike__mix_entry *mix, size_t *n,
+static int usable_mix(const dike_config *c, const dike_cluster *cl, dike_mix_entry *mix, size_t *n,
                       dike_err *e)
 {
     char why[512];
     size_t all = 0, kept = 0;
     double weight = 0;
     uint64_t max = dike_cluster_max_gang(cl, -1);
-    if (dike__parse_gpu_mix(c->workload_gpu_mix, mix, &all, why, sizeof why))
+    if (dike_parse_gpu_mix(c->workload_gpu_mix, mix, &all, why, sizeof why))
         return dike_err_set(e, DIKE_EINVAL, "[workload] gpu_mix: %s (got '%s')", why, c->workload_gpu_mix);
     for (size_t i = 0; i < all; i++) {
         if (mix[i].gpus <= max) {
@@ -61,7 +61,7 @@ static int usable_mix(const dike_config *c, const dike_cluster *cl, dike__mix_en
 /* One generation: the usable mix, the duration law, the arrival rate and the samplers (a keyed
  * stream per quantity, GSL's discrete tables). */
 typedef struct synth {
-    dike__mix_entry mix[DIKE__MIX_MAX];
+    dike_mix_entry mix[DIKE__MIX_MAX];
     size_t nmix;
     double mu, sigma; /* lognormal durations: median exp(mu), log-sd sigma */
     double dmax;      /* largest whole second <= duration_max_s */

@@ -26,7 +26,7 @@ int dike_tenant_weights_mode(const char *value)
 /* One weight as text: a positive finite number, else a reason. */
 static const char *weight_reason(const char *text, double *v)
 {
-    const char *why = dike__parse_f64(text, v);
+    const char *why = dike_parse_f64(text, v);
     if (why)
         return why;
     return *v > 0 ? NULL : "must be > 0";
@@ -86,7 +86,7 @@ static int each_entry(char *copy, entry_fn fn, void *ctx)
         char *colon = strrchr(tok, ':');
         if (colon)
             *colon = '\0';
-        int rc = fn(ctx, dike__trim(tok), colon ? dike__trim(colon + 1) : NULL, k);
+        int rc = fn(ctx, dike_trim(tok), colon ? dike_trim(colon + 1) : NULL, k);
         if (rc)
             return rc;
     }
@@ -132,7 +132,7 @@ int dike_tenant_weights_check(const char *value, char *why, size_t whylen)
         return 0;
     case DIKE_WEIGHTS_FILE: {
         char *copy = dike_xstrdup(value + strlen(FILE_PREFIX));
-        int empty = !*dike__trim(copy);
+        int empty = !*dike_trim(copy);
         free(copy);
         if (empty) {
             snprintf(why, whylen, "file: needs a path (file:PATH, a CSV of tenant,weight rows)");
@@ -233,7 +233,7 @@ static int read_file(resolve_ctx *r, const char *path)
         char *s = line;
         if (r->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
             s += 3; /* UTF-8 byte order mark */
-        s = dike__trim(s);
+        s = dike_trim(s);
         if (!*s || *s == '#')
             continue;
         char *comma = strchr(s, ',');
@@ -241,8 +241,8 @@ static int read_file(resolve_ctx *r, const char *path)
             first = 0;
             if (comma) {
                 *comma = '\0';
-                int header = strcasecmp(dike__trim(s), "tenant") == 0 &&
-                             strcasecmp(dike__trim(comma + 1), "weight") == 0;
+                int header = strcasecmp(dike_trim(s), "tenant") == 0 &&
+                             strcasecmp(dike_trim(comma + 1), "weight") == 0;
                 *comma = ',';
                 if (header)
                     continue;
@@ -256,7 +256,7 @@ static int read_file(resolve_ctx *r, const char *path)
         }
         *comma = '\0';
         rows++;
-        rc = resolve_entry(r, dike__trim(s), dike__trim(comma + 1), rows);
+        rc = resolve_entry(r, dike_trim(s), dike_trim(comma + 1), rows);
     }
     if (!rc && ferror(f))
         rc = dike_err_set(r->e, DIKE_EIO, "%s: cannot read: %s", path, strerror(errno));
@@ -303,7 +303,7 @@ int dike_tenant_weights_resolve(const dike_config *c, const dike_workload *w, do
     int rc;
     if (mode == DIKE_WEIGHTS_FILE) {
         char *path = dike_xstrdup(value + strlen(FILE_PREFIX));
-        rc = read_file(&r, dike__trim(path));
+        rc = read_file(&r, dike_trim(path));
         free(path);
     } else {
         char *copy = dike_xstrdup(value);

@@ -163,7 +163,7 @@ int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n)
     return DIKE_LOC_RACK;
 }
 
-int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
+int dike_place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
                        uint32_t *nout)
 {
     if (g > c->gpn || c->type_free[type] < g)
@@ -184,7 +184,7 @@ int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fi
 /* Fill out[] from candidate nodes so the gang uses few nodes and leaves few fragments: whole
  * nodes first, largest first, as long as a node's free GPUs do not exceed what is still needed;
  * what is left then goes to the best-fitting unused node. */
-uint32_t dike__take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t n,
+uint32_t dike_take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t n,
                                    uint32_t g, dike_slice *out)
 {
     uint8_t taken[1024] = {0}; /* n <= nodes_per_rack <= 1024 */
@@ -214,7 +214,7 @@ uint32_t dike__take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t
     return nout;
 }
 
-uint32_t dike__rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t *out)
+uint32_t dike_rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t *out)
 {
     const dike_cluster *cl = c->cl;
     const dike_gpu_type *t = &cl->types[type];
@@ -227,7 +227,7 @@ uint32_t dike__rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t
     return n;
 }
 
-int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+int dike_place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                         uint32_t *nout)
 {
     const dike_cluster *cl = c->cl;
@@ -273,12 +273,12 @@ int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice
     }
     if (best_rack == DIKE_NIL)
         return 0;
-    uint32_t n = dike__rack_nodes(c, type, best_rack, cand);
-    *nout = dike__take_from(c, cand, n, g, out);
+    uint32_t n = dike_rack_nodes(c, type, best_rack, cand);
+    *nout = dike_take_from(c, cand, n, g, out);
     return 1;
 }
 
-int dike__place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+int dike_place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                        uint32_t *nout)
 {
     if (c->type_free[type] < g)

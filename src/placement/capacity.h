@@ -53,18 +53,18 @@ int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n);
 
 /* Shared building blocks of the strategies. Each returns 1 and fills out/nout on success. */
 /** One node of @p type with free >= g: best fit (fewest free) or worst fit (most free). */
-int dike__place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
+int dike_place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
                        uint32_t *nout);
 /** Fewest nodes inside one rack of @p type; best-fit rack on ties. */
-int dike__place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+int dike_place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                         uint32_t *nout);
 /** Gather the free nodes of @p type in rack @p r into @p out (at most 1024); returns the count. */
-uint32_t dike__rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t *out);
+uint32_t dike_rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t *out);
 /** Take g GPUs from candidate nodes, whole nodes largest first, remainder best fit. */
-uint32_t dike__take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t n, uint32_t g,
+uint32_t dike_take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t n, uint32_t g,
                          dike_slice *out);
 /** Fewest nodes anywhere: largest free nodes first. */
-int dike__place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+int dike_place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                        uint32_t *nout);
 
 #endif

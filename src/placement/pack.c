@@ -12,9 +12,9 @@ static int pack_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint
             int t = c->type_order[i];
             if (j->spec->gpu_type >= 0 && j->spec->gpu_type != t)
                 continue;
-            int ok = pass == 0   ? dike__place_single(c, t, g, 1, out, nout)
-                     : pass == 1 ? dike__place_in_rack(c, t, g, out, nout)
-                                 : dike__place_greedy(c, t, g, out, nout);
+            int ok = pass == 0   ? dike_place_single(c, t, g, 1, out, nout)
+                     : pass == 1 ? dike_place_in_rack(c, t, g, out, nout)
+                                 : dike_place_greedy(c, t, g, out, nout);
             if (ok) {
                 *type = t;
                 *level = dike_slices_level(c->cl, out, *nout);

@@ -58,13 +58,13 @@ static int random_place(dike_capacity *c, const dike_job *j, dike_slice *out, ui
             for (uint32_t rk = r0; rk <= r1; rk++) {
                 if (c->rack_free[rk] < g)
                     continue;
-                uint32_t n = dike__rack_nodes(c, (int)t, rk, cand), have = 0;
+                uint32_t n = dike_rack_nodes(c, (int)t, rk, cand), have = 0;
                 for (uint32_t i = 0; i < n; i++)
                     have += c->free[cand[i]];
                 if (have < g)
                     continue;
                 if (pass && seen == pick) {
-                    *nout = dike__take_from(c, cand, n, g, out);
+                    *nout = dike_take_from(c, cand, n, g, out);
                     *type = (int)t;
                     *level = dike_slices_level(cl, out, *nout);
                     return 1;
@@ -81,7 +81,7 @@ static int random_place(dike_capacity *c, const dike_job *j, dike_slice *out, ui
         int t = c->type_order[i];
         if (j->spec->gpu_type >= 0 && j->spec->gpu_type != t)
             continue;
-        if (dike__place_greedy(c, t, g, out, nout)) {
+        if (dike_place_greedy(c, t, g, out, nout)) {
             *type = t;
             *level = dike_slices_level(cl, out, *nout);
             return 1;

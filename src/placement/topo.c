@@ -29,13 +29,13 @@ static int fewest_racks(const dike_capacity *c, int type, uint32_t g, dike_slice
         if (best == UINT32_MAX)
             break;
         used[best - r0] = 1;
-        uint32_t m = dike__rack_nodes(c, type, best, cand), have = 0;
+        uint32_t m = dike_rack_nodes(c, type, best, cand), have = 0;
         for (uint32_t i = 0; i < m; i++)
             have += c->free[cand[i]];
         if (!have)
             continue;
         uint32_t take = have < need ? have : need;
-        n += dike__take_from(c, cand, m, take, out + n);
+        n += dike_take_from(c, cand, m, take, out + n);
         need -= take;
     }
     free(used);
@@ -56,7 +56,7 @@ static int topo_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint
         int t = c->type_order[i];
         if (j->spec->gpu_type >= 0 && j->spec->gpu_type != t)
             continue;
-        int ok = dike__place_single(c, t, g, 1, tmp, &n) || dike__place_in_rack(c, t, g, tmp, &n) ||
+        int ok = dike_place_single(c, t, g, 1, tmp, &n) || dike_place_in_rack(c, t, g, tmp, &n) ||
                  fewest_racks(c, t, g, tmp, &n);
         if (!ok)
             continue;

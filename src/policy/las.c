@@ -71,8 +71,8 @@ static int parse_thresholds(const char *text, double *thr, size_t *n, char *why,
     *n = 0;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         double v;
-        char *t = dike__trim(tok);
-        if (dike__parse_f64(t, &v) || !(v > 0) || (*n && v <= thr[*n - 1]) || *n == LAS_MAX_QUEUES - 1) {
+        char *t = dike_trim(tok);
+        if (dike_parse_f64(t, &v) || !(v > 0) || (*n && v <= thr[*n - 1]) || *n == LAS_MAX_QUEUES - 1) {
             snprintf(why, whylen, "expected at most %d increasing positive numbers", LAS_MAX_QUEUES - 1);
             rc = DIKE_EINVAL;
             break;

@@ -94,7 +94,7 @@ int dike_run(const dike_config *cfg, MPI_Comm comm, const char *out_path, dike_r
     return run_body(cfg, comm, NULL, out_path, NULL, out, perf_out, e);
 }
 
-int dike__run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
+int dike_run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
                        const char *out_path, dike_results *out, dike_perf_record *perf_out,
                        dike_err *e)
 {

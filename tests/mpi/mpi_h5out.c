@@ -100,7 +100,7 @@ static void check_file(const char *path, uint64_t total, int size)
         return;
 
     size_t n = 0;
-    hid_t t = dike__h5_node_type();
+    hid_t t = dike_h5_node_type();
     dike_node_record *nodes = read_rows(file, "/nodes", t, sizeof *nodes, &n);
     H5Tclose(t);
     CHECK(n == total, "/nodes has %zu rows, expected %llu", n, (unsigned long long)total);
@@ -118,7 +118,7 @@ static void check_file(const char *path, uint64_t total, int size)
     }
     free(nodes);
 
-    t = dike__h5_perf_type();
+    t = dike_h5_perf_type();
     dike_perf_record *perf = read_rows(file, "/perf", t, sizeof *perf, &n);
     H5Tclose(t);
     CHECK(n == (size_t)size, "/perf has %zu rows, expected %d", n, size);

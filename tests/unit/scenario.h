@@ -45,7 +45,7 @@ static inline int sc_run(const sc_job *jobs, size_t n, const char *const *sets, 
         j->model = -1;
         j->gpu_type = (int16_t)(jobs[i].type1 - 1);
     }
-    int rc = dike__run_workload(&cfg, MPI_COMM_WORLD, &w, NULL, r, NULL, &e);
+    int rc = dike_run_workload(&cfg, MPI_COMM_WORLD, &w, NULL, r, NULL, &e);
     if (rc)
         fprintf(stderr, "run failed: %s\n", e.msg);
     dike_workload_free(&w);

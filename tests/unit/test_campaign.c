@@ -381,7 +381,7 @@ static void test_run_records(void **state)
     assert_true(child > 0);
     assert_int_equal(waitpid(child, NULL, 0), child); /* reaped: that pid is gone */
 
-    dike__point_result r;
+    dike_point_result r;
     dike_err e = {0};
     const struct { int status, pid; const char *error, *task; } recs[4] = {
         {DIKE_POINT_RUNNING, (int)getpid(), "", ""},
@@ -401,7 +401,7 @@ static void test_run_records(void **state)
             snprintf(r.slurm.array_job_id, sizeof r.slurm.array_job_id, "12");
             snprintf(r.slurm.array_task_id, sizeof r.slurm.array_task_id, "%s", recs[i].task);
         }
-        if (dike__record_write(&g, i, &r, &e))
+        if (dike_record_write(&g, i, &r, &e))
             fail_msg("record %zu: %s", i, e.msg);
     }
     char *out = NULL;

@@ -102,11 +102,11 @@ static void test_split_csv(void **state)
     (void)state;
     char line[] = " a , b,,c ";
     char *f[2];
-    assert_int_equal(dike__split_csv(line, f, 2), 4);
+    assert_int_equal(dike_split_csv(line, f, 2), 4);
     assert_string_equal(f[0], "a");
     assert_string_equal(f[1], "b");
     char empty[] = "";
-    assert_int_equal(dike__split_csv(empty, f, 2), 1);
+    assert_int_equal(dike_split_csv(empty, f, 2), 1);
     assert_string_equal(f[0], "");
 }
 

@@ -435,7 +435,7 @@ static void check_jobs(hid_t file, const dike_results *r)
 
     /* Whole rows through the reader type of h5types.h. */
     dike_job_record back[3];
-    hid_t t = dike__h5_job_type();
+    hid_t t = dike_h5_job_type();
     assert_true(t >= 0);
     read_all(ds, t, back);
     H5Tclose(t);
@@ -471,7 +471,7 @@ static void check_tenants(hid_t file, const dike_results *r)
     COLUMN_EQ(ds, t, n, fairness_ratio, double, H5T_NATIVE_DOUBLE);
 
     dike_tenant_record back[2];
-    hid_t ty = dike__h5_tenant_type();
+    hid_t ty = dike_h5_tenant_type();
     assert_true(ty >= 0);
     read_all(ds, ty, back);
     H5Tclose(ty);

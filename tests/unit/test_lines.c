@@ -30,23 +30,23 @@ static void test_small_file(void **state)
     (void)state;
     static const char text[] = "a,b\r\n\nxyz\nlast";
     char *path = write_tmp(text, sizeof text - 1);
-    dike__lines l;
+    dike_lines l;
     char *line, sha[65], want[65];
-    assert_int_equal(dike__lines_open(&l, path, true, NULL), 0);
-    assert_int_equal(dike__lines_next(&l, &line, 100), 4); /* the '\r' stays */
+    assert_int_equal(dike_lines_open(&l, path, true, NULL), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 100), 4); /* the '\r' stays */
     assert_string_equal(line, "a,b\r");
-    assert_int_equal(dike__lines_next(&l, &line, 100), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 100), 0);
     assert_string_equal(line, "");
-    assert_int_equal(dike__lines_next(&l, &line, 100), 3);
+    assert_int_equal(dike_lines_next(&l, &line, 100), 3);
     assert_string_equal(line, "xyz");
-    assert_int_equal(dike__lines_next(&l, &line, 100), 4);
+    assert_int_equal(dike_lines_next(&l, &line, 100), 4);
     assert_string_equal(line, "last");
-    assert_int_equal(dike__lines_next(&l, &line, 100), -1);
+    assert_int_equal(dike_lines_next(&l, &line, 100), -1);
     assert_int_equal(l.err, 0);
-    assert_int_equal(dike__lines_sha256(&l, path, sha, NULL), 0);
+    assert_int_equal(dike_lines_sha256(&l, path, sha, NULL), 0);
     assert_int_equal(dike_sha256_file(path, want, NULL), 0);
     assert_string_equal(sha, want);
-    dike__lines_close(&l);
+    dike_lines_close(&l);
     unlink(path);
     free(path);
 }
@@ -56,13 +56,13 @@ static void test_empty_file(void **state)
 {
     (void)state;
     char *path = write_tmp("", 0);
-    dike__lines l;
+    dike_lines l;
     char *line, sha[65];
-    assert_int_equal(dike__lines_open(&l, path, true, NULL), 0);
-    assert_int_equal(dike__lines_next(&l, &line, 100), -1);
-    assert_int_equal(dike__lines_sha256(&l, path, sha, NULL), 0);
+    assert_int_equal(dike_lines_open(&l, path, true, NULL), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 100), -1);
+    assert_int_equal(dike_lines_sha256(&l, path, sha, NULL), 0);
     assert_string_equal(sha, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    dike__lines_close(&l);
+    dike_lines_close(&l);
     unlink(path);
     free(path);
 }
@@ -72,18 +72,18 @@ static void test_cap(void **state)
 {
     (void)state;
     char *path = write_tmp("0123456789\n0123456789A\n", 23);
-    dike__lines l;
+    dike_lines l;
     char *line;
-    assert_int_equal(dike__lines_open(&l, path, false, NULL), 0);
-    assert_int_equal(dike__lines_next(&l, &line, 10), 10);
-    assert_int_equal(dike__lines_next(&l, &line, 10), -2);
-    dike__lines_close(&l);
+    assert_int_equal(dike_lines_open(&l, path, false, NULL), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 10), 10);
+    assert_int_equal(dike_lines_next(&l, &line, 10), -2);
+    dike_lines_close(&l);
     unlink(path);
     free(path);
     path = write_tmp("0123456789A", 11);
-    assert_int_equal(dike__lines_open(&l, path, false, NULL), 0);
-    assert_int_equal(dike__lines_next(&l, &line, 10), -2);
-    dike__lines_close(&l);
+    assert_int_equal(dike_lines_open(&l, path, false, NULL), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 10), -2);
+    dike_lines_close(&l);
     unlink(path);
     free(path);
 }
@@ -100,19 +100,19 @@ static void test_many_blocks(void **state)
     for (int i = 0; i < n; i++)
         len += (size_t)sprintf(text + len, "row %d,%d\n", i, i % 7);
     char *path = write_tmp(text, len);
-    dike__lines l;
+    dike_lines l;
     char *line, expect[32], sha[65], want[65];
-    assert_int_equal(dike__lines_open(&l, path, true, NULL), 0);
+    assert_int_equal(dike_lines_open(&l, path, true, NULL), 0);
     for (int i = 0; i < n; i++) {
         int k = sprintf(expect, "row %d,%d", i, i % 7);
-        assert_int_equal(dike__lines_next(&l, &line, 64), k);
+        assert_int_equal(dike_lines_next(&l, &line, 64), k);
         assert_string_equal(line, expect);
     }
-    assert_int_equal(dike__lines_next(&l, &line, 64), -1);
-    assert_int_equal(dike__lines_sha256(&l, path, sha, NULL), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 64), -1);
+    assert_int_equal(dike_lines_sha256(&l, path, sha, NULL), 0);
     assert_int_equal(dike_sha256_file(path, want, NULL), 0);
     assert_string_equal(sha, want);
-    dike__lines_close(&l);
+    dike_lines_close(&l);
     unlink(path);
     free(path);
 
@@ -121,14 +121,14 @@ static void test_many_blocks(void **state)
     text[big] = '\n';
     memcpy(text + big + 1, "end", 3);
     path = write_tmp(text, big + 4);
-    assert_int_equal(dike__lines_open(&l, path, false, NULL), 0);
-    assert_int_equal(dike__lines_next(&l, &line, 2 * DIKE__LINES_BLOCK), (long)big);
+    assert_int_equal(dike_lines_open(&l, path, false, NULL), 0);
+    assert_int_equal(dike_lines_next(&l, &line, 2 * DIKE__LINES_BLOCK), (long)big);
     assert_int_equal(strlen(line), big);
-    assert_int_equal(dike__lines_next(&l, &line, 2 * DIKE__LINES_BLOCK), 3);
+    assert_int_equal(dike_lines_next(&l, &line, 2 * DIKE__LINES_BLOCK), 3);
     assert_string_equal(line, "end");
     /* a digest was not asked for */
-    assert_int_equal(dike__lines_sha256(&l, path, sha, NULL), DIKE_EINTERNAL);
-    dike__lines_close(&l);
+    assert_int_equal(dike_lines_sha256(&l, path, sha, NULL), DIKE_EINTERNAL);
+    dike_lines_close(&l);
     unlink(path);
     free(path);
     free(text);
@@ -137,9 +137,9 @@ static void test_many_blocks(void **state)
 static void test_missing_file(void **state)
 {
     (void)state;
-    dike__lines l;
+    dike_lines l;
     dike_err e = {0, ""};
-    assert_int_equal(dike__lines_open(&l, "/nonexistent/dike-lines", true, &e), DIKE_EIO);
+    assert_int_equal(dike_lines_open(&l, "/nonexistent/dike-lines", true, &e), DIKE_EIO);
     assert_non_null(strstr(e.msg, "/nonexistent/dike-lines: cannot open"));
 }
 

@@ -259,7 +259,7 @@ static int run_file(const char *ini, dike_results *r)
         j->model = -1;
         j->gpu_type = -1;
     }
-    int rc = dike__run_workload(&c, MPI_COMM_WORLD, &w, NULL, r, NULL, &e);
+    int rc = dike_run_workload(&c, MPI_COMM_WORLD, &w, NULL, r, NULL, &e);
     if (rc)
         fprintf(stderr, "%s\n", e.msg);
     dike_workload_free(&w);
