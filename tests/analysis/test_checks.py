@@ -16,10 +16,14 @@ Prints one line per case; exits 1 at the first failure.
 """
 import configparser
 import math
+import os
 import sys
 
 sys.path.insert(0, sys.argv[1] + "/analysis" if len(sys.argv) > 1 else "analysis")
 import report  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from casecheck import check, run  # noqa: E402
 
 BASE_SUMMARY = {"jobs": 1000, "finished": 1000, "avg_jct": 100.0, "p50_jct": 50.0, "p95_jct": 300.0,
                 "p99_jct": 500.0, "makespan": 10000.0, "avg_queue_delay": 10.0, "mean_rho": 1.0,
@@ -71,14 +75,6 @@ def by_label(g):
     return {p.label: p for p in g.points}
 
 
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    if not cond:
-        failures += 1
 
 
 def dom_of(g, knowledge, weighting):
@@ -272,16 +268,8 @@ def case_figures():
 
 
 def main():
-    for case in (case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity,
-                 case_target, case_figures):
-        try:
-            case()
-        except Exception as e:  # a crash is a failure of that case, reported like one
-            import traceback
-            traceback.print_exc()
-            check(False, "%s raised %s" % (case.__name__, e))
-    print("%s: %d failure%s" % ("FAIL" if failures else "ok", failures, "" if failures == 1 else "s"))
-    sys.exit(1 if failures else 0)
+    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity,
+         case_target, case_figures))
 
 
 if __name__ == "__main__":

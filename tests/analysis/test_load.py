@@ -28,14 +28,7 @@ import figures  # noqa: E402
 import report  # noqa: E402
 from test_checks import FakeRun  # noqa: E402
 
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    if not cond:
-        failures += 1
+from casecheck import check, run  # noqa: E402
 
 
 def groups_of(runs):
@@ -121,12 +114,4 @@ def case_kind():
           "against_load is a --figure-kinds value, not a per-group figure")
 
 
-for case in (case_families, case_no_family, case_kind):
-    try:
-        case()
-    except Exception as e:  # a crash is a failure of that case, reported like one
-        import traceback
-        traceback.print_exc()
-        check(False, "%s raised %s" % (case.__name__, e))
-print("%s: %d failure%s" % ("FAIL" if failures else "ok", failures, "" if failures == 1 else "s"))
-sys.exit(1 if failures else 0)
+run((case_families, case_no_family, case_kind))

@@ -26,14 +26,7 @@ import report  # noqa: E402
 import tables  # noqa: E402
 from test_checks import FakeRun, group  # noqa: E402
 
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    if not cond:
-        failures += 1
+from casecheck import check, run  # noqa: E402
 
 
 def case_units():
@@ -238,12 +231,4 @@ def case_font_floor():
         check(len(fw.save(fig, "fine")) == 1, "default fonts (7-8 pt) pass")
 
 
-for case in (case_units, case_ties, case_paired, case_latex, case_font_floor):
-    try:
-        case()
-    except Exception as e:  # a crash is a failure of that case, reported like one
-        import traceback
-        traceback.print_exc()
-        check(False, "%s raised %s" % (case.__name__, e))
-print("%s: %d failure%s" % ("FAIL" if failures else "ok", failures, "" if failures == 1 else "s"))
-sys.exit(1 if failures else 0)
+run((case_units, case_ties, case_paired, case_latex, case_font_floor))
