@@ -9,11 +9,8 @@
 #
 #   progress.sh DIKE_EMU [MPIEXEC_NP_FLAG MPIEXEC...]
 set -eu
-DIKE_EMU="$1"
-DIKE_NP_FLAG="${2:--np}"
-DIKE_MPIEXEC=("${@:3}")
-[ ${#DIKE_MPIEXEC[@]} -gt 0 ] || DIKE_MPIEXEC=(mpiexec)
 . "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
 dike_tmp_init cli_progress
 cd "$T"
 RUN=(run --set workload.jobs=300000 --set cluster.nodes=2048 --set workload.load=0.9)

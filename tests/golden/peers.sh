@@ -16,10 +16,8 @@
 # $DIKE_SHARED_DIR/traces/TitanSched/philly.csv; without it the test is skipped (exit 77).
 # Registered by tests/golden/CMakeLists.txt.
 set -eu
-DIKE_EMU="$1"
-DIKE_NP_FLAG="$2"
-DIKE_MPIEXEC=("${@:3}")
 . "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
 
 PHILLY="${DIKE_SHARED_DIR:-}/traces/TitanSched/philly.csv"
 if [ -z "${DIKE_SHARED_DIR:-}" ] || [ ! -f "$PHILLY" ]; then

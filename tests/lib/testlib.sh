@@ -145,6 +145,16 @@ json()
 
 # emu_mpi NP ARGS...: run dike-emu under the project's mpiexec command with NP ranks.
 # Needs the array DIKE_MPIEXEC (the command) and DIKE_NP_FLAG (e.g. -n).
+# dike_mpi_args DIKE_EMU [MPIEXEC_NP_FLAG MPIEXEC...]: the arguments every MPI script test gets
+# from ctest (tests/lib/dike_test.cmake); without a launcher, mpiexec -np.
+dike_mpi_args()
+{
+    DIKE_EMU="$1"
+    DIKE_NP_FLAG="${2:--np}"
+    DIKE_MPIEXEC=("${@:3}")
+    [ ${#DIKE_MPIEXEC[@]} -gt 0 ] || DIKE_MPIEXEC=(mpiexec)
+}
+
 emu_mpi()
 {
     local np="$1"

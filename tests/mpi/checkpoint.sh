@@ -6,10 +6,8 @@
 #
 #   checkpoint.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
-DIKE_EMU="$1"
-DIKE_NP_FLAG="$2"
-DIKE_MPIEXEC=("${@:3}")
 . "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
 dike_tmp_init mpi_checkpoint
 cd "$T"
 W=(--set workload.jobs=4000 --set cluster.nodes=48 --set cluster.nodes_per_rack=8 --set workload.load=1.3

@@ -7,10 +7,8 @@
 #
 #   diskfull.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
-DIKE_EMU="$1"
-DIKE_NP_FLAG="$2"
-DIKE_MPIEXEC=("${@:3}")
 . "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
 dike_tmp_init mpi_diskfull
 D="$T/disk"
 mkdir "$D"

@@ -12,10 +12,8 @@
 # dozens of synchronisation windows. Two more cases run the emulating mode (node ranks track
 # progress) with every node model on, gangs spanning ranks. Registered by tests/mpi/CMakeLists.txt.
 set -eu
-DIKE_EMU="$1"
-DIKE_NP_FLAG="$2"
-DIKE_MPIEXEC=("${@:3}")
 . "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
 dike_tmp_init mpi_equivalence
 
 JOBS=3000

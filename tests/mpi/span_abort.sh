@@ -8,10 +8,8 @@
 #
 #   span_abort.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
-DIKE_EMU="$1"
-DIKE_NP_FLAG="$2"
-DIKE_MPIEXEC=("${@:3}")
 . "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
 dike_tmp_init mpi_span_abort
 cd "$T"
 
