@@ -83,6 +83,8 @@ struct dike_nodes {
 
     dike_jrec *loc;        /* records for this rank's own runs */
     size_t nloc, loccap;
+    dike_jrec *tmp;        /* scratch for sort_records, tmpcap records */
+    size_t tmpcap;
     dike_jrec *rem;        /* records for other homes, with their ranks */
     int *rem_to;
     size_t nrem, remcap;
@@ -240,6 +242,7 @@ void dike_nodes_free(dike_nodes *ns)
     free(ns->sc_o);
     free(ns->q);
     free(ns->loc);
+    free(ns->tmp);
     free(ns->rem);
     free(ns->rem_to);
     free(ns->out);
@@ -589,15 +592,71 @@ const dike_jrec *dike_nodes_outbox(dike_nodes *ns, int *counts, int *displs)
 
 /* ---- home ---- */
 
-static int rec_cmp(const void *pa, const void *pb)
+/* Put the window's records in the order the home applies them: by time, and within a timestamp
+ * ends, then starts, then factors (a run's end comes before the next run of the job starts, and
+ * its start before the factors of its slices). Records of different jobs at one timestamp commute
+ * (each changes only its own run; rates are recomputed after all of them, and completions are
+ * ordered by (time, job) in the heap), so they keep the order they came in. The records arrive as
+ * a few runs already in time order (the owner's own, then one per rank that sent some): they are
+ * merged by time, run by run, then each timestamp is split by kind. A full sort on (time, kind,
+ * job, epoch, slice) was a quarter of the emulating mode's time (docs/scaling.md). */
+static void sort_records(dike_nodes *ns)
 {
-    const dike_jrec *a = pa, *b = pb;
-    if (a->time != b->time) return a->time < b->time ? -1 : 1;
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    if (a->job != b->job) return a->job < b->job ? -1 : 1;
-    if (a->epoch != b->epoch) return a->epoch < b->epoch ? -1 : 1;
-    if (a->slice != b->slice) return a->slice < b->slice ? -1 : 1;
-    return 0;
+    size_t n = ns->nloc;
+    if (n < 2)
+        return;
+    if (ns->tmpcap < n) {
+        ns->tmpcap = ns->loccap;
+        ns->tmp = dike_xrealloc(ns->tmp, ns->tmpcap * sizeof *ns->tmp);
+    }
+    dike_jrec *a = ns->loc, *b = ns->tmp;
+    for (;;) { /* merge neighbouring runs (time order, stable) until one is left */
+        size_t runs = 0, i = 0, o = 0;
+        while (i < n) {
+            size_t m = i + 1;
+            while (m < n && a[m - 1].time <= a[m].time)
+                m++;
+            size_t e = m < n ? m + 1 : n;
+            while (e < n && a[e - 1].time <= a[e].time)
+                e++;
+            size_t x = i, y = m;
+            while (x < m && y < e)
+                b[o++] = a[y].time < a[x].time ? a[y++] : a[x++];
+            while (x < m)
+                b[o++] = a[x++];
+            while (y < e)
+                b[o++] = a[y++];
+            i = e;
+            runs++;
+        }
+        dike_jrec *t = a;
+        a = b;
+        b = t;
+        if (runs == 1)
+            break;
+    }
+    /* within each timestamp: ends, starts, factors (a stable split, into b) */
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1, cnt[3] = {0, 0, 0};
+        while (e < n && a[e].time == a[i].time)
+            e++;
+        for (size_t k = i; k < e; k++) {
+            if (a[k].kind > DIKE_JREC_FACTOR)
+                dike_fatal("unknown job record %u", a[k].kind);
+            cnt[a[k].kind]++;
+        }
+        size_t pos[3] = {i, i + cnt[0], i + cnt[0] + cnt[1]};
+        for (size_t k = i; k < e; k++)
+            b[pos[a[k].kind]++] = a[k];
+        i = e;
+    }
+    if (b != ns->loc) { /* the records ended in the scratch array: swap the two */
+        ns->tmp = ns->loc;
+        ns->loc = b;
+        size_t c = ns->tmpcap;
+        ns->tmpcap = ns->loccap;
+        ns->loccap = c;
+    }
 }
 
 /* Work done up to x at the current rate; checkpoints fall every ckpt_us of progress time after
@@ -805,8 +864,7 @@ void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, di
 {
     for (size_t i = 0; i < nin; i++)
         send_rec(ns, ns->rank, &in[i]);
-    if (ns->nloc > 1)
-        qsort(ns->loc, ns->nloc, sizeof *ns->loc, rec_cmp);
+    sort_records(ns);
     size_t i = 0;
     for (;;) {
         dike_time x = i < ns->nloc ? ns->loc[i].time : DIKE_TIME_INF;
