@@ -8,6 +8,7 @@
 
 #include "engine/event.h"
 #include "dike/rng.h"
+#include "engine/nodes.h"
 #include "engine/partition.h"
 
 static dike_event *mk(dike_event_pool *p, dike_time t, int phase, int kind, uint32_t entity,
@@ -154,6 +155,64 @@ static void test_partition_hand(void **st)
     assert_int_equal(dike_part_owner(&l, 39), 3);
 }
 
+/* The home step applies a window's records by time and, within a timestamp, ends before starts
+ * before factors, whatever order they come in (records of several ranks arrive as separate runs).
+ * One node of 8 GPUs, one rank, no node model; records given out of order:
+ *   job 1 starts at 1 s with 1 s of work at factor 1: it finishes at 1 + 1 = 2 s;
+ *   job 0 starts at 2 s with 4 s of work at factor 0.5: 4 / 0.5 = 8 s, it finishes at 10 s;
+ *   job 2 starts at 1 s with 10 s of work at factor 1 and is preempted at 3 s (end of run 1, with
+ *   10 - 2 = 8 s of work left), and run 2 starts at 3 s with those 8 s: it finishes at 11 s.
+ * Run 2's start at 3 s is given before run 1's end at 3 s, and factors before their starts: applied
+ * in that order the home would stop with "starts run 2 while run 1 is on". */
+static void test_home_record_order(void **st)
+{
+    (void)st;
+    dike_cluster cl = {0};
+    cl.nodes = 1;
+    cl.gpus_per_node = 8;
+    cl.nodes_per_rack = 1;
+    cl.nracks = 1;
+    cl.total_gpus = 8;
+    dike_part_layout l;
+    dike_part_layout_init(&l, &cl, 1, 1);
+    dike_part p;
+    dike_part_init(&p, &cl, NULL, 0, 1);
+    dike_nodes_params np = {0};
+    dike_nodes *ns = dike_nodes_new(&np, &cl, &l, 0, &p, 3);
+    enum { E = DIKE_JREC_END, S = DIKE_JREC_START, F = DIKE_JREC_FACTOR };
+    const dike_jrec in[] = {
+        /* time, aux, value, rate, job, epoch, slice, kind, nslices, reason */
+        {3000000, -1, 1.0, 0, 2, 2, 0, F, 0, 0},
+        {3000000, 0, 8e6, 1.0, 2, 2, 0, S, 1, 0},
+        {3000000, -1, 0, 0, 2, 1, 0, E, 0, DIKE_STOP_PREEMPT},
+        {2000000, -1, 0.5, 0, 0, 1, 0, F, 0, 0},
+        {2000000, 0, 4e6, 1.0, 0, 1, 0, S, 1, 0},
+        {1000000, -1, 1.0, 0, 1, 1, 0, F, 0, 0},
+        {1000000, -1, 1.0, 0, 2, 1, 0, F, 0, 0},
+        {1000000, 0, 1e6, 1.0, 1, 1, 0, S, 1, 0},
+        {1000000, 0, 10e6, 1.0, 2, 1, 0, S, 1, 0},
+    };
+    dike_nodes_home_advance(ns, in, sizeof in / sizeof *in, 20000000);
+    size_t n;
+    const dike_nrep *r = dike_nodes_reports(ns, &n);
+    const struct { dike_time t; uint32_t kind, job, epoch; double work; } want[] = {
+        {2000000, DIKE_NREP_FINISH, 1, 1, 0},
+        {3000000, DIKE_NREP_STOPPED, 2, 1, 8e6},
+        {10000000, DIKE_NREP_FINISH, 0, 1, 0},
+        {11000000, DIKE_NREP_FINISH, 2, 2, 0},
+    };
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(r[i].time, want[i].t);
+        assert_int_equal(r[i].kind, want[i].kind);
+        assert_int_equal(r[i].entity, want[i].job);
+        assert_int_equal(r[i].seq, want[i].epoch);
+        assert_float_equal(r[i].work, want[i].work, 1e-6);
+    }
+    dike_nodes_free(ns);
+    dike_part_free(&p);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -162,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_heap_random_sorted),
         cmocka_unit_test(test_partition_blocks),
         cmocka_unit_test(test_partition_hand),
+        cmocka_unit_test(test_home_record_order),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
