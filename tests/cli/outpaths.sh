@@ -72,7 +72,7 @@ rc=0
     --checkpoint r.ckpt 2>/dev/null || rc=$?
 [ "$rc" = 4 ] && [ -f r.ckpt ] || fail "stop with checkpoint: status $rc"
 refused "resume --out = the checkpoint" "over the checkpoint being resumed" resume -q r.ckpt --out r.ckpt
-"$DIKE_EMU" resume -q r.ckpt --out r.h5 --checkpoint r.ckpt --checkpoint-every 500 ||
+"$DIKE_EMU" resume -q r.ckpt --out r.h5 --checkpoint r.ckpt --checkpoint-every 250000 ||
     fail "resume replacing its own checkpoint"
 [ -f r.h5 ] || fail "no output after resume"
 ok "resume may write periodic checkpoints over the checkpoint it resumed"

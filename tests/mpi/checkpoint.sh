@@ -76,12 +76,20 @@ same_as_full i.h5 "dike with a checkpoint every 25,000 s"
 [ -f i.h5.ckpt.h5 ] || fail "periodic checkpoints: no checkpoint file"
 ok "periodic checkpoints write the checkpoint file"
 
-# SIGTERM in the middle of a longer run (one process: the signal reaches dike-emu itself).
-L=(--set workload.jobs=1500000 --set cluster.nodes=12500 --set workload.load=0.9 -p srtf --quiet)
-"$DIKE_EMU" run "${L[@]}" --out long.h5 &   # the binary itself, so the signal reaches it
+# SIGTERM in the middle of a longer run (one process: the signal reaches dike-emu itself). The
+# signal is sent once the first progress line shows the engine running (its handler is installed
+# before the engine starts), so the run need not be long enough to outlast a fixed sleep.
+L=(--set workload.jobs=500000 --set cluster.nodes=12500 --set workload.load=0.9 -p srtf)
+"$DIKE_EMU" run "${L[@]}" --progress log --set output.progress_interval_s=0.05 --out long.h5 \
+    >/dev/null 2>progress.log &   # the binary itself, so the signal reaches it
 pid=$!
-sleep 1.5
-kill -TERM "$pid"
+for _ in $(seq 3000); do
+    grep -q "jobs [0-9]*/500000 finished" progress.log 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.02
+done
+kill -TERM "$pid" 2>/dev/null || true
+L+=(--quiet)
 rc=0
 wait "$pid" || rc=$?
 if [ "$rc" = 0 ]; then
