@@ -14,6 +14,7 @@ typedef struct nslot {
     uint32_t epoch, slice;
     int32_t home;   /**< rank of the gang's home */
     uint32_t gpus;
+    uint32_t fidx;  /**< where its rack flow was last found (a hint for node_factors) */
     double value;   /**< factor last sent to the home (NaN: none yet) */
 } nslot;
 
@@ -321,6 +322,34 @@ static rflow *find_flow(rack *rk, uint32_t job, uint32_t epoch)
     return NULL;
 }
 
+/* find_flow on a rack whose flows rack_shares has put in job order (every change to a rack's
+ * flows touches it, and touched racks are re-sorted before any node's factors are computed). */
+static const rflow *find_flow_sorted(const rack *rk, uint32_t job, uint32_t epoch)
+{
+    uint32_t lo = 0, hi = rk->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rk->f[mid].job < job)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < rk->n && rk->f[lo].job == job; lo++)
+        if (rk->f[lo].epoch == epoch)
+            return &rk->f[lo];
+    return NULL;
+}
+
+/* The same, trying first where the flow was last found and its neighbours: flows join at the
+ * end and leave from anywhere, so the others keep their place or move down by one. */
+static const rflow *find_flow_near(const rack *rk, uint32_t hint, uint32_t job, uint32_t epoch)
+{
+    for (uint32_t c = hint > 0 ? hint - 1 : 0; c <= hint + 1 && c < rk->n; c++)
+        if (rk->f[c].job == job && rk->f[c].epoch == epoch)
+            return &rk->f[c];
+    return find_flow_sorted(rk, job, epoch);
+}
+
 /* ---- owner ---- */
 
 void dike_nodes_enqueue(dike_nodes *ns, const dike_nact *a, size_t n)
@@ -363,7 +392,7 @@ static void apply_action(dike_nodes *ns, const dike_nact *a)
             i++;
         if (i == ns->G)
             dike_fatal("node %u hosts more jobs than GPUs", node);
-        sl[i] = (nslot){a->job, a->epoch, a->slice, dike_part_owner(ns->l, a->home_node), a->gpus, NAN};
+        sl[i] = (nslot){a->job, a->epoch, a->slice, dike_part_owner(ns->l, a->home_node), a->gpus, 0, NAN};
         ns->cnt[k]++;
         if (sl[i].home != ns->rank) {
             ns->remote_queued--;
@@ -490,9 +519,12 @@ static void node_factors(dike_nodes *ns, uint32_t k, dike_time t)
             continue;
         double v = f;
         if (r) {
-            const rflow *fl = find_flow(r, sl[i].job, sl[i].epoch);
-            if (fl)
+            /* the flows move little between calls: try where this slot's flow was last */
+            const rflow *fl = find_flow_near(r, sl[i].fidx, sl[i].job, sl[i].epoch);
+            if (fl) {
+                sl[i].fidx = (uint32_t)(fl - r->f);
                 v *= fl->netf;
+            }
         }
         if (v == sl[i].value)
             continue;

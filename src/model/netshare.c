@@ -8,7 +8,8 @@
 
 static void sort_by_demand(size_t n, const double *demand, uint32_t *order)
 {
-    /* insertion sort: a rack has few crossing gangs */
+    /* insertion sort: on docs/scaling.md's workload b (about 126 crossing gangs per rack) a
+     * heapsort took twice its time, so the demands arrive nearly in order */
     for (size_t i = 0; i < n; i++)
         order[i] = (uint32_t)i;
     for (size_t i = 1; i < n; i++) {
