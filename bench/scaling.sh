@@ -64,6 +64,11 @@ MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_mod
         --set output.progress_interval_s=0 -p fifo)
 # Workload a: the synthetic defaults (durations up to 14 days: a long tail in which few jobs run,
 # packed on the first nodes); b: durations capped at 1 day, so the cluster stays loaded.
+# ROUNDS=N (environment, default 1) repeats the whole set N times and ends with each round's
+# strong and weak ratios and their medians: on a shared or virtual machine one round is one
+# sample of the machine's mood (docs/scaling.md), and only runs close in time are compared.
+: >"$TMP/res"
+for round in $(seq "${ROUNDS:-1}"); do
 for wl in a b; do
  WL=(); [ $wl = b ] && WL=(--set workload.duration_max_s=86400)
  for lat in 1 60; do
@@ -72,13 +77,34 @@ for wl in a b; do
     /usr/bin/time -f "%e" -o "$TMP/t" mpirun --oversubscribe -np "$np" "$B/dike-emu" run "${MODELS[@]}" "${WL[@]}" \
       --set scheduler.decision_latency_s=$lat --set cluster.nodes=$nodes --set workload.jobs=$jobs \
       -o "$TMP/e.h5" >"$TMP/out"
-    echo "workload $wl, latency $lat s, ranks $np, $nodes nodes, $jobs jobs: process $(cat "$TMP/t") s," \
-         "$(awk '/engine wall/ {print "engine " $4 " s"} /^ +windows/ {print ", windows " $2}' "$TMP/out" | tr -d '\n')" \
+    engine=$(awk '/engine wall/ {print $4}' "$TMP/out")
+    echo "round $round, workload $wl, latency $lat s, ranks $np, $nodes nodes, $jobs jobs: process $(cat "$TMP/t") s," \
+         "engine $engine s$(awk '/^ +windows/ {print ", windows " $2}' "$TMP/out")" \
          "(load $(cut -d' ' -f1 /proc/loadavg))"
     sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
+    echo "$wl $lat $round $np $nodes $engine" >>"$TMP/res"
   done
  done
 done
+done
+echo "-- engine seconds per round: 1 rank / 2 ranks / 2 ranks doubled; strong = 1 rank / 2 ranks, weak = doubled / 1 rank"
+awk '
+  { key = $1 " " $2; t[key, $3, ($4 == 1 ? 0 : ($5 == 12500 ? 1 : 2))] = $6; keys[key] = 1; if ($3 > R) R = $3 }
+  function median(a, n,   i, j, x) {
+    for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  END {
+    n = split("a 1,a 60,b 1,b 60", order, ",")
+    for (k = 1; k <= n; k++) {
+      key = order[k]; if (!(key in keys)) continue
+      split(key, kw, " "); line = ""
+      for (r = 1; r <= R; r++) {
+        s[r] = t[key, r, 0] / t[key, r, 1]; w[r] = t[key, r, 2] / t[key, r, 0]
+        line = line sprintf("  %.2f/%.2f/%.2f (%.2fx, %.2fx)", t[key, r, 0], t[key, r, 1], t[key, r, 2], s[r], w[r])
+      }
+      printf "workload %s, L = %s s:%s; median strong %.2fx, weak %.2fx\n", kw[1], kw[2], line, median(s, R), median(w, R)
+    }
+  }' "$TMP/res"
 fi
 
 if want 5; then
