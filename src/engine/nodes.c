@@ -521,6 +521,11 @@ static void node_factors(dike_nodes *ns, uint32_t k, dike_time t)
         if (r) {
             /* the flows move little between calls: try where this slot's flow was last */
             const rflow *fl = find_flow_near(r, sl[i].fidx, sl[i].job, sl[i].epoch);
+#ifdef DIKE_SELF_CHECK
+            if (fl != find_flow(r, sl[i].job, sl[i].epoch))
+                dike_fatal("node %u: the rack-flow lookup of job %u run %u disagrees with a scan",
+                           ns->first + k, sl[i].job, sl[i].epoch);
+#endif
             if (fl) {
                 sl[i].fidx = (uint32_t)(fl - r->f);
                 v *= fl->netf;

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Crowded rack uplinks (node_model.network = rack; docs/scaling.md §5, "Rack flows found where
+# they were"): 128 nodes in racks of 32, load 1, every gang spread over racks is a flow on each
+# rack it touches, so a rack carries dozens of flows that join and leave every few seconds. Each
+# GPU slot finds its gang's flow by a hint or a binary search instead of a scan; in the sanitizer
+# build (DIKE_SELF_CHECK) every lookup is compared with the scan, and a disagreement is fatal.
+#  1. the run completes (status 0) on 1 and on 2 ranks, with identical /jobs /tenants /timeseries
+#     /nodes, and on 2 ranks gangs span the ranks (/perf remote_records > 0);
+#  2. the uplinks slow jobs down: the average JCT is higher than with network = off.
+#
+#   rack_flows.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
+set -eu
+. "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
+dike_tmp_init mpi_rack_flows
+cd "$T"
+W=(-q -p fifo --set workload.jobs=3000 --set workload.load=1.0 --set workload.duration_max_s=86400
+   --set cluster.nodes=128 --set cluster.nodes_per_rack=32 --set scheduler.decision_latency_s=1
+   --set node_model.interference=0.1)
+rc=0
+emu run "${W[@]}" --set node_model.network=rack --out one.h5 2>err || rc=$?
+[ "$rc" = 0 ] || { show_file stderr err; fail "1 rank: status $rc"; }
+ok "1 rank: the run completes"
+emu_mpi 2 run "${W[@]}" --set node_model.network=rack --out two.h5 2>err || rc=$?
+[ "$rc" = 0 ] || { show_file stderr err; fail "2 ranks: status $rc"; }
+same_objects one.h5 two.h5 "2 ranks = 1 rank" /jobs /tenants /timeseries /nodes
+rem=$(( $(h5_column two.h5 /perf remote_records 0) + $(h5_column two.h5 /perf remote_records 1) ))
+[ "$rem" -gt 0 ] || fail "2 ranks: no factor records crossed ranks (remote_records $rem)"
+ok "2 ranks: $rem factor records went to another rank's home"
+emu run "${W[@]}" --set node_model.network=off --out off.h5
+on=$(h5_attr one.h5 /summary/avg_jct)
+off=$(h5_attr off.h5 /summary/avg_jct)
+awk -v a="$on" -v b="$off" 'BEGIN { exit !(a > b) }' || fail "average JCT $on s with uplinks, $off s without"
+ok "uplinks slow jobs down: average JCT $on s against $off s without"
