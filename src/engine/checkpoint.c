@@ -1,5 +1,6 @@
 /* Checkpoint and resume: byte blobs in one HDF5 file. */
 #include "engine/checkpoint.h"
+#include "engine/nodes.h"
 
 #include "base/mpi.h"
 #include "placement/capacity.h"
@@ -20,7 +21,9 @@
  * 3: the decision-step latency histograms (dike_latency: all steps, then one per octave of active
  *    jobs) follow tick, so a resumed run reports the latency of all its steps, not only of those
  *    after the resume */
-#define CKPT_FORMAT 4
+/* 5: the emulating mode: the coordinator's per-job stop state, and each rank's node-side state
+ *    (the "emulator" blob, covered by state_sha256) */
+#define CKPT_FORMAT 5
 
 /* ---- a growable byte buffer with typed put/get ---- */
 
@@ -182,6 +185,28 @@ static size_t cap_buckets(const dike_sched *s)
     return (size_t)s->cl->ntypes * (s->cap->gpn + 1);
 }
 
+/* The emulating mode's per-job stop state (a stop decided, its work left not reported yet) and
+ * the coordinator's own account of the jobs on each node (for failures). */
+static void xfer_emulate(buf *b, int save, dike_sched *s)
+{
+    uint8_t em = (uint8_t)s->emulate, got = em, nj = s->node_jobs != NULL, gotnj = nj;
+    xfer(b, save, &got, 1);
+    xfer(b, save, &gotnj, 1);
+    if (got != em || gotnj != nj) {
+        b->bad = 1;
+        return;
+    }
+    if (!em)
+        return;
+    size_t n = s->w->njobs + 1;
+    xfer(b, save, s->stop_pending, n);
+    xfer(b, save, s->stop_work, n * sizeof *s->stop_work);
+    xfer(b, save, s->stop_lost, n * sizeof *s->stop_lost);
+    xfer(b, save, &s->stopped_done, sizeof s->stopped_done);
+    if (nj)
+        xfer(b, save, s->node_jobs, (size_t)s->cl->nodes * s->cl->gpus_per_node * sizeof *s->node_jobs);
+}
+
 static void save_coord(buf *b, dike_sched *s)
 {
     const dike_workload *w = s->w;
@@ -212,6 +237,7 @@ static void save_coord(buf *b, dike_sched *s)
     PUT(b, plen);
     put(b, blob, plen);
     free(blob);
+    xfer_emulate(b, 1, s);
 }
 
 /* Every index and enumeration read back is range-checked before it is used as one: the checksums
@@ -395,7 +421,21 @@ static int load_coord(buf *b, dike_sched *s, dike_err *e)
     else
         apply_cap(s, &c);
     cap_state_free(&c);
-    return rc ? rc : load_policy(b, s, plen, e);
+    if (!rc)
+        rc = load_policy(b, s, plen, e);
+    if (!rc) {
+        xfer_emulate(b, 0, s);
+        for (size_t i = 0; s->emulate && i <= s->w->njobs && !b->bad; i++)
+            if (s->stop_pending[i] > 1)
+                b->bad = 1;
+        for (size_t i = 0; s->node_jobs && i < (size_t)s->cl->nodes * s->cl->gpus_per_node && !b->bad; i++)
+            if (s->node_jobs[i] != UINT32_MAX && s->node_jobs[i] >= s->w->njobs)
+                b->bad = 1;
+        if (b->bad)
+            rc = dike_err_set(e, DIKE_EINVAL, "checkpoint: the emulating mode's coordinator state is "
+                              "truncated or out of range");
+    }
+    return rc;
 }
 
 /* ---- node ranks: one fixed record per node, then its job slots ---- */
@@ -654,12 +694,13 @@ static void config_digest(int32_t fmt, const char *conf, const char *trace_sha, 
     digest(parts, lens, 4, out);
 }
 
-/* Covers both state blobs. */
-static void state_digest(const void *coord, size_t clen, const void *nodes, size_t nlen, char out[65])
+/* Covers the state blobs (the emulator's is empty in the predicting mode). */
+static void state_digest(const void *coord, size_t clen, const void *nodes, size_t nlen,
+                         const void *emu, size_t elen, char out[65])
 {
-    const void *parts[] = { coord, nodes };
-    size_t lens[] = { clen, nlen };
-    digest(parts, lens, 2, out);
+    const void *parts[] = { coord, nodes, emu };
+    size_t lens[] = { clen, nlen, elen };
+    digest(parts, lens, 3, out);
 }
 
 /* The file ends with a trailer after the HDF5 image (HDF5 ignores bytes past its end of
@@ -745,12 +786,12 @@ static hid_t open_image(const char *img, size_t n)
  * and its image written by us: a full disk or an I/O error is one errno message, and no HDF5 object
  * is left half-closed (HDF5 1.10 crashes at MPI_Finalize after a failed close; see h5out.c). */
 static int write_ckpt_file(const char *path, const char *tmp, const char *conf, const char *trace_sha,
-                           const buf *cb, const char *nodes, size_t ntotal, dike_err *e)
+                           const buf *cb, const char *nodes, size_t ntotal, const buf *eb, dike_err *e)
 {
     int32_t fmt = CKPT_FORMAT;
     char csum[65], ssum[65];
     config_digest(fmt, conf, trace_sha, DIKE_VERSION, csum);
-    state_digest(cb->p, cb->len, nodes, ntotal, ssum);
+    state_digest(cb->p, cb->len, nodes, ntotal, eb->p, eb->len, ssum);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
     int bad = fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0;
     if (!bad)
@@ -768,6 +809,7 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
         bad |= write_str_attr(f, "state_sha256", ssum) < 0;
         bad |= write_blob(f, "coordinator", cb->p, cb->len) < 0;
         bad |= write_blob(f, "nodes", nodes, ntotal) < 0;
+        bad |= write_blob(f, "emulator", eb->p, eb->len) < 0;
     }
     char *img = NULL;
     ssize_t n = 0;
@@ -800,16 +842,65 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
     return rc;
 }
 
+/* Rank 0: the gathered node records (rank order) in node order. The emulating mode's layout gives
+ * rank 0 the last racks (dike_part_layout_reverse), so rank order is not always node order. */
+static void nodes_in_order(char *all, size_t total, size_t rec)
+{
+    size_t n = rec ? total / rec : 0;
+    char *sorted = dike_xmalloc(total + 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node;
+        memcpy(&node, all + i * rec, sizeof node);
+        if (node >= n)
+            dike_fatal("checkpoint: node record %zu names node %u of %zu", i, node, n);
+        memcpy(sorted + (size_t)node * rec, all + i * rec, rec);
+    }
+    if (total)
+        memcpy(all, sorted, total);
+    free(sorted);
+}
+
+/* The emulating mode's node-side state: every rank's bytes (dike_nodes_save) on rank 0, as
+ * [ranks][bytes of each rank][the bytes, in rank order] (64-bit counts). Empty without @p ns. */
+static void gather_emulator(MPI_Comm comm, dike_nodes *ns, buf *eb)
+{
+    memset(eb, 0, sizeof *eb);
+    if (!ns)
+        return;
+    int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm);
+    buf mine = {0};
+    mine.p = dike_nodes_save(ns, &mine.len);
+    if (mine.len > INT32_MAX)
+        dike_fatal("checkpoint: rank %d's node state has %zu bytes, more than one MPI message holds",
+                   rank, mine.len);
+    uint64_t len = mine.len, *lens = rank == 0 ? dike_xcalloc((size_t)np, sizeof *lens) : NULL;
+    DIKE_MPI_CHECK(MPI_Gather(&len, 1, MPI_UINT64_T, lens, 1, MPI_UINT64_T, 0, comm));
+    size_t total = 0;
+    char *all = gather_nodes(comm, &mine, &total);
+    free(mine.p);
+    if (rank == 0) {
+        uint64_t nr = (uint64_t)np;
+        PUT(eb, nr);
+        put(eb, lens, (size_t)np * sizeof *lens);
+        put(eb, all, total);
+    }
+    free(lens);
+    free(all);
+}
+
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
-                          const char *config_ini, const char *trace_sha256, dike_err *e)
+                          dike_nodes *ns, const char *config_ini, const char *trace_sha256, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), rc = 0;
-    buf nb = {0};
+    buf nb = {0}, eb;
     save_nodes(&nb, p);
     size_t ntotal = 0;
     char *nodes = gather_nodes(comm, &nb, &ntotal);
     free(nb.p);
+    gather_emulator(comm, ns, &eb);
     if (rank == 0) {
+        nodes_in_order(nodes, ntotal,
+                       sizeof(node_rec) + (p->jobs ? p->cl->gpus_per_node * sizeof(uint32_t) : 0));
         buf cb = {0};
         save_coord(&cb, s);
         char tmp[DIKE_STR_MAX + 128];
@@ -819,11 +910,12 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
         rc = write_ckpt_file(path, tmp, config_ini, trace_sha256 ? trace_sha256 : "", &cb, nodes, ntotal,
-                             e);
+                             &eb, e);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
         free(cb.p);
     }
     free(nodes);
+    free(eb.p);
     return dike_mpi_agree(comm, rc, e);
 }
 
@@ -880,11 +972,64 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
 
 void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
 
-int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
-                            const dike_part_layout *l, const char *trace_sha256, dike_err *e)
+/* Every rank's node-side state back from the emulator blob (rank 0's @p eb): the checkpoint holds
+ * one part per rank of the layout that wrote it, so it resumes on that many ranks. */
+static int restore_emulator(const char *path, MPI_Comm comm, const buf *eb, dike_nodes *ns, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
-    buf cb = {0}, nb = {0};
+    int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
+    const char *data = NULL;
+    if (rank == 0) {
+        uint64_t nr = 0;
+        if (eb->len >= sizeof nr)
+            memcpy(&nr, eb->p, sizeof nr);
+        size_t head = sizeof nr + (size_t)np * sizeof(uint64_t), total = 0;
+        if (!ns || eb->len < sizeof nr)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: %s", path, ns ? "the node ranks' state is missing (a "
+                              "checkpoint of the predicting mode?)" : "holds node ranks' state, but "
+                              "this run does not emulate");
+        else if (nr != (uint64_t)np)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: written by %llu ranks in the emulating mode "
+                              "(node_model.*); resume it on %llu ranks (mpirun -np %llu), not %d", path,
+                              (unsigned long long)nr, (unsigned long long)nr, (unsigned long long)nr, np);
+        else if (eb->len < head)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
+        for (int r = 0; !rc && r < np; r++) {
+            uint64_t len;
+            memcpy(&len, eb->p + sizeof nr + (size_t)r * sizeof len, sizeof len);
+            if (len > INT32_MAX || len > eb->len - head - total)
+                rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
+            counts[r] = (int)len;
+            displs[r] = (int)total;
+            total += (size_t)len;
+        }
+        if (!rc && head + total != eb->len)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
+        data = eb->p + head;
+    }
+    if ((rc = dike_mpi_agree(comm, rc, e)))
+        goto out;
+    int mylen = 0;
+    DIKE_MPI_CHECK(MPI_Scatter(counts, 1, MPI_INT, &mylen, 1, MPI_INT, 0, comm));
+    char *mine = dike_xmalloc((size_t)mylen + 1);
+    DIKE_MPI_CHECK(MPI_Scatterv(data, counts, displs, MPI_BYTE, mine, mylen, MPI_BYTE, 0, comm));
+    const char *bad = dike_nodes_load(ns, mine, (size_t)mylen);
+    if (bad)
+        rc = dike_err_set(e, DIKE_EINVAL, "%s: rank %d's node state: %s", path, rank, bad);
+    free(mine);
+    rc = dike_mpi_agree(comm, rc, e);
+out:
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
+                            const dike_part_layout *l, dike_nodes *ns, const char *trace_sha256,
+                            dike_err *e)
+{
+    int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
+    buf cb = {0}, nb = {0}, eb = {0};
     if (rank == 0) {
         H5E_auto2_t old_fn;
         void *old_data;
@@ -901,11 +1046,12 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         char want[65] = "";
         if (lrc)
             rc = lrc;
-        else if (f < 0 || read_blob(f, "coordinator", &cb) || read_blob(f, "nodes", &nb))
+        else if (f < 0 || read_blob(f, "coordinator", &cb) || read_blob(f, "nodes", &nb) ||
+                 read_blob(f, "emulator", &eb))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: cannot read its state", path);
         else if (dike_ckpt_fuzz_mutate) /* a forger's blobs: checksums recomputed, so skipped */
             dike_ckpt_fuzz_mutate(cb.p, cb.len, nb.p, nb.len);
-        else if (state_digest(cb.p, cb.len, nb.p, nb.len, want), !ssum || strcmp(want, ssum) != 0)
+        else if (state_digest(cb.p, cb.len, nb.p, nb.len, eb.p, eb.len, want), !ssum || strcmp(want, ssum) != 0)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the state does not match its "
                               "checksum (state_sha256)", path);
         if (!rc && (!sha || strcmp(sha, trace_sha256 ? trace_sha256 : "") != 0))
@@ -955,9 +1101,12 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
         free(counts);
         free(displs);
     }
+    if (!rc && (ns || eb.len))
+        rc = restore_emulator(path, comm, &eb, ns, e);
 out:
     free(cb.p);
     free(nb.p);
+    free(eb.p);
     if (!rc && dike_ckpt_fuzz_mutate) /* the fuzzer checks the restore, not the run after it */
         rc = dike_err_set(e, DIKE_ESTOPPED, "%s: restored (fuzzing)", path);
     return rc;

@@ -13,19 +13,21 @@
 #include <mpi.h>
 #include "dike/config.h"
 #include "engine/coord.h"
+#include "engine/nodes.h"
 #include "engine/partition.h"
 
 /** Write the checkpoint (collective). @p s is rank 0's coordinator (NULL elsewhere); @p config_ini
  *  the run's configuration as INI text (dike_config_to_ini, rank 0). */
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
-                          const char *config_ini, const char *trace_sha256, dike_err *e);
+                          dike_nodes *ns, const char *config_ini, const char *trace_sha256, dike_err *e);
 
 /** Read the configuration text stored in a checkpoint (rank-local; caller frees). */
 int dike_checkpoint_config(const char *path, char **config_text, dike_err *e);
 
 /** Restore the state (collective), after dike_coord_init (rank 0) and dike_part_init (all). */
 int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,
-                            const dike_part_layout *l, const char *trace_sha256, dike_err *e);
+                            const dike_part_layout *l, dike_nodes *ns, const char *trace_sha256,
+                            dike_err *e);
 
 /** Testing only (fuzz/fuzz_resume.c): when set, called on the coordinator and node blobs just
  *  read, in place of the state checksum check — what a forger who recomputes every checksum can

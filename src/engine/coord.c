@@ -475,6 +475,10 @@ static void handle(dike_sched *s, const dike_event *ev)
         j->remaining = w;
         j->lost_gpu_s += j->spec->num_gpus * s->stop_lost[j->idx] / 1e6;
         s->stop_pending[j->idx] = 0;
+        /* A waiting job's work left changed: policies that key their queue by it re-key (the
+         * contract of dike_sched_est_epoch). Without this the queue kept the key computed from the
+         * coordinator's guess at the preemption, which a resumed run cannot know. */
+        s->est_epoch++;
         break;
     }
     default:

@@ -139,7 +139,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions);
  *  in the total order. @p jobs: jobs on the node when it failed. */
 void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t node, uint32_t seq,
                            const uint32_t *jobs, uint32_t njobs);
-/** Switch to the emulating mode (before the run; not with checkpoints): no completion is
+/** Switch to the emulating mode (before the run, and before a checkpoint is restored): no completion is
  *  predicted, actions become dike_nact with effect time now + latency. */
 void dike_coord_emulate(dike_sched *s, dike_time latency_us);
 /** A report from a node rank (emulating mode): queued as an event in the total order. */

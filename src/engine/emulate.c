@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "dike/run.h"
+#include "engine/checkpoint.h"
 
 #include "base/mpi.h"
 
@@ -44,7 +45,7 @@ enum { INL_REP = 8, INL_ACT = 8, INL_REC = 8 };
 enum { TAG_REP = 7101, TAG_ACT = 7102, TAG_REC = 7103 };
 
 /* Flags of the down block. */
-enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4 };
+enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4, F_CKPT = 8 };
 
 /* Gathered from every rank: its reports and what rank 0 needs to pick the next window. */
 typedef struct up_block {
@@ -84,7 +85,9 @@ typedef struct emu {
     MPI_Datatype act_t, rec_t, rep_t, up_t, down_t, recb_t;
     dike_time step;      /* window length: max(L, 1 us) */
     dike_time T;         /* the window's start */
-    int running, stop, remote;
+    int running, stop, remote, ckpt;
+    dike_time next_ckpt; /* rank 0: the next periodic checkpoint time, or DIKE_TIME_INF */
+    dike_time stop_at;   /* rank 0, testing: stop as on a signal at this simulated time */
     int *c1, *d1, *c2, *d2;
     up_block *up_all;    /* rank 0: one per rank */
     down_block *down_all; /* rank 0: one per rank */
@@ -177,22 +180,33 @@ static void emu_free(emu *m)
         MPI_Type_free(types[i]);
 }
 
-/* The first window: the earliest thing to do anywhere (later ones come with the actions). */
+/* The first window: the earliest thing to do anywhere (later ones come with the actions), and
+ * whether gangs span ranks. At the start nothing runs; after a resume the restored state says,
+ * and this is the same T and the same flags the scatter of the checkpointed window carried. */
 static void first_window(emu *m)
 {
-    int64_t in[3], out[3];
+    int64_t in[4], out[4];
     in[0] = dike_nodes_next_time(m->ns);
     if (m->rank == 0 && dike_coord_next_time(m->s) < in[0])
         in[0] = dike_coord_next_time(m->s);
     in[1] = (m->rank == 0 && !dike_coord_done(m->s)) ? -1 : 0;
     in[2] = dike_stop_requested ? -1 : 0;
+    in[3] = dike_nodes_may_send_remote(m->ns) ? -1 : 0;
     double t0 = MPI_Wtime();
-    DIKE_MPI_CHECK(MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MIN, m->comm));
+    DIKE_MPI_CHECK(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, m->comm));
     m->t_comm += MPI_Wtime() - t0;
     m->T = out[0];
     m->running = out[1] != 0;
     m->stop = out[2] != 0;
-    m->remote = 0;
+    m->remote = out[3] != 0;
+    m->ckpt = 0;
+    /* Periodic checkpoints: at the first window boundary at or past each multiple of ckpt_every
+     * (after a resume, the next multiple). */
+    m->next_ckpt = m->stop_at = DIKE_TIME_INF;
+    if (m->rank == 0 && m->o->ckpt_every > 0)
+        m->next_ckpt = (m->s->now / m->o->ckpt_every + 1) * m->o->ckpt_every;
+    if (m->rank == 0 && m->o->stop_at > 0 && m->o->stop_at > m->s->now)
+        m->stop_at = m->o->stop_at;
 }
 
 /* Step 1b: slice-factor records to their homes. One MPI_Alltoall of fixed blocks; the records
@@ -329,8 +343,16 @@ static void coordinate(emu *m, dike_time E)
             dike_part_owner(m->l, s->eact[i].node) != dike_part_owner(m->l, s->eact[i].home_node))
             any_remote = 1;
     }
+    /* a checkpoint falls between this window and the next one, whose start is `next` */
+    int ckpt = 0;
+    if (!dike_coord_done(s) && next >= m->next_ckpt) {
+        ckpt = 1;
+        m->next_ckpt = (next / m->o->ckpt_every + 1) * m->o->ckpt_every;
+    }
+    if (!dike_coord_done(s) && next >= m->stop_at)
+        any_stop = 1; /* testing: as if a signal came now */
     int64_t flags = (dike_coord_done(s) ? 0 : F_RUNNING) | (any_remote ? F_REMOTE : 0) |
-                    (any_stop ? F_STOP : 0);
+                    (any_stop ? F_STOP : 0) | (ckpt ? F_CKPT : 0);
     for (int r = 0; r < m->nranks; r++) {
         down_block *d = &m->down_all[r];
         int n = m->c1[r];
@@ -374,6 +396,37 @@ static void scatter_actions(emu *m)
     m->running = (m->down.flags & F_RUNNING) != 0;
     m->remote = (m->down.flags & F_REMOTE) != 0;
     m->stop = (m->down.flags & F_STOP) != 0;
+    m->ckpt = (m->down.flags & F_CKPT) != 0;
+}
+
+/* Between windows (after the scatter) every rank's state is consistent: the checkpoint the flags
+ * ask for (a periodic one, or one on a stop request). Returns 1 if the loop ends, with *status. */
+static int checkpoint_or_stop(emu *m, int *status, dike_err *e)
+{
+    if (!m->stop && !m->ckpt)
+        return 0;
+    const dike_window_opts *o = m->o;
+    double t0 = MPI_Wtime();
+    int rc = dike_checkpoint_write(o->ckpt_path, m->comm, m->s, m->p, m->ns, o->config_ini,
+                                   o->trace_sha256, e);
+    m->t_comm += MPI_Wtime() - t0;
+    m->ckpt = 0;
+    if (rc && !m->stop) {
+        /* insurance, not output: a warning, and the run goes on (as in the predicting mode) */
+        if (m->rank == 0)
+            dike_eprint("dike-emu: warning: periodic checkpoint not written, the run continues: ", e->msg);
+        memset(e, 0, sizeof *e);
+        return 0;
+    }
+    if (rc) {
+        *status = rc;
+        return 1;
+    }
+    if (!m->stop)
+        return 0;
+    *status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; checkpoint written to %s "
+                           "(continue with: dike-emu resume %s)", o->ckpt_path, o->ckpt_path);
+    return 1;
 }
 
 /* After the last window: the last releases, the samples up to the last event, and the check that
@@ -419,11 +472,8 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
     emu_init(&m, comm, s, p, ns, l, latency_us, o, perf);
     first_window(&m);
     while (m.running) {
-        if (m.stop) {
-            status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; the emulating mode "
-                                  "(node_model.*) writes no checkpoint, the run must start again");
+        if (checkpoint_or_stop(&m, &status, e))
             break;
-        }
         if (m.T == DIKE_TIME_INF)
             dike_fatal("policy %s left jobs that can never start", m.rank == 0 ? s->pol->name : "?");
         dike_time E = m.T > DIKE_TIME_INF - m.step ? DIKE_TIME_INF : m.T + m.step;

@@ -977,3 +977,313 @@ int dike_nodes_may_send_remote(const dike_nodes *ns)
 {
     return ns->remote_slots > 0 || ns->remote_queued > 0;
 }
+
+/* ---- checkpoint: this rank's node models and runs as bytes (between windows) ---- */
+
+typedef struct wbuf {
+    char *p;
+    size_t len, cap, pos;
+    int bad;
+} wbuf;
+
+static void wput(wbuf *b, const void *v, size_t n)
+{
+    if (n == 0)
+        return;
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2 + 4096;
+        b->p = dike_xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, v, n);
+    b->len += n;
+}
+
+static void wget(wbuf *b, void *v, size_t n)
+{
+    if (n == 0)
+        return;
+    if (b->bad || n > b->len - b->pos) {
+        b->bad = 1;
+        memset(v, 0, n);
+        return;
+    }
+    memcpy(v, b->p + b->pos, n);
+    b->pos += n;
+}
+
+/* One function per direction would drift apart; one walk with a direction flag cannot. */
+static void wx(wbuf *b, int save, void *v, size_t n)
+{
+    if (save)
+        wput(b, v, n);
+    else
+        wget(b, v, n);
+}
+
+#define WX(b, save, x) wx((b), (save), &(x), sizeof(x))
+
+/* A count read back is at most what the remaining bytes could hold (each element >= 1 byte). */
+static int count_ok(const wbuf *b, int save, uint64_t n, uint64_t elem)
+{
+    return save || (!b->bad && elem > 0 && n <= (b->len - b->pos) / elem);
+}
+
+static void xfer_event(wbuf *b, int save, dike_event *ev)
+{
+    WX(b, save, ev->time);
+    WX(b, save, ev->entity);
+    WX(b, save, ev->seq);
+    WX(b, save, ev->data);
+    WX(b, save, ev->phase);
+    WX(b, save, ev->kind);
+}
+
+static void xfer_heap(wbuf *b, int save, dike_nodes *ns, dike_heap *h)
+{
+    uint64_t n = h->n;
+    WX(b, save, n);
+    if (!count_ok(b, save, n, 22)) {
+        b->bad = 1;
+        return;
+    }
+    for (uint64_t i = 0; i < n && !b->bad; i++) {
+        if (save) {
+            xfer_event(b, 1, h->a[i].ev);
+            continue;
+        }
+        dike_event *ev = dike_pool_get(&ns->pool);
+        memset(ev, 0, sizeof *ev);
+        xfer_event(b, 0, ev);
+        if (ev->entity < ns->first || ev->entity - ns->first >= ns->n ||
+            (ev->kind != DIKE_EV_NODE_FAIL && ev->kind != DIKE_EV_NODE_REPAIR && ev->kind != EV_SLOW) ||
+            (ev->kind == EV_SLOW && !ns->slow) || (ev->kind != EV_SLOW && !ns->frng)) {
+            b->bad = 1;
+            dike_pool_put(&ns->pool, ev);
+            break;
+        }
+        dike_heap_push(h, ev);
+    }
+}
+
+static void xfer_flow(wbuf *b, int save, rflow *f)
+{
+    WX(b, save, f->job);
+    WX(b, save, f->epoch);
+    WX(b, save, f->gpus);
+    WX(b, save, f->iota);
+    WX(b, save, f->netf);
+}
+
+static void xfer_run(wbuf *b, int save, nrun *r)
+{
+    WX(b, save, r->job); WX(b, save, r->epoch); WX(b, save, r->nslices); WX(b, save, r->version);
+    WX(b, save, r->tc); WX(b, save, r->active); WX(b, save, r->done);
+    WX(b, save, r->work); WX(b, save, r->rate0); WX(b, save, r->rate); WX(b, save, r->work_ckpt);
+    WX(b, save, r->t_last); WX(b, save, r->t_prog); WX(b, save, r->t_ckpt);
+}
+
+/* The walk: a header that must match this rank's own, then the owner's and the home's state in a
+ * fixed order. Between windows the scratch lists (records, touched nodes and racks, dirty runs,
+ * reports) are empty, so they are not part of it. */
+static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
+{
+    uint32_t hdr[8] = {0x4e554d45u /* "EMUN" */, (uint32_t)ns->rank, (uint32_t)ns->l->nranks, ns->first,
+                       ns->n, ns->G, ns->nracks, ns->njobs};
+    uint32_t got[8];
+    memcpy(got, hdr, sizeof hdr);
+    wx(b, save, got, sizeof got);
+    if (!save && memcmp(got, hdr, sizeof hdr) != 0) {
+        b->bad = 1;
+        return;
+    }
+    uint8_t has[2] = {ns->slow != NULL, ns->frng != NULL}, hgot[2];
+    memcpy(hgot, has, sizeof has);
+    wx(b, save, hgot, sizeof hgot);
+    if (memcmp(hgot, has, sizeof has) != 0) {
+        b->bad = 1;
+        return;
+    }
+    size_t n = ns->n, G = ns->G;
+    WX(b, save, ns->remote_slots);
+    WX(b, save, ns->remote_queued);
+    WX(b, save, ns->events);
+    WX(b, save, ns->next_sample);
+    /* owner: per node */
+    wx(b, save, ns->slots, n * G * sizeof *ns->slots);
+    wx(b, save, ns->cnt, n * sizeof *ns->cnt);
+    wx(b, save, ns->down, n);
+    wx(b, save, ns->phi, n * sizeof *ns->phi);
+    wx(b, save, ns->nseq, n * sizeof *ns->nseq);
+    for (size_t k = 0; ns->slow && k < n; k++) { /* by field: the struct has padding */
+        WX(b, save, ns->slow[k].rng);
+        WX(b, save, ns->slow[k].next);
+        WX(b, save, ns->slow[k].on);
+    }
+    if (ns->frng)
+        wx(b, save, ns->frng, n * sizeof *ns->frng);
+    xfer_heap(b, save, ns, &ns->nheap);
+    xfer_heap(b, save, ns, &ns->sheap);
+    for (uint32_t r = 0; r < ns->nracks && !b->bad; r++) {
+        rack *rk = &ns->racks[r];
+        uint32_t m = rk->n;
+        WX(b, save, m);
+        if (!count_ok(b, save, m, 32)) {
+            b->bad = 1;
+            break;
+        }
+        if (!save) {
+            rk->cap = rk->n = m;
+            rk->f = dike_xrealloc(rk->f, ((size_t)m + 1) * sizeof *rk->f);
+        }
+        for (uint32_t i = 0; i < m; i++)
+            xfer_flow(b, save, &rk->f[i]);
+    }
+    /* queued actions */
+    uint64_t nq = ns->qn - ns->qh;
+    WX(b, save, nq);
+    if (!count_ok(b, save, nq, sizeof *ns->q)) {
+        b->bad = 1;
+        return;
+    }
+    if (!save) {
+        ns->qh = 0;
+        ns->qn = ns->qcap = (size_t)nq;
+        ns->q = dike_xrealloc(ns->q, ((size_t)nq + 1) * sizeof *ns->q);
+    }
+    for (size_t i = 0; i < nq; i++) {
+        dike_nact a;
+        if (save) {
+            a = ns->q[ns->qh + i];
+            a.pad_ = 0;
+        }
+        WX(b, save, a);
+        if (!save)
+            ns->q[i] = a;
+    }
+    /* home: the runs as they are (indices, free list, completion heap), so nothing is rebuilt */
+    uint32_t nruns = ns->nruns, nfree = ns->nfree, nch = ns->nch;
+    WX(b, save, nruns);
+    WX(b, save, nfree);
+    WX(b, save, nch);
+    if (!count_ok(b, save, nruns, 64) || nfree > nruns || nch > nruns) {
+        b->bad = 1;
+        return;
+    }
+    if (!save) {
+        ns->nruns = ns->runcap = nruns;
+        ns->nfree = nfree;
+        ns->nch = nch;
+        size_t c = (size_t)nruns + 1;
+        ns->runs = dike_xrealloc(ns->runs, c * sizeof *ns->runs);
+        memset(ns->runs, 0, c * sizeof *ns->runs);
+        ns->freeruns = dike_xrealloc(ns->freeruns, c * sizeof *ns->freeruns);
+        ns->ch = dike_xrealloc(ns->ch, c * sizeof *ns->ch);
+        ns->chpos = dike_xrealloc(ns->chpos, c * sizeof *ns->chpos);
+    }
+    for (uint32_t i = 0; i < nruns && !b->bad; i++) {
+        nrun *r = &ns->runs[i];
+        xfer_run(b, save, r);
+        uint8_t hasf = r->f != NULL;
+        WX(b, save, hasf);
+        if (!save && hasf) {
+            if (r->nslices == 0 || !count_ok(b, 0, r->nslices, sizeof *r->f)) {
+                b->bad = 1;
+                break;
+            }
+            r->f = dike_xmalloc(r->nslices * sizeof *r->f);
+        }
+        if (hasf)
+            wx(b, save, r->f, r->nslices * sizeof *r->f);
+    }
+    if (b->bad)
+        return;
+    if (ns->freeruns)
+        wx(b, save, ns->freeruns, (size_t)nfree * sizeof *ns->freeruns);
+    if (nruns) {
+        wx(b, save, ns->ch, (size_t)nch * sizeof *ns->ch);
+        wx(b, save, ns->chpos, (size_t)nruns * sizeof *ns->chpos);
+    }
+    /* samples so far */
+    uint64_t nsamples = ns->nsamples;
+    WX(b, save, nsamples);
+    if (!count_ok(b, save, nsamples * (n ? n : 1), 7)) {
+        b->bad = 1;
+        return;
+    }
+    if (!save && nsamples) {
+        ns->nsamples = ns->samplecap = (size_t)nsamples;
+        size_t cells = ns->samplecap * n + 1;
+        ns->s_busy = dike_xrealloc(ns->s_busy, cells * sizeof *ns->s_busy);
+        ns->s_factor = dike_xrealloc(ns->s_factor, cells * sizeof *ns->s_factor);
+        ns->s_up = dike_xrealloc(ns->s_up, cells * sizeof *ns->s_up);
+    }
+    if (nsamples) {
+        wx(b, save, ns->s_busy, nsamples * n * sizeof *ns->s_busy);
+        wx(b, save, ns->s_factor, nsamples * n * sizeof *ns->s_factor);
+        wx(b, save, ns->s_up, nsamples * n * sizeof *ns->s_up);
+    }
+}
+
+char *dike_nodes_save(dike_nodes *ns, size_t *len)
+{
+    if (ns->nloc || ns->nrem || ns->ndirty || ns->nrep || ns->ntn || ns->ntr)
+        dike_fatal("node state saved inside a window (%zu records, %u dirty runs, %zu reports)",
+                   ns->nloc + ns->nrem, ns->ndirty, ns->nrep);
+    wbuf b = {0};
+    xfer_nodes(&b, 1, ns);
+    *len = b.len;
+    return b.p;
+}
+
+/* Range checks of what was read: every index is used as one later. */
+static const char *check_loaded(const dike_nodes *ns)
+{
+    uint32_t nr = (uint32_t)ns->l->nranks;
+    for (size_t i = 0; i < (size_t)ns->n * ns->G; i++) {
+        const nslot *s = &ns->slots[i];
+        if (s->job != UINT32_MAX && (s->job >= ns->njobs || s->home < 0 || (uint32_t)s->home >= nr ||
+                                     s->gpus == 0 || s->gpus > ns->G))
+            return "a GPU slot out of range";
+    }
+    for (uint32_t k = 0; k < ns->n; k++)
+        if (ns->down[k] > 1 || ns->cnt[k] > ns->G)
+            return "a node's state out of range";
+    for (size_t i = ns->qh; i < ns->qn; i++) {
+        const dike_nact *a = &ns->q[i];
+        if (a->node < ns->first || a->node - ns->first >= ns->n || a->job >= ns->njobs ||
+            (a->kind != DIKE_ACT_START && a->kind != DIKE_ACT_STOP))
+            return "a queued action out of range";
+    }
+    for (uint32_t i = 0; i < ns->nruns; i++) {
+        const nrun *r = &ns->runs[i];
+        if (r->active && (r->job >= ns->njobs || !r->f || ns->run_of[r->job] != UINT32_MAX))
+            return "a run out of range, or two runs of one job";
+        if (r->active)
+            ((dike_nodes *)ns)->run_of[r->job] = i;
+        if (ns->chpos[i] != UINT32_MAX && (ns->chpos[i] >= ns->nch || ns->ch[ns->chpos[i]] != i || !r->active))
+            return "the completion heap out of range";
+    }
+    for (uint32_t i = 0; i < ns->nfree; i++)
+        if (ns->freeruns[i] >= ns->nruns || ns->runs[ns->freeruns[i]].active)
+            return "the free-run list out of range";
+    for (uint32_t i = 0; i < ns->nch; i++)
+        if (ns->ch[i] >= ns->nruns || ns->chpos[ns->ch[i]] != i)
+            return "the completion heap out of range";
+    return NULL;
+}
+
+const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len)
+{
+    /* the node events dike_nodes_new drew are replaced by the saved ones */
+    dike_event *ev;
+    while ((ev = dike_heap_pop(&ns->nheap)))
+        dike_pool_put(&ns->pool, ev);
+    while ((ev = dike_heap_pop(&ns->sheap)))
+        dike_pool_put(&ns->pool, ev);
+    wbuf b = {(char *)p, len, len, 0, 0};
+    xfer_nodes(&b, 0, ns);
+    if (b.bad || b.pos != b.len)
+        return "truncated, or written by another layout of ranks";
+    memset(ns->run_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->run_of);
+    return check_loaded(ns);
+}

@@ -118,6 +118,12 @@ void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t *
 /** This rank hosts (or will host, by a queued start) a slice whose home is another rank: only then
  *  can its owner step produce records for other ranks. */
 int dike_nodes_may_send_remote(const dike_nodes *ns);
+/** Checkpoints (between windows only): this rank's whole node-side state as bytes of this build
+ *  (malloc'd, *len bytes). */
+char *dike_nodes_save(dike_nodes *ns, size_t *len);
+/** Restore what dike_nodes_save wrote, into a dike_nodes just made by dike_nodes_new for the same
+ *  rank of the same layout. Returns NULL, or what is wrong with the bytes. */
+const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len);
 /** Counters for /perf: node-side events processed. */
 uint64_t dike_nodes_events(const dike_nodes *ns);
 

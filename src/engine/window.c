@@ -228,7 +228,8 @@ static int checkpoint_or_stop(window_state *ws, const int64_t out[V_N], int *sta
 {
     const dike_window_opts *o = ws->o;
     double tc = MPI_Wtime();
-    int rc = dike_checkpoint_write(o->ckpt_path, ws->comm, ws->s, ws->p, o->config_ini, o->trace_sha256, e);
+    int rc = dike_checkpoint_write(o->ckpt_path, ws->comm, ws->s, ws->p, NULL, o->config_ini,
+                                   o->trace_sha256, e);
     ws->t_comm += MPI_Wtime() - tc;
     if (rc && !out[V_STOP]) {
         /* A periodic checkpoint is insurance, not output: losing one costs nothing if the run

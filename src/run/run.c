@@ -150,10 +150,6 @@ typedef struct run_state {
 static int check_mode(const run_state *rs, dike_err *e)
 {
     const dike_config *cfg = rs->cfg;
-    if (emulating(cfg) && (cfg->run_checkpoint_every_s > 0 || rs->resume || cfg->engine_inject_stop_s > 0))
-        return dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: checkpoints are not supported "
-                            "when the node ranks track progress (a node model is on, "
-                            "scheduler.decision_latency_s > 0 or node_model.progress = nodes)");
     if (emulating(cfg) && strcmp(cfg->node_model_progress, "coordinator") != 0 &&
         cfg->scheduler_decision_latency_s > 0 && dike_time_from_s(cfg->scheduler_decision_latency_s) < 1)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] decision_latency_s: %g s is below the "
@@ -338,7 +334,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
         snprintf(rs->sha, sizeof rs->sha, "%s", rs->used->sha256);
     DIKE_MPI_CHECK(MPI_Bcast(rs->sha, sizeof rs->sha, MPI_CHAR, 0, comm));
     if (resume && (rc = dike_checkpoint_restore(resume, comm, rs->rank == 0 ? &rs->s : NULL, &rs->part,
-                                                &rs->layout, rs->sha, e)))
+                                                &rs->layout, rs->ns, rs->sha, e)))
         goto out;
 
     rs->t_engine = MPI_Wtime();

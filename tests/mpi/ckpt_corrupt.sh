@@ -108,12 +108,13 @@ open(dst, 'wb').write(data[:tail])
 with h5py.File(dst, 'r+') as f:
     nodes = bytearray(f['nodes'][()])
     coord = bytes(f['coordinator'][()])
+    emu = bytes(f['emulator'][()])              # the emulating mode's state (empty here)
     rec = len(nodes) // 16                     # 16 nodes, fixed-size records
     slot0 = 88                                 # node_rec is 88 bytes, then the job slots
     struct.pack_into('<I', nodes, slot0, 0x7fffffff)
     f['nodes'][...] = list(nodes)
     h = hashlib.sha256()
-    for part in (coord, bytes(nodes)):
+    for part in (coord, bytes(nodes), emu):
         h.update(struct.pack('<Q', len(part)))
         h.update(part)
     f.attrs.modify('state_sha256', h.hexdigest())

@@ -9,6 +9,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "dike/nodemodel.h"
 #include "dike/rng.h"
@@ -255,14 +258,29 @@ static void test_latency(void **st)
 }
 
 /* The emulating mode keeps no checkpoints: asking for them is refused before the run. */
-static void test_no_checkpoints(void **st)
+/* Periodic checkpoints in the emulating mode are taken between windows and change nothing: the
+ * case of test_interference_latency (hand-worked there: B at 62 s, A at 112.333334 s) with a
+ * checkpoint every 30 s of simulated time, which falls inside both jobs' runs. */
+static void test_checkpoints_change_nothing(void **st)
 {
     (void)st;
-    sc_job jobs[] = {{0, 100, 8, "a"}};
-    const char *sets[] = {"cluster.nodes=1", "node_model.interference=0.1", "run.checkpoint_every_s=50",
-                          NULL};
+    char path[] = "/tmp/dike-test-nodemodels-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path); /* the run writes it whole, under its own temporary name */
+    char ckpt[sizeof path + 32];
+    snprintf(ckpt, sizeof ckpt, "run.checkpoint=%s", path);
+    sc_job jobs[] = {{0, 100, 4, "a"}, {0, 50, 4, "b"}};
+    const char *sets[] = {"cluster.nodes=1", "node_model.interference=0.2",
+                          "scheduler.decision_latency_s=2", "run.checkpoint_every_s=30", ckpt, NULL};
     dike_results r;
-    assert_int_not_equal(sc_run(jobs, 1, sets, &r), 0);
+    assert_int_equal(sc_run(jobs, 2, sets, &r), 0);
+    assert_float_equal(r.jobs[1].finish_time, 62, EPS);
+    assert_float_equal(r.jobs[0].finish_time, 112.333334, EPS);
+    dike_results_free(&r);
+    assert_int_equal(access(path, F_OK), 0); /* a checkpoint was written */
+    unlink(path);
 }
 
 int main(int argc, char **argv)
@@ -278,7 +296,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_network_shared_uplink),
         cmocka_unit_test(test_failure_rollback),
         cmocka_unit_test(test_latency),
-        cmocka_unit_test(test_no_checkpoints),
+        cmocka_unit_test(test_checkpoints_change_nothing),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
