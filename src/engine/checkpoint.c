@@ -972,40 +972,77 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
 
 void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
 
-/* Every rank's node-side state back from the emulator blob (rank 0's @p eb): the checkpoint holds
- * one part per rank of the layout that wrote it, so it resumes on that many ranks. */
+/* Every rank's node-side state back from the emulator blob (rank 0's @p eb), which holds one part
+ * per rank of the layout that wrote it. On as many ranks, each rank takes its part; on another
+ * number, rank 0 first moves every node, rack, queued action and run to its new owner
+ * (dike_nodes_relayout). */
 static int restore_emulator(const char *path, MPI_Comm comm, const buf *eb, dike_nodes *ns, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
     int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
     const char *data = NULL;
+    char *moved = NULL;
     if (rank == 0) {
         uint64_t nr = 0;
         if (eb->len >= sizeof nr)
             memcpy(&nr, eb->p, sizeof nr);
-        size_t head = sizeof nr + (size_t)np * sizeof(uint64_t), total = 0;
         if (!ns || eb->len < sizeof nr)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: %s", path, ns ? "the node ranks' state is missing (a "
                               "checkpoint of the predicting mode?)" : "holds node ranks' state, but "
                               "this run does not emulate");
-        else if (nr != (uint64_t)np)
-            rc = dike_err_set(e, DIKE_EINVAL, "%s: written by %llu ranks in the emulating mode "
-                              "(node_model.*); resume it on %llu ranks (mpirun -np %llu), not %d", path,
-                              (unsigned long long)nr, (unsigned long long)nr, (unsigned long long)nr, np);
-        else if (eb->len < head)
+        else if (nr == 0 || nr > (eb->len - sizeof nr) / sizeof(uint64_t))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
-        for (int r = 0; !rc && r < np; r++) {
+        size_t head = rc ? 0 : sizeof nr + (size_t)nr * sizeof(uint64_t), total = 0;
+        char **parts = rc ? NULL : dike_xcalloc((size_t)nr, sizeof *parts);
+        size_t *plens = rc ? NULL : dike_xcalloc((size_t)nr, sizeof *plens);
+        for (uint64_t r = 0; !rc && r < nr; r++) {
             uint64_t len;
             memcpy(&len, eb->p + sizeof nr + (size_t)r * sizeof len, sizeof len);
             if (len > INT32_MAX || len > eb->len - head - total)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
-            counts[r] = (int)len;
-            displs[r] = (int)total;
+            parts[r] = eb->p + head + total;
+            plens[r] = (size_t)len;
             total += (size_t)len;
         }
         if (!rc && head + total != eb->len)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
-        data = eb->p + head;
+        if (!rc && nr == (uint64_t)np) {
+            for (int r = 0; r < np; r++) {
+                counts[r] = (int)plens[r];
+                displs[r] = (int)(parts[r] - parts[0]);
+            }
+            data = parts[0];
+        } else if (!rc) {
+            const char *bad = NULL;
+            size_t *nlens = NULL;
+            char **np_parts = dike_nodes_relayout(ns, (int)nr, parts, plens, &nlens, &bad);
+            if (!np_parts) {
+                rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state written by %llu ranks cannot be "
+                                  "moved to %d: %s", path, (unsigned long long)nr, np, bad);
+            } else {
+                size_t all = 0;
+                for (int r = 0; r < np; r++)
+                    all += nlens[r];
+                moved = dike_xmalloc(all + 1);
+                all = 0;
+                for (int r = 0; r < np && !rc; r++) {
+                    if (nlens[r] > INT32_MAX || all > INT32_MAX)
+                        rc = dike_err_set(e, DIKE_EINVAL, "%s: rank %d's node state has %zu bytes, more "
+                                          "than one MPI message holds", path, r, nlens[r]);
+                    memcpy(moved + all, np_parts[r], nlens[r]);
+                    counts[r] = (int)nlens[r];
+                    displs[r] = (int)all;
+                    all += nlens[r];
+                }
+                for (int r = 0; r < np; r++)
+                    free(np_parts[r]);
+                free(np_parts);
+                free(nlens);
+                data = moved;
+            }
+        }
+        free(parts);
+        free(plens);
     }
     if ((rc = dike_mpi_agree(comm, rc, e)))
         goto out;
@@ -1019,6 +1056,7 @@ static int restore_emulator(const char *path, MPI_Comm comm, const buf *eb, dike
     free(mine);
     rc = dike_mpi_agree(comm, rc, e);
 out:
+    free(moved);
     free(counts);
     free(displs);
     return rc;

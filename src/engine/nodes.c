@@ -1127,7 +1127,7 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
         rack *rk = &ns->racks[r];
         uint32_t m = rk->n;
         WX(b, save, m);
-        if (!count_ok(b, save, m, 32)) {
+        if (!count_ok(b, save, m, 28)) { /* a flow is 28 bytes on file */
             b->bad = 1;
             break;
         }
@@ -1206,7 +1206,7 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
     /* samples so far */
     uint64_t nsamples = ns->nsamples;
     WX(b, save, nsamples);
-    if (!count_ok(b, save, nsamples * (n ? n : 1), 7)) {
+    if (n && !count_ok(b, save, nsamples * n, 7)) { /* 7 bytes per node and sample */
         b->bad = 1;
         return;
     }
@@ -1286,4 +1286,233 @@ const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len)
         return "truncated, or written by another layout of ranks";
     memset(ns->run_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->run_of);
     return check_loaded(ns);
+}
+
+/* ---- resume on another number of ranks (rank 0) ---- */
+
+/* The actions of one new owner, gathered from several old queues (each in time order, so the
+ * list is a few sorted runs): a stable merge sort by effect time. Actions of one node all come
+ * from one old queue, so each node keeps its own order; nodes do not depend on each other's
+ * order within a timestamp (slots are found by job, rack flows are sorted before use). */
+static void sort_actions(dike_nact *a, size_t n)
+{
+    if (n < 2)
+        return;
+    dike_nact *tmp = dike_xmalloc(n * sizeof *tmp);
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi)
+                tmp[o++] = a[y].time < a[x].time ? a[y++] : a[x++];
+            while (x < mid)
+                tmp[o++] = a[x++];
+            while (y < hi)
+                tmp[o++] = a[y++];
+        }
+        memcpy(a, tmp, n * sizeof *a);
+    }
+    free(tmp);
+}
+
+static void copy_event(dike_nodes *to, dike_heap *h, const dike_event *src)
+{
+    dike_event *ev = dike_pool_get(&to->pool);
+    *ev = *src;
+    dike_heap_push(h, ev);
+}
+
+char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const size_t *lens,
+                           size_t **out_lens, const char **bad)
+{
+    const dike_cluster *cl = mine->cl;
+    const dike_part_layout *l = mine->l;
+    int nnew = l->nranks;
+    uint32_t G = mine->G, njobs = mine->njobs;
+    *bad = NULL;
+    dike_part_layout lo = *l;
+    lo.nranks = nold; /* the old objects only check indices against it */
+    dike_part *op = dike_xcalloc((size_t)nold, sizeof *op), *pp = dike_xcalloc((size_t)nnew, sizeof *pp);
+    dike_nodes **old = dike_xcalloc((size_t)nold, sizeof *old), **nw = dike_xcalloc((size_t)nnew, sizeof *nw);
+    int *owner_old = dike_xmalloc(((size_t)cl->nodes + 1) * sizeof *owner_old);
+    uint32_t *home_node = dike_xmalloc(((size_t)njobs + 1) * sizeof *home_node);
+    memset(home_node, 0xff, ((size_t)njobs + 1) * sizeof *home_node);
+    for (uint32_t k = 0; k < cl->nodes; k++)
+        owner_old[k] = -1;
+    /* the old ranks' objects, from their bytes */
+    for (int i = 0; i < nold && !*bad; i++) {
+        uint32_t hdr[8];
+        if (lens[i] < sizeof hdr) {
+            *bad = "a rank's part is truncated";
+            break;
+        }
+        memcpy(hdr, blobs[i], sizeof hdr);
+        if (hdr[3] > cl->nodes || hdr[4] > cl->nodes - hdr[3] || hdr[5] != G || hdr[7] != njobs) {
+            *bad = "a rank's block does not fit this cluster";
+            break;
+        }
+        dike_part_init(&op[i], cl, NULL, hdr[3], hdr[4]);
+        old[i] = dike_nodes_new(&mine->np, cl, &lo, i, &op[i], njobs);
+        if ((*bad = dike_nodes_load(old[i], blobs[i], lens[i])))
+            break;
+        for (uint32_t k = 0; k < old[i]->n && !*bad; k++) {
+            uint32_t node = old[i]->first + k;
+            if (owner_old[node] >= 0)
+                *bad = "two ranks' blocks overlap";
+            owner_old[node] = i;
+            for (uint32_t g = 0; g < G; g++) {
+                const nslot *s = &old[i]->slots[(size_t)k * G + g];
+                if (s->job != UINT32_MAX && s->slice == 0)
+                    home_node[s->job] = node;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < cl->nodes && !*bad; k++)
+        if (owner_old[k] < 0)
+            *bad = "a node that no rank's block holds";
+    /* Owners take their samples lazily (before the first event of each timestamp they process), so
+     * at a window boundary a quiet rank may be some samples behind. Its nodes have not changed
+     * since its last event, so bring every old rank to the latest sample time first; the samples
+     * read a node's busy GPUs, which are its slots' GPUs. */
+    dike_time sample_to = 0;
+    for (int i = 0; i < nold && !*bad; i++)
+        if (old[i]->next_sample > sample_to)
+            sample_to = old[i]->next_sample;
+    for (int i = 0; i < nold && !*bad && mine->np.sample_us > 0; i++) {
+        dike_nodes *o = old[i];
+        for (uint32_t k = 0; k < o->n; k++) {
+            uint32_t busy = 0;
+            for (uint32_t g = 0; g < G; g++)
+                busy += o->slots[(size_t)k * G + g].job != UINT32_MAX ? o->slots[(size_t)k * G + g].gpus : 0;
+            op[i].free[k] = dike_cluster_node_gpus(cl, o->first + k) - busy;
+        }
+        sample_until(o, sample_to);
+    }
+    /* the new ranks' objects, filled node by node, rack by rack, run by run */
+    for (int r = 0; r < nnew && !*bad; r++) {
+        uint32_t first, n;
+        dike_part_block(l, r, &first, &n);
+        dike_part_init(&pp[r], cl, NULL, first, n);
+        dike_nodes *t = nw[r] = dike_nodes_new(&mine->np, cl, l, r, &pp[r], njobs);
+        dike_event *ev;
+        while ((ev = dike_heap_pop(&t->nheap)))
+            dike_pool_put(&t->pool, ev);
+        while ((ev = dike_heap_pop(&t->sheap)))
+            dike_pool_put(&t->pool, ev);
+        const dike_nodes *o0 = old[0];
+        t->next_sample = o0->next_sample;
+        t->nsamples = t->samplecap = o0->nsamples;
+        if (t->nsamples) {
+            size_t cells = t->nsamples * n + 1;
+            t->s_busy = dike_xmalloc(cells * sizeof *t->s_busy);
+            t->s_factor = dike_xmalloc(cells * sizeof *t->s_factor);
+            t->s_up = dike_xmalloc(cells * sizeof *t->s_up);
+        }
+        for (uint32_t k = 0; k < n && !*bad; k++) {
+            const dike_nodes *o = old[owner_old[first + k]];
+            uint32_t ko = first + k - o->first;
+            if (o->nsamples != t->nsamples || o->next_sample != t->next_sample) {
+                *bad = "ranks disagree on the node samples";
+                break;
+            }
+            for (uint32_t g = 0; g < G; g++) {
+                nslot s = o->slots[(size_t)ko * G + g];
+                if (s.job != UINT32_MAX) {
+                    if (home_node[s.job] == UINT32_MAX) {
+                        *bad = "a gang without its first slice";
+                        break;
+                    }
+                    s.home = dike_part_owner(l, home_node[s.job]);
+                    t->remote_slots += s.home != r;
+                }
+                t->slots[(size_t)k * G + g] = s;
+            }
+            t->cnt[k] = o->cnt[ko];
+            t->down[k] = o->down[ko];
+            t->phi[k] = o->phi[ko];
+            t->nseq[k] = o->nseq[ko];
+            if (t->slow)
+                t->slow[k] = o->slow[ko];
+            if (t->frng)
+                t->frng[k] = o->frng[ko];
+            for (size_t s = 0; s < t->nsamples; s++) {
+                t->s_busy[s * n + k] = o->s_busy[s * o->n + ko];
+                t->s_factor[s * n + k] = o->s_factor[s * o->n + ko];
+                t->s_up[s * n + k] = o->s_up[s * o->n + ko];
+            }
+        }
+        for (uint32_t rk = 0; rk < t->nracks && !*bad; rk++) {
+            uint32_t gr = t->first_rack + rk;
+            const dike_nodes *o = old[owner_old[gr * cl->nodes_per_rack]];
+            const rack *from = &o->racks[gr - o->first_rack];
+            rack *to = &t->racks[rk];
+            to->n = to->cap = from->n;
+            to->f = dike_xmalloc(((size_t)from->n + 1) * sizeof *to->f);
+            if (from->n)
+                memcpy(to->f, from->f, from->n * sizeof *to->f);
+        }
+    }
+    /* node events, queued actions and runs go where their node or their home now is */
+    for (int i = 0; i < nold && !*bad; i++) {
+        dike_nodes *o = old[i];
+        for (size_t e = 0; e < o->nheap.n; e++)
+            copy_event(nw[dike_part_owner(l, o->nheap.a[e].ev->entity)],
+                       &nw[dike_part_owner(l, o->nheap.a[e].ev->entity)]->nheap, o->nheap.a[e].ev);
+        for (size_t e = 0; e < o->sheap.n; e++)
+            copy_event(nw[dike_part_owner(l, o->sheap.a[e].ev->entity)],
+                       &nw[dike_part_owner(l, o->sheap.a[e].ev->entity)]->sheap, o->sheap.a[e].ev);
+        for (size_t q = o->qh; q < o->qn; q++) {
+            dike_nodes *t = nw[dike_part_owner(l, o->q[q].node)];
+            if (t->qn == t->qcap) {
+                t->qcap = t->qcap ? 2 * t->qcap : 64;
+                t->q = dike_xrealloc(t->q, t->qcap * sizeof *t->q);
+            }
+            t->q[t->qn++] = o->q[q];
+            t->remote_queued += o->q[q].kind == DIKE_ACT_START &&
+                                dike_part_owner(l, o->q[q].home_node) != t->rank;
+        }
+        for (uint32_t ri = 0; ri < o->nruns && !*bad; ri++) {
+            const nrun *from = &o->runs[ri];
+            if (!from->active)
+                continue;
+            if (home_node[from->job] == UINT32_MAX) {
+                *bad = "a run without its first slice";
+                break;
+            }
+            dike_nodes *t = nw[dike_part_owner(l, home_node[from->job])];
+            uint32_t ni = new_run(t);
+            nrun *to = &t->runs[ni];
+            *to = *from;
+            to->dirty = 0;
+            to->f = dike_xmalloc(from->nslices * sizeof *to->f);
+            memcpy(to->f, from->f, from->nslices * sizeof *to->f);
+            t->run_of[to->job] = ni;
+            if (o->chpos[ri] != UINT32_MAX)
+                ch_update(t, ni);
+        }
+    }
+    char **out = NULL;
+    if (!*bad) {
+        out = dike_xcalloc((size_t)nnew, sizeof *out);
+        *out_lens = dike_xcalloc((size_t)nnew, sizeof **out_lens);
+        for (int r = 0; r < nnew; r++) {
+            sort_actions(nw[r]->q, nw[r]->qn);
+            out[r] = dike_nodes_save(nw[r], &(*out_lens)[r]);
+        }
+    }
+    for (int i = 0; i < nold; i++) {
+        dike_nodes_free(old[i]);
+        dike_part_free(&op[i]);
+    }
+    for (int r = 0; r < nnew; r++) {
+        dike_nodes_free(nw[r]);
+        dike_part_free(&pp[r]);
+    }
+    free(old);
+    free(nw);
+    free(op);
+    free(pp);
+    free(owner_old);
+    free(home_node);
+    return out;
 }

@@ -399,7 +399,10 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
         } else {
             double rem_us = dike_sched_est_remaining_running(s, v);
             all[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
-            if (st->knowledge != DIKE_DURATION_ORACLE && v->rate > 0)
+            /* When the estimate runs out it is doubled (est_remaining_running), so the measure
+             * jumps up: recompute then. Under `oracle` too, in the emulating mode: the coordinator
+             * counts nominal progress, and a job the nodes slowed down outlives its duration. */
+            if (v->rate > 0)
                 e = now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
         }
         if (!leased_out(st, now, v)) { /* [0] may rise when the lease ends */
