@@ -1,5 +1,6 @@
 /* Checkpoint and resume: byte blobs in one HDF5 file. */
 #include "engine/checkpoint.h"
+#include "base/bytes.h"
 #include "engine/nodes.h"
 
 #include "base/mpi.h"
@@ -25,51 +26,12 @@
  *    (the "emulator" blob, covered by state_sha256) */
 #define CKPT_FORMAT 5
 
-/* ---- a growable byte buffer with typed put/get ---- */
+/* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
 
-typedef struct buf {
-    char *p;
-    size_t len, cap, pos;
-    int bad; /* a get ran past the end */
-} buf;
+typedef dike_bytes buf;
 
-static void put(buf *b, const void *v, size_t n)
-{
-    if (n == 0)
-        return; /* v may be NULL then (memcpy must not see it) */
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 256;
-        b->p = dike_xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, v, n);
-    b->len += n;
-}
-
-static void get(buf *b, void *v, size_t n)
-{
-    if (n == 0)
-        return;
-    if (b->pos + n > b->len) {
-        b->bad = 1;
-        memset(v, 0, n);
-        return;
-    }
-    memcpy(v, b->p + b->pos, n);
-    b->pos += n;
-}
-
-#define PUT(b, x) put((b), &(x), sizeof(x))
-#define GET(b, x) get((b), &(x), sizeof(x))
-
-/* Save or load @p n bytes at @p p: one function for both directions, so a list of fields walked
- * with it is written and read in the same order by construction. */
-static void xfer(buf *b, int save, void *p, size_t n)
-{
-    if (save)
-        put(b, p, n);
-    else
-        get(b, p, n);
-}
+#define PUT(b, x) dike_bytes_put((b), &(x), sizeof(x))
+#define GET(b, x) dike_bytes_get((b), &(x), sizeof(x))
 
 /* ---- the field tables: what a checkpoint holds of a struct, in file order ----
  *
@@ -138,9 +100,9 @@ static void walk(buf *b, int save, void *base, const ck_field *f, size_t n, size
         size_t count = f[i].count == CK_TENANT ? nten : f[i].count == CK_SAMPLE ? ns
                      : f[i].count == CK_SAMPLE_TENANT ? ns * nten : 1;
         if (f[i].count == CK_ONE)
-            xfer(b, save, m, f[i].size);
+            dike_bytes_xfer(b, save, m, f[i].size);
         else
-            xfer(b, save, *(void **)m, count * f[i].size);
+            dike_bytes_xfer(b, save, *(void **)m, count * f[i].size);
     }
 }
 
@@ -150,7 +112,7 @@ static void save_job(buf *b, dike_job *j)
 {
     walk(b, 1, j, TABLE(job_table), 0, 0);
     /* the last placement, also of a stopped job (nslices = 0): /job_nodes reports it */
-    put(b, j->slices, j->placed_n * sizeof *j->slices);
+    dike_bytes_put(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
 static void load_job(buf *b, dike_job *j)
@@ -160,7 +122,7 @@ static void load_job(buf *b, dike_job *j)
         b->bad = 1;
         j->nslices = j->placed_n = 0;
     }
-    get(b, j->slices, j->placed_n * sizeof *j->slices);
+    dike_bytes_get(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
 /* The node-indexed state of the free-capacity index, in both directions: which nodes are down,
@@ -174,10 +136,10 @@ typedef struct cap_state {
 
 static void xfer_cap(buf *b, int save, const cap_state *c)
 {
-    xfer(b, save, c->down, c->nodes);
-    xfer(b, save, c->head, c->nb * sizeof *c->head);
-    xfer(b, save, c->next, c->nodes * sizeof *c->next);
-    xfer(b, save, c->prev, c->nodes * sizeof *c->prev);
+    dike_bytes_xfer(b, save, c->down, c->nodes);
+    dike_bytes_xfer(b, save, c->head, c->nb * sizeof *c->head);
+    dike_bytes_xfer(b, save, c->next, c->nodes * sizeof *c->next);
+    dike_bytes_xfer(b, save, c->prev, c->nodes * sizeof *c->prev);
 }
 
 static size_t cap_buckets(const dike_sched *s)
@@ -190,8 +152,8 @@ static size_t cap_buckets(const dike_sched *s)
 static void xfer_emulate(buf *b, int save, dike_sched *s)
 {
     uint8_t em = (uint8_t)s->emulate, got = em, nj = s->node_jobs != NULL, gotnj = nj;
-    xfer(b, save, &got, 1);
-    xfer(b, save, &gotnj, 1);
+    dike_bytes_xfer(b, save, &got, 1);
+    dike_bytes_xfer(b, save, &gotnj, 1);
     if (got != em || gotnj != nj) {
         b->bad = 1;
         return;
@@ -199,12 +161,12 @@ static void xfer_emulate(buf *b, int save, dike_sched *s)
     if (!em)
         return;
     size_t n = s->w->njobs + 1;
-    xfer(b, save, s->stop_pending, n);
-    xfer(b, save, s->stop_work, n * sizeof *s->stop_work);
-    xfer(b, save, s->stop_lost, n * sizeof *s->stop_lost);
-    xfer(b, save, &s->stopped_done, sizeof s->stopped_done);
+    dike_bytes_xfer(b, save, s->stop_pending, n);
+    dike_bytes_xfer(b, save, s->stop_work, n * sizeof *s->stop_work);
+    dike_bytes_xfer(b, save, s->stop_lost, n * sizeof *s->stop_lost);
+    dike_bytes_xfer(b, save, &s->stopped_done, sizeof s->stopped_done);
     if (nj)
-        xfer(b, save, s->node_jobs, (size_t)s->cl->nodes * s->cl->gpus_per_node * sizeof *s->node_jobs);
+        dike_bytes_xfer(b, save, s->node_jobs, (size_t)s->cl->nodes * s->cl->gpus_per_node * sizeof *s->node_jobs);
 }
 
 static void save_coord(buf *b, dike_sched *s)
@@ -228,14 +190,14 @@ static void save_coord(buf *b, dike_sched *s)
         uint32_t present = s->fail_jobs[i] != NULL || s->fail_njobs[i] == 0;
         uint32_t n = s->fail_jobs[i] ? s->fail_njobs[i] : 0;
         PUT(b, present); PUT(b, n);
-        put(b, s->fail_jobs[i], n * sizeof(uint32_t));
+        dike_bytes_put(b, s->fail_jobs[i], n * sizeof(uint32_t));
     }
     cap_state c = {s->cap->down, s->cap->head, s->cap->next, s->cap->prev, s->cl->nodes, cap_buckets(s)};
     xfer_cap(b, 1, &c);
     uint64_t plen = 0;
     void *blob = s->pol->save ? s->pol->save(s->pol_state, &plen) : NULL;
     PUT(b, plen);
-    put(b, blob, plen);
+    dike_bytes_put(b, blob, plen);
     free(blob);
     xfer_emulate(b, 1, s);
 }
@@ -346,7 +308,7 @@ static void load_failures(buf *b, dike_sched *s)
         }
         if (n) {
             s->fail_jobs[i] = dike_xmalloc(n * sizeof(uint32_t));
-            get(b, s->fail_jobs[i], n * sizeof(uint32_t));
+            dike_bytes_get(b, s->fail_jobs[i], n * sizeof(uint32_t));
         }
         s->fail_njobs[i] = present ? n : 0;
     }
@@ -482,7 +444,7 @@ static void save_nodes(buf *b, const dike_part *p)
         }
         PUT(b, r);
         if (p->jobs)
-            put(b, &p->jobs[(size_t)k * gpn], gpn * sizeof *p->jobs);
+            dike_bytes_put(b, &p->jobs[(size_t)k * gpn], gpn * sizeof *p->jobs);
     }
     free(nt);
     free(nk);
@@ -498,7 +460,7 @@ static int load_nodes(buf *b, dike_part *p, int with_slots)
         node_rec r;
         GET(b, r);
         if (with_slots)
-            get(b, slots, gpn * sizeof *slots);
+            dike_bytes_get(b, slots, gpn * sizeof *slots);
         if (r.node != p->first + k) {
             b->bad = 1;
             break;
@@ -881,8 +843,8 @@ static void gather_emulator(MPI_Comm comm, dike_nodes *ns, buf *eb)
     if (rank == 0) {
         uint64_t nr = (uint64_t)np;
         PUT(eb, nr);
-        put(eb, lens, (size_t)np * sizeof *lens);
-        put(eb, all, total);
+        dike_bytes_put(eb, lens, (size_t)np * sizeof *lens);
+        dike_bytes_put(eb, all, total);
     }
     free(lens);
     free(all);
@@ -917,6 +879,31 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
     free(nodes);
     free(eb.p);
     return dike_mpi_agree(comm, rc, e);
+}
+
+int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
+                         dike_nodes *ns, const char *config_ini, const char *trace_sha256, int stop,
+                         int *status, dike_err *e)
+{
+    int rc = dike_checkpoint_write(path, comm, s, p, ns, config_ini, trace_sha256, e);
+    if (rc && !stop) {
+        /* A periodic checkpoint is insurance, not output: losing one costs nothing if the run
+         * goes on, so it is a warning (rank 0, one line with errno's text) and the old
+         * checkpoint, if any, stays in place. Every rank got the same status. */
+        if (dike_mpi_rank(comm) == 0)
+            dike_eprint("dike-emu: warning: periodic checkpoint not written, the run continues: ", e->msg);
+        memset(e, 0, sizeof *e);
+        return 0;
+    }
+    if (rc) {
+        *status = rc;
+        return 1;
+    }
+    if (!stop)
+        return 0;
+    *status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; checkpoint written to %s "
+                           "(continue with: dike-emu resume %s)", path, path);
+    return 1;
 }
 
 int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
@@ -970,7 +957,7 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
     return rc;
 }
 
-void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
+void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen, char *emu, size_t elen);
 
 /* Every rank's node-side state back from the emulator blob (rank 0's @p eb), which holds one part
  * per rank of the layout that wrote it. On as many ranks, each rank takes its part; on another
@@ -1088,7 +1075,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
                  read_blob(f, "emulator", &eb))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: cannot read its state", path);
         else if (dike_ckpt_fuzz_mutate) /* a forger's blobs: checksums recomputed, so skipped */
-            dike_ckpt_fuzz_mutate(cb.p, cb.len, nb.p, nb.len);
+            dike_ckpt_fuzz_mutate(cb.p, cb.len, nb.p, nb.len, eb.p, eb.len);
         else if (state_digest(cb.p, cb.len, nb.p, nb.len, eb.p, eb.len, want), !ssum || strcmp(want, ssum) != 0)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the state does not match its "
                               "checksum (state_sha256)", path);

@@ -21,6 +21,14 @@
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                           dike_nodes *ns, const char *config_ini, const char *trace_sha256, dike_err *e);
 
+/** Between windows, in either mode's loop: write the checkpoint the loop asked for, periodic or on a
+ *  stop request (@p stop). A periodic one that fails is a warning and the run goes on: returns 0.
+ *  Returns 1 when the loop must end, with *status the write's error or DIKE_ESTOPPED after a
+ *  stop's checkpoint (collective). */
+int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
+                         dike_nodes *ns, const char *config_ini, const char *trace_sha256, int stop,
+                         int *status, dike_err *e);
+
 /** Read the configuration text stored in a checkpoint (rank-local; caller frees). */
 int dike_checkpoint_config(const char *path, char **config_text, dike_err *e);
 
@@ -29,9 +37,10 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
                             const dike_part_layout *l, dike_nodes *ns, const char *trace_sha256,
                             dike_err *e);
 
-/** Testing only (fuzz/fuzz_resume.c): when set, called on the coordinator and node blobs just
+/** Testing only (fuzz/fuzz_resume.c): when set, called on the coordinator, node and emulator blobs just
  *  read, in place of the state checksum check — what a forger who recomputes every checksum can
  *  feed to the range checks. NULL in the program. */
-extern void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen);
+extern void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen, char *emu,
+                                     size_t elen);
 
 #endif

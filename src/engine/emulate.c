@@ -407,26 +407,11 @@ static int checkpoint_or_stop(emu *m, int *status, dike_err *e)
         return 0;
     const dike_window_opts *o = m->o;
     double t0 = MPI_Wtime();
-    int rc = dike_checkpoint_write(o->ckpt_path, m->comm, m->s, m->p, m->ns, o->config_ini,
-                                   o->trace_sha256, e);
+    int end = dike_checkpoint_step(o->ckpt_path, m->comm, m->s, m->p, m->ns, o->config_ini,
+                                   o->trace_sha256, m->stop, status, e);
     m->t_comm += MPI_Wtime() - t0;
     m->ckpt = 0;
-    if (rc && !m->stop) {
-        /* insurance, not output: a warning, and the run goes on (as in the predicting mode) */
-        if (m->rank == 0)
-            dike_eprint("dike-emu: warning: periodic checkpoint not written, the run continues: ", e->msg);
-        memset(e, 0, sizeof *e);
-        return 0;
-    }
-    if (rc) {
-        *status = rc;
-        return 1;
-    }
-    if (!m->stop)
-        return 0;
-    *status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; checkpoint written to %s "
-                           "(continue with: dike-emu resume %s)", o->ckpt_path, o->ckpt_path);
-    return 1;
+    return end;
 }
 
 /* After the last window: the last releases, the samples up to the last event, and the check that

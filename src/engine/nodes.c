@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/coord.h"
+#include "base/bytes.h"
 
 /* A job's slice on a node, as its owner sees it. */
 typedef struct nslot {
@@ -980,47 +981,9 @@ int dike_nodes_may_send_remote(const dike_nodes *ns)
 
 /* ---- checkpoint: this rank's node models and runs as bytes (between windows) ---- */
 
-typedef struct wbuf {
-    char *p;
-    size_t len, cap, pos;
-    int bad;
-} wbuf;
+typedef dike_bytes wbuf;
 
-static void wput(wbuf *b, const void *v, size_t n)
-{
-    if (n == 0)
-        return;
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 4096;
-        b->p = dike_xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, v, n);
-    b->len += n;
-}
-
-static void wget(wbuf *b, void *v, size_t n)
-{
-    if (n == 0)
-        return;
-    if (b->bad || n > b->len - b->pos) {
-        b->bad = 1;
-        memset(v, 0, n);
-        return;
-    }
-    memcpy(v, b->p + b->pos, n);
-    b->pos += n;
-}
-
-/* One function per direction would drift apart; one walk with a direction flag cannot. */
-static void wx(wbuf *b, int save, void *v, size_t n)
-{
-    if (save)
-        wput(b, v, n);
-    else
-        wget(b, v, n);
-}
-
-#define WX(b, save, x) wx((b), (save), &(x), sizeof(x))
+#define WX(b, save, x) dike_bytes_xfer((b), (save), &(x), sizeof(x))
 
 /* A count read back is at most what the remaining bytes could hold (each element >= 1 byte). */
 static int count_ok(const wbuf *b, int save, uint64_t n, uint64_t elem)
@@ -1091,14 +1054,14 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
                        ns->n, ns->G, ns->nracks, ns->njobs};
     uint32_t got[8];
     memcpy(got, hdr, sizeof hdr);
-    wx(b, save, got, sizeof got);
+    dike_bytes_xfer(b, save, got, sizeof got);
     if (!save && memcmp(got, hdr, sizeof hdr) != 0) {
         b->bad = 1;
         return;
     }
     uint8_t has[2] = {ns->slow != NULL, ns->frng != NULL}, hgot[2];
     memcpy(hgot, has, sizeof has);
-    wx(b, save, hgot, sizeof hgot);
+    dike_bytes_xfer(b, save, hgot, sizeof hgot);
     if (memcmp(hgot, has, sizeof has) != 0) {
         b->bad = 1;
         return;
@@ -1109,18 +1072,18 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
     WX(b, save, ns->events);
     WX(b, save, ns->next_sample);
     /* owner: per node */
-    wx(b, save, ns->slots, n * G * sizeof *ns->slots);
-    wx(b, save, ns->cnt, n * sizeof *ns->cnt);
-    wx(b, save, ns->down, n);
-    wx(b, save, ns->phi, n * sizeof *ns->phi);
-    wx(b, save, ns->nseq, n * sizeof *ns->nseq);
+    dike_bytes_xfer(b, save, ns->slots, n * G * sizeof *ns->slots);
+    dike_bytes_xfer(b, save, ns->cnt, n * sizeof *ns->cnt);
+    dike_bytes_xfer(b, save, ns->down, n);
+    dike_bytes_xfer(b, save, ns->phi, n * sizeof *ns->phi);
+    dike_bytes_xfer(b, save, ns->nseq, n * sizeof *ns->nseq);
     for (size_t k = 0; ns->slow && k < n; k++) { /* by field: the struct has padding */
         WX(b, save, ns->slow[k].rng);
         WX(b, save, ns->slow[k].next);
         WX(b, save, ns->slow[k].on);
     }
     if (ns->frng)
-        wx(b, save, ns->frng, n * sizeof *ns->frng);
+        dike_bytes_xfer(b, save, ns->frng, n * sizeof *ns->frng);
     xfer_heap(b, save, ns, &ns->nheap);
     xfer_heap(b, save, ns, &ns->sheap);
     for (uint32_t r = 0; r < ns->nracks && !b->bad; r++) {
@@ -1193,20 +1156,20 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
             r->f = dike_xmalloc(r->nslices * sizeof *r->f);
         }
         if (hasf)
-            wx(b, save, r->f, r->nslices * sizeof *r->f);
+            dike_bytes_xfer(b, save, r->f, r->nslices * sizeof *r->f);
     }
     if (b->bad)
         return;
     if (ns->freeruns)
-        wx(b, save, ns->freeruns, (size_t)nfree * sizeof *ns->freeruns);
+        dike_bytes_xfer(b, save, ns->freeruns, (size_t)nfree * sizeof *ns->freeruns);
     if (nruns) {
-        wx(b, save, ns->ch, (size_t)nch * sizeof *ns->ch);
-        wx(b, save, ns->chpos, (size_t)nruns * sizeof *ns->chpos);
+        dike_bytes_xfer(b, save, ns->ch, (size_t)nch * sizeof *ns->ch);
+        dike_bytes_xfer(b, save, ns->chpos, (size_t)nruns * sizeof *ns->chpos);
     }
     /* samples so far */
     uint64_t nsamples = ns->nsamples;
     WX(b, save, nsamples);
-    if (n && !count_ok(b, save, nsamples * n, 7)) { /* 7 bytes per node and sample */
+    if (n && !count_ok(b, save, nsamples, 7 * (uint64_t)n)) { /* 7 bytes per node and sample */
         b->bad = 1;
         return;
     }
@@ -1218,9 +1181,9 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
         ns->s_up = dike_xrealloc(ns->s_up, cells * sizeof *ns->s_up);
     }
     if (nsamples) {
-        wx(b, save, ns->s_busy, nsamples * n * sizeof *ns->s_busy);
-        wx(b, save, ns->s_factor, nsamples * n * sizeof *ns->s_factor);
-        wx(b, save, ns->s_up, nsamples * n * sizeof *ns->s_up);
+        dike_bytes_xfer(b, save, ns->s_busy, nsamples * n * sizeof *ns->s_busy);
+        dike_bytes_xfer(b, save, ns->s_factor, nsamples * n * sizeof *ns->s_factor);
+        dike_bytes_xfer(b, save, ns->s_up, nsamples * n * sizeof *ns->s_up);
     }
 }
 

@@ -228,27 +228,10 @@ static int checkpoint_or_stop(window_state *ws, const int64_t out[V_N], int *sta
 {
     const dike_window_opts *o = ws->o;
     double tc = MPI_Wtime();
-    int rc = dike_checkpoint_write(o->ckpt_path, ws->comm, ws->s, ws->p, NULL, o->config_ini,
-                                   o->trace_sha256, e);
+    int end = dike_checkpoint_step(o->ckpt_path, ws->comm, ws->s, ws->p, NULL, o->config_ini,
+                                   o->trace_sha256, out[V_STOP] != 0, status, e);
     ws->t_comm += MPI_Wtime() - tc;
-    if (rc && !out[V_STOP]) {
-        /* A periodic checkpoint is insurance, not output: losing one costs nothing if the run
-         * goes on, so it is a warning (rank 0, one line with errno's text) and the old
-         * checkpoint, if any, stays in place. Every rank got the same status. */
-        if (ws->rank == 0)
-            dike_eprint("dike-emu: warning: periodic checkpoint not written, the run continues: ", e->msg);
-        memset(e, 0, sizeof *e);
-        return 0;
-    }
-    if (rc) {
-        *status = rc;
-        return 1;
-    }
-    if (!out[V_STOP])
-        return 0;
-    *status = dike_err_set(e, DIKE_ESTOPPED, "stopped on request; checkpoint written to %s "
-                           "(continue with: dike-emu resume %s)", o->ckpt_path, o->ckpt_path);
-    return 1;
+    return end;
 }
 
 /* End-of-run check: every node has all its GPUs back (a GPU still held is a bug). */
