@@ -163,6 +163,20 @@ emu_mpi()
     "${DIKE_MPIEXEC[@]}" "$DIKE_NP_FLAG" "$np" ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" "$@"
 }
 
+# wait_engine_running PID LOG JOBS: wait until the progress LOG of the run PID (started with
+# `--progress log`) shows the engine running ("jobs K/JOBS finished"), or the run ended, or 60 s
+# passed. A signal sent then reaches a running engine (its handler is installed before the engine
+# starts), whatever the machine's speed.
+wait_engine_running()
+{
+    local pid="$1" log="$2" jobs="$3"
+    for _ in $(seq 3000); do
+        grep -q "jobs [0-9]*/$jobs finished" "$log" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.02
+    done
+}
+
 # assert_line FILE N TEXT: line N of the fixture FILE is exactly TEXT. Keeps the line numbers
 # expected in error messages honest when someone edits a fixture.
 assert_line()

@@ -83,11 +83,7 @@ L=(--set workload.jobs=500000 --set cluster.nodes=12500 --set workload.load=0.9 
 "$DIKE_EMU" run "${L[@]}" --progress log --set output.progress_interval_s=0.05 --out long.h5 \
     >/dev/null 2>progress.log &   # the binary itself, so the signal reaches it
 pid=$!
-for _ in $(seq 3000); do
-    grep -q "jobs [0-9]*/500000 finished" progress.log 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.02
-done
+wait_engine_running "$pid" progress.log 500000
 kill -TERM "$pid" 2>/dev/null || true
 L+=(--quiet)
 rc=0

@@ -65,11 +65,7 @@ L=(--set workload.jobs=100000 --set cluster.nodes=1000 --set cluster.nodes_per_r
 "${DIKE_MPIEXEC[@]}" "$DIKE_NP_FLAG" 2 ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" run "${L[@]}" --progress log --set output.progress_interval_s=0.05 \
     --out long.h5 >/dev/null 2>progress.log &
 pid=$!
-for _ in $(seq 3000); do
-    grep -q "jobs [0-9]*/100000 finished" progress.log 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.02
-done
+wait_engine_running "$pid" progress.log 100000
 pkill -TERM -P "$pid" 2>/dev/null || true # the ranks, children of the launcher
 rc=0
 wait "$pid" || rc=$?
