@@ -503,9 +503,18 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
     /* Nothing after the last finish is a result: the events left then (completions of preempted
      * runs, round boundaries, node events) are not processed, so the time series ends at the last
      * real event whether or not a window or checkpoint boundary falls after it. */
+    /* A stop request ends the default mode's window here (its checkpoint is taken wherever the
+     * coordinator stopped); the emulating mode must finish the window — the node ranks are at its
+     * end already — and stops at the next boundary (emulate.c). */
     while (!dike_coord_done(s) && (top = dike_heap_top(&s->heap)) && top->time < horizon &&
-           s->nact < max_actions && !dike_stop_requested) {
+           s->nact < max_actions) {
         dike_time t = top->time;
+        if (s->signal_at && t >= s->signal_at && !s->signal_fired) {
+            dike_stop_requested = 1; /* testing: a signal in the middle of a window */
+            s->signal_fired = 1;
+        }
+        if (dike_stop_requested && !s->emulate)
+            break;
         advance_to(s, t);
         while ((top = dike_heap_top(&s->heap)) && top->time == t) {
             dike_event *ev = dike_heap_pop(&s->heap);

@@ -116,6 +116,9 @@ struct dike_sched {
     struct dike_nact *eact;  /**< actions for the node ranks (emulating mode), in decision order */
     size_t neact, eact_cap;
     uint64_t stopped_done;   /**< runs whose work ended between their preemption and its effect */
+    dike_time signal_at;     /**< testing (emulating mode, engine.inject_stop_s): raise the stop
+                                  request as a signal would, while processing this time, 0 = never */
+    int signal_fired;        /**< it did (the loop takes the request back when it ends) */
 
     /* instrumentation */
     uint64_t events, stale_events, decisions;

@@ -87,7 +87,6 @@ typedef struct emu {
     dike_time T;         /* the window's start */
     int running, stop, remote, ckpt;
     dike_time next_ckpt; /* rank 0: the next periodic checkpoint time, or DIKE_TIME_INF */
-    dike_time stop_at;   /* rank 0, testing: stop as on a signal at this simulated time */
     int *c1, *d1, *c2, *d2;
     up_block *up_all;    /* rank 0: one per rank */
     down_block *down_all; /* rank 0: one per rank */
@@ -202,11 +201,13 @@ static void first_window(emu *m)
     m->ckpt = 0;
     /* Periodic checkpoints: at the first window boundary at or past each multiple of ckpt_every
      * (after a resume, the next multiple). */
-    m->next_ckpt = m->stop_at = DIKE_TIME_INF;
+    m->next_ckpt = DIKE_TIME_INF;
     if (m->rank == 0 && m->o->ckpt_every > 0)
         m->next_ckpt = (m->s->now / m->o->ckpt_every + 1) * m->o->ckpt_every;
+    /* testing: the stop request comes as a signal would, while rank 0 processes the events of
+     * stop_at, in the middle of a window; the flag reaches the others with the next gather */
     if (m->rank == 0 && m->o->stop_at > 0 && m->o->stop_at > m->s->now)
-        m->stop_at = m->o->stop_at;
+        m->s->signal_at = m->o->stop_at;
 }
 
 /* Step 1b: slice-factor records to their homes. One MPI_Alltoall of fixed blocks; the records
@@ -349,8 +350,6 @@ static void coordinate(emu *m, dike_time E)
         ckpt = 1;
         m->next_ckpt = (next / m->o->ckpt_every + 1) * m->o->ckpt_every;
     }
-    if (!dike_coord_done(s) && next >= m->stop_at)
-        any_stop = 1; /* testing: as if a signal came now */
     int64_t flags = (dike_coord_done(s) ? 0 : F_RUNNING) | (any_remote ? F_REMOTE : 0) |
                     (any_stop ? F_STOP : 0) | (ckpt ? F_CKPT : 0);
     for (int r = 0; r < m->nranks; r++) {
@@ -471,6 +470,8 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
             coordinate(&m, E);
         scatter_actions(&m);
     }
+    if (m.rank == 0 && s->signal_fired)
+        dike_stop_requested = 0; /* the injected "signal" ends with this run (tests run several) */
     if (!status)
         finish_nodes(&m);
     fill_perf(&m, t_start);
