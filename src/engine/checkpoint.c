@@ -24,7 +24,7 @@
  *    after the resume */
 /* 5: the emulating mode: the coordinator's per-job stop state, and each rank's node-side state
  *    (the "emulator" blob, covered by state_sha256) */
-#define CKPT_FORMAT 5
+#define CKPT_FORMAT 6
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
 

@@ -16,8 +16,26 @@ typedef struct nslot {
     int32_t home;   /**< rank of the gang's home */
     uint32_t gpus;
     uint32_t fidx;  /**< where its rack flow was last found (a hint for node_factors) */
-    double value;   /**< factor last sent to the home (NaN: none yet) */
+    uint32_t grp;   /**< its gang's group on this rank (rebuilt from the slots on a resume) */
+    uint32_t gi;    /**< its place in the group's factor list */
+    double value;   /**< its factor at the last timestamp it changed (NaN: none yet) */
 } nslot;
+
+/* The slices of one run of a gang that sit on this rank's nodes. The owner sends the home one
+ * factor for all of them, their minimum (a gang runs at its slowest slice's speed), and only when
+ * that minimum changes: most changes of one slice's factor (a rack's shares re-solved, a neighbour
+ * starting on one node) leave it as it was. The group is named by its lowest slice (rep). */
+typedef struct ngrp {
+    uint32_t job, epoch;
+    int32_t home;
+    uint32_t rep;      /**< lowest slice index here */
+    uint32_t nlocal;   /**< slices here */
+    uint32_t n, cap;   /**< entries of v (slices that joined; a stopping group only counts down) */
+    uint32_t jnext;    /**< another group of the same job (two runs at one instant), or UINT32_MAX */
+    int touched, stopping;
+    double sent;       /**< the minimum last sent (NaN: none yet) */
+    double *v;         /**< its slices' factors, together so that the minimum reads one line */
+} ngrp;
 
 /* A gang crossing a rack's uplink (network = rack). */
 typedef struct rflow {
@@ -42,7 +60,8 @@ typedef struct nrun {
     double rate;        /**< rate0 x slowest slice factor */
     double work_ckpt;   /**< work left at the last checkpoint */
     dike_time t_last, t_prog, t_ckpt;
-    double *f;          /**< per-slice factors (< 0: not known yet) */
+    double *f;          /**< per group (at its lowest slice): the group's factor; < 0: none */
+    uint32_t covered;   /**< slices covered by the groups heard from (the rate is 0 until all) */
     int dirty;
 } nrun;
 
@@ -77,6 +96,11 @@ struct dike_nodes {
     double *sc_d, *sc_s;   /* scratch for shares */
     uint32_t *sc_o;
     size_t sc_cap;
+
+    ngrp *grps;            /* gang groups (see ngrp) */
+    uint32_t ngrps, grpcap, *freegrps, nfreegrp;
+    uint32_t *grp_of;      /* per job: its first group here, UINT32_MAX none */
+    uint32_t *tg, ntg, tgcap; /* touched groups */
 
     dike_nact *q;          /* queued actions */
     size_t qh, qn, qcap;
@@ -212,6 +236,8 @@ dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
     ns->njobs = njobs;
     ns->run_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->run_of);
     memset(ns->run_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->run_of);
+    ns->grp_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->grp_of);
+    memset(ns->grp_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->grp_of);
     ns->next_sample = np->sample_us > 0 ? 0 : DIKE_TIME_INF;
     return ns;
 }
@@ -249,6 +275,12 @@ void dike_nodes_free(dike_nodes *ns)
     free(ns->rem_to);
     free(ns->out);
     free(ns->run_of);
+    free(ns->grp_of);
+    for (uint32_t g = 0; g < ns->ngrps; g++)
+        free(ns->grps[g].v);
+    free(ns->grps);
+    free(ns->freegrps);
+    free(ns->tg);
     for (uint32_t i = 0; i < ns->nruns; i++)
         free(ns->runs[i].f);
     free(ns->runs);
@@ -313,6 +345,131 @@ static void touch_rack(dike_nodes *ns, uint32_t r)
         ns->trf[r] = 1;
         ns->tr[ns->ntr++] = r;
     }
+}
+
+/* ---- gang groups ---- */
+
+static uint32_t grp_find(const dike_nodes *ns, uint32_t job, uint32_t epoch)
+{
+    uint32_t g = ns->grp_of[job];
+    while (g != UINT32_MAX && ns->grps[g].epoch != epoch)
+        g = ns->grps[g].jnext;
+    return g;
+}
+
+static void touch_grp(dike_nodes *ns, uint32_t g)
+{
+    if (ns->grps[g].touched)
+        return;
+    ns->grps[g].touched = 1;
+    if (ns->ntg == ns->tgcap) {
+        ns->tgcap = ns->tgcap ? 2 * ns->tgcap : 256;
+        ns->tg = dike_xrealloc(ns->tg, ns->tgcap * sizeof *ns->tg);
+    }
+    ns->tg[ns->ntg++] = g;
+}
+
+/* Slot si (already filled) joins its run's group, which is made if it is the first here. */
+static void grp_join(dike_nodes *ns, uint32_t si)
+{
+    nslot *s = &ns->slots[si];
+    uint32_t g = grp_find(ns, s->job, s->epoch);
+    if (g == UINT32_MAX) {
+        if (ns->nfreegrp) {
+            g = ns->freegrps[--ns->nfreegrp];
+        } else {
+            if (ns->ngrps == ns->grpcap) {
+                ns->grpcap = ns->grpcap ? 2 * ns->grpcap : 256;
+                ns->grps = dike_xrealloc(ns->grps, ns->grpcap * sizeof *ns->grps);
+                ns->freegrps = dike_xrealloc(ns->freegrps, ns->grpcap * sizeof *ns->freegrps);
+            }
+            g = ns->ngrps++;
+        }
+        ns->grps[g] = (ngrp){s->job, s->epoch, s->home, s->slice, 0, 0, 0, ns->grp_of[s->job], 0, 0, NAN, NULL};
+        ns->grp_of[s->job] = g;
+    }
+    ngrp *gp = &ns->grps[g];
+    if (gp->stopping)
+        dike_fatal("job %u run %u: a slice starts where others stop", s->job, s->epoch);
+    if (gp->n == gp->cap) {
+        gp->cap = gp->cap ? 2 * gp->cap : 2;
+        gp->v = dike_xrealloc(gp->v, gp->cap * sizeof *gp->v);
+    }
+    s->grp = g;
+    s->gi = gp->n;
+    gp->v[gp->n++] = s->value;
+    gp->nlocal++;
+    if (s->slice < gp->rep)
+        gp->rep = s->slice;
+    touch_grp(ns, g);
+}
+
+/* Slot si leaves its group; an empty group is freed. A run's slices all stop at one instant, so a
+ * group that loses a slice is never sent again (groups_send checks it). */
+static void grp_leave(dike_nodes *ns, uint32_t si)
+{
+    uint32_t g = ns->slots[si].grp;
+    ngrp *gp = &ns->grps[g];
+    gp->nlocal--;
+    gp->stopping = 1;
+    if (gp->nlocal > 0) {
+        touch_grp(ns, g);
+        return;
+    }
+    uint32_t *jp = &ns->grp_of[gp->job];
+    while (*jp != g)
+        jp = &ns->grps[*jp].jnext;
+    *jp = gp->jnext;
+    gp->job = UINT32_MAX;
+    free(gp->v);
+    gp->v = NULL;
+    ns->freegrps[ns->nfreegrp++] = g;
+}
+
+/* After a timestamp's factors: each touched group's minimum, sent to its home if it changed. */
+static void groups_send(dike_nodes *ns, dike_time t)
+{
+    for (uint32_t i = 0; i < ns->ntg; i++) {
+        ngrp *gp = &ns->grps[ns->tg[i]];
+        gp->touched = 0;
+        if (gp->job == UINT32_MAX)
+            continue; /* freed: its run ended here */
+        if (gp->stopping)
+            dike_fatal("job %u run %u: some of its slices stopped and others did not", gp->job, gp->epoch);
+        double m = INFINITY;
+        for (uint32_t j = 0; j < gp->n; j++)
+            if (gp->v[j] < m)
+                m = gp->v[j];
+        if (m == gp->sent)
+            continue;
+        gp->sent = m;
+        dike_jrec rec = {t, -1, m, 0, gp->job, gp->epoch, gp->rep, DIKE_JREC_FACTOR, gp->nlocal, 0};
+        send_rec(ns, gp->home, &rec);
+    }
+    ns->ntg = 0;
+}
+
+/* The groups from the slots alone (after a resume): each group's minimum is what its home last
+ * heard, since every change is sent at the timestamp it happens and a checkpoint falls between
+ * windows. */
+static void groups_rebuild(dike_nodes *ns)
+{
+    memset(ns->grp_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->grp_of);
+    for (uint32_t g = 0; g < ns->ngrps; g++)
+        free(ns->grps[g].v);
+    ns->ngrps = ns->nfreegrp = ns->ntg = 0;
+    for (uint32_t si = 0; si < ns->n * ns->G; si++) {
+        nslot *s = &ns->slots[si];
+        if (s->job == UINT32_MAX)
+            continue;
+        grp_join(ns, si);
+        ngrp *gp = &ns->grps[s->grp];
+        if (!(s->value >= gp->sent))
+            gp->sent = s->value; /* NaN at first */
+    }
+    for (uint32_t i = 0; i < ns->ntg; i++)
+        ns->grps[ns->tg[i]].touched = 0;
+    ns->ntg = 0;
 }
 
 static rflow *find_flow(rack *rk, uint32_t job, uint32_t epoch)
@@ -393,7 +550,9 @@ static void apply_action(dike_nodes *ns, const dike_nact *a)
             i++;
         if (i == ns->G)
             dike_fatal("node %u hosts more jobs than GPUs", node);
-        sl[i] = (nslot){a->job, a->epoch, a->slice, dike_part_owner(ns->l, a->home_node), a->gpus, 0, NAN};
+        sl[i] = (nslot){a->job, a->epoch, a->slice, dike_part_owner(ns->l, a->home_node), a->gpus, 0, 0, 0,
+                        NAN};
+        grp_join(ns, (uint32_t)((size_t)k * ns->G + i));
         ns->cnt[k]++;
         if (sl[i].home != ns->rank) {
             ns->remote_queued--;
@@ -424,6 +583,7 @@ static void apply_action(dike_nodes *ns, const dike_nact *a)
             i++;
         if (i == ns->G)
             dike_fatal("job %u stops on node %u where it does not run", a->job, node);
+        grp_leave(ns, (uint32_t)((size_t)k * ns->G + i));
         sl[i].job = UINT32_MAX;
         ns->cnt[k]--;
         ns->remote_slots -= sl[i].home != ns->rank;
@@ -535,9 +695,10 @@ static void node_factors(dike_nodes *ns, uint32_t k, dike_time t)
         if (v == sl[i].value)
             continue;
         sl[i].value = v;
-        dike_jrec rec = {t, -1, v, 0, sl[i].job, sl[i].epoch, sl[i].slice, DIKE_JREC_FACTOR, 0, 0};
-        send_rec(ns, sl[i].home, &rec);
+        ns->grps[sl[i].grp].v[sl[i].gi] = v;
+        touch_grp(ns, sl[i].grp);
     }
+    (void)t;
 }
 
 /* Samples at times before t see every node event before t. */
@@ -601,6 +762,7 @@ void dike_nodes_owner_advance(dike_nodes *ns, dike_time end)
             ns->tnf[ns->tn[i]] = 0;
         }
         ns->ntn = 0;
+        groups_send(ns, x);
     }
 }
 
@@ -857,10 +1019,15 @@ static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
         free_run(ns, ri);
         break;
     case DIKE_JREC_FACTOR:
+        /* a group's minimum: slice is the group's lowest, nslices how many it stands for */
         if (!r || r->epoch != rec->epoch || rec->slice >= r->nslices)
             dike_fatal("job %u: factor for run %u slice %u, which is not on", rec->job, rec->epoch,
                        rec->slice);
-        progress_to(ns, r, rec->time);
+        if (r->f[rec->slice] < 0) {
+            if (rec->nslices == 0 || rec->nslices > r->nslices - r->covered)
+                dike_fatal("job %u run %u: factors for more slices than it has", rec->job, rec->epoch);
+            r->covered += rec->nslices;
+        }
         r->f[rec->slice] = rec->value;
         mark_dirty(ns, ri);
         break;
@@ -871,18 +1038,24 @@ static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
 }
 
 /* New rate after every change at x, and the completion it implies. */
+/* Nothing is done when the rate stays as it was: the completion already computed holds, and what
+ * the home does depends only on the gang's rate over time, not on how many groups (ranks) its
+ * slices were reported by. */
 static void reschedule(dike_nodes *ns, uint32_t ri, dike_time x)
 {
     nrun *r = &ns->runs[ri];
     r->dirty = 0;
     if (!r->active || r->done)
         return;
-    progress_to(ns, r, x);
-    double m = 1.0;
-    for (uint32_t i = 0; i < r->nslices; i++)
-        if (r->f[i] < m)
+    double m = r->covered == r->nslices ? 1.0 : 0.0;
+    for (uint32_t i = 0; i < r->nslices && m > 0; i++)
+        if (r->f[i] >= 0 && r->f[i] < m)
             m = r->f[i];
-    r->rate = m > 0 ? r->rate0 * m : 0;
+    double rate = m > 0 ? r->rate0 * m : 0;
+    if (rate == r->rate && (ns->chpos[ri] != UINT32_MAX) == (rate > 0))
+        return;
+    progress_to(ns, r, x);
+    r->rate = rate;
     if (r->rate <= 0) {
         ch_remove(ns, ri); /* stalled (a failed node): no completion until the rate comes back */
         return;
@@ -1042,7 +1215,7 @@ static void xfer_run(wbuf *b, int save, nrun *r)
     WX(b, save, r->job); WX(b, save, r->epoch); WX(b, save, r->nslices); WX(b, save, r->version);
     WX(b, save, r->tc); WX(b, save, r->active); WX(b, save, r->done);
     WX(b, save, r->work); WX(b, save, r->rate0); WX(b, save, r->rate); WX(b, save, r->work_ckpt);
-    WX(b, save, r->t_last); WX(b, save, r->t_prog); WX(b, save, r->t_ckpt);
+    WX(b, save, r->t_last); WX(b, save, r->t_prog); WX(b, save, r->t_ckpt); WX(b, save, r->covered);
 }
 
 /* The walk: a header that must match this rank's own, then the owner's and the home's state in a
@@ -1189,7 +1362,7 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
 
 char *dike_nodes_save(dike_nodes *ns, size_t *len)
 {
-    if (ns->nloc || ns->nrem || ns->ndirty || ns->nrep || ns->ntn || ns->ntr)
+    if (ns->nloc || ns->nrem || ns->ndirty || ns->nrep || ns->ntn || ns->ntr || ns->ntg)
         dike_fatal("node state saved inside a window (%zu records, %u dirty runs, %zu reports)",
                    ns->nloc + ns->nrem, ns->ndirty, ns->nrep);
     wbuf b = {0};
@@ -1219,7 +1392,8 @@ static const char *check_loaded(const dike_nodes *ns)
     }
     for (uint32_t i = 0; i < ns->nruns; i++) {
         const nrun *r = &ns->runs[i];
-        if (r->active && (r->job >= ns->njobs || !r->f || ns->run_of[r->job] != UINT32_MAX))
+        if (r->active && (r->job >= ns->njobs || !r->f || ns->run_of[r->job] != UINT32_MAX ||
+                          r->covered > r->nslices))
             return "a run out of range, or two runs of one job";
         if (r->active)
             ((dike_nodes *)ns)->run_of[r->job] = i;
@@ -1248,7 +1422,10 @@ const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len)
     if (b.bad || b.pos != b.len)
         return "truncated, or written by another layout of ranks";
     memset(ns->run_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->run_of);
-    return check_loaded(ns);
+    const char *bad = check_loaded(ns);
+    if (!bad)
+        groups_rebuild(ns);
+    return bad;
 }
 
 /* ---- resume on another number of ranks (rank 0) ---- */
@@ -1452,6 +1629,37 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
             t->run_of[to->job] = ni;
             if (o->chpos[ri] != UINT32_MAX)
                 ch_update(t, ni);
+        }
+    }
+    /* Each run's factors, per group of the new layout: the minimum of the group's slices. */
+    for (int r = 0; r < nnew && !*bad; r++) {
+        dike_nodes *t = nw[r];
+        for (uint32_t ri = 0; ri < t->nruns; ri++) {
+            nrun *x = &t->runs[ri];
+            if (!x->active)
+                continue;
+            for (uint32_t i = 0; i < x->nslices; i++)
+                x->f[i] = -1;
+            x->covered = 0;
+        }
+    }
+    for (int r = 0; r < nnew && !*bad; r++) {
+        dike_nodes *t = nw[r];
+        groups_rebuild(t);
+        for (uint32_t g = 0; g < t->ngrps && !*bad; g++) {
+            const ngrp *gp = &t->grps[g];
+            if (gp->job == UINT32_MAX)
+                continue;
+            dike_nodes *h = nw[gp->home];
+            uint32_t ri = h->run_of[gp->job];
+            nrun *x = ri != UINT32_MAX ? &h->runs[ri] : NULL;
+            if (!x || x->epoch != gp->epoch || gp->rep >= x->nslices || x->f[gp->rep] >= 0 ||
+                gp->nlocal > x->nslices - x->covered) {
+                *bad = "a gang's slices do not match its run";
+                break;
+            }
+            x->f[gp->rep] = gp->sent;
+            x->covered += gp->nlocal;
         }
     }
     char **out = NULL;

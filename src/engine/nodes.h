@@ -56,16 +56,18 @@ typedef struct dike_nrep {
     uint32_t pad_;
 } dike_nrep;
 
-/** A job-level record for a home: a run starts or ends, or one slice's factor changes. */
+/** A job-level record for a home: a run starts or ends, or the smallest factor of a group of its
+ *  slices (those on one rank's nodes) changes. */
 enum { DIKE_JREC_END = 0, DIKE_JREC_START = 1, DIKE_JREC_FACTOR = 2 };
 typedef struct dike_jrec {
     dike_time time;   /**< when, us */
     dike_time aux;    /**< START: progress delay; END of an eviction: the failure time; else -1 */
-    double value;     /**< FACTOR: the slice's speed factor; START: work left, us */
+    double value;     /**< FACTOR: the group's smallest speed factor; START: work left, us */
     double rate;      /**< START: the placement's rate */
-    uint32_t job, epoch, slice;
+    uint32_t job, epoch;
+    uint32_t slice;   /**< FACTOR: the group's lowest slice, which names it */
     uint32_t kind;    /**< DIKE_JREC_* (also the order within a timestamp) */
-    uint32_t nslices; /**< START: slices of the gang */
+    uint32_t nslices; /**< START: slices of the gang; FACTOR: slices in the group */
     uint32_t reason;  /**< END: DIKE_STOP_* */
 } dike_jrec;
 

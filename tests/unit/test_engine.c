@@ -182,13 +182,13 @@ static void test_home_record_order(void **st)
     enum { E = DIKE_JREC_END, S = DIKE_JREC_START, F = DIKE_JREC_FACTOR };
     const dike_jrec in[] = {
         /* time, aux, value, rate, job, epoch, slice, kind, nslices, reason */
-        {3000000, -1, 1.0, 0, 2, 2, 0, F, 0, 0},
+        {3000000, -1, 1.0, 0, 2, 2, 0, F, 1, 0},
         {3000000, 0, 8e6, 1.0, 2, 2, 0, S, 1, 0},
         {3000000, -1, 0, 0, 2, 1, 0, E, 0, DIKE_STOP_PREEMPT},
-        {2000000, -1, 0.5, 0, 0, 1, 0, F, 0, 0},
+        {2000000, -1, 0.5, 0, 0, 1, 0, F, 1, 0},
         {2000000, 0, 4e6, 1.0, 0, 1, 0, S, 1, 0},
-        {1000000, -1, 1.0, 0, 1, 1, 0, F, 0, 0},
-        {1000000, -1, 1.0, 0, 2, 1, 0, F, 0, 0},
+        {1000000, -1, 1.0, 0, 1, 1, 0, F, 1, 0},
+        {1000000, -1, 1.0, 0, 2, 1, 0, F, 1, 0},
         {1000000, 0, 1e6, 1.0, 1, 1, 0, S, 1, 0},
         {1000000, 0, 10e6, 1.0, 2, 1, 0, S, 1, 0},
     };
@@ -213,6 +213,59 @@ static void test_home_record_order(void **st)
     dike_part_free(&p);
 }
 
+/* One home, gangs of two slices (docs/architecture.md#two-modes: an owner sends the minimum
+ * factor of each group of a run's slices on its nodes, and the home runs the gang at the smallest
+ * group factor once groups covering every slice have reported). Each job has 6 s of work at
+ * placement rate 1 and starts at 1 s.
+ *   job 0: one group of both slices at factor 0.5: 6 / 0.5 = 12 s, it finishes at 13 s.
+ *   job 1: two groups, slice 0 at 1.0 and slice 1 at 0.5: the same 13 s so far. At 3 s slice 0
+ *          drops to 0.75, above the minimum: nothing changes. At 5 s slice 1 recovers to 1.0: the
+ *          minimum is 0.75; by 5 s 4 s x 0.5 = 2 s of work is done, 4 s are left, 4 / 0.75 =
+ *          5.3333333 s, so it finishes at 5 s + ceil(5,333,333.3 us) = 10,333,334 us.
+ *   job 2: one group that stands for 1 of its 2 slices: the other has not reported, so it does not
+ *          run (no report before the window's end). */
+static void test_home_groups(void **st)
+{
+    (void)st;
+    dike_cluster cl = {0};
+    cl.nodes = 2;
+    cl.gpus_per_node = 8;
+    cl.nodes_per_rack = 2;
+    cl.nracks = 1;
+    cl.total_gpus = 16;
+    dike_part_layout l;
+    dike_part_layout_init(&l, &cl, 1, 1);
+    dike_part p;
+    dike_part_init(&p, &cl, NULL, 0, 2);
+    dike_nodes_params np = {0};
+    dike_nodes *ns = dike_nodes_new(&np, &cl, &l, 0, &p, 3);
+    enum { S = DIKE_JREC_START, F = DIKE_JREC_FACTOR };
+    const dike_jrec in[] = {
+        /* time, aux, value, rate, job, epoch, slice, kind, nslices, reason */
+        {1000000, 0, 6e6, 1.0, 0, 1, 0, S, 2, 0},
+        {1000000, -1, 0.5, 0, 0, 1, 0, F, 2, 0},
+        {1000000, 0, 6e6, 1.0, 1, 1, 0, S, 2, 0},
+        {1000000, -1, 1.0, 0, 1, 1, 0, F, 1, 0},
+        {1000000, -1, 0.5, 0, 1, 1, 1, F, 1, 0},
+        {3000000, -1, 0.75, 0, 1, 1, 0, F, 1, 0},
+        {5000000, -1, 1.0, 0, 1, 1, 1, F, 1, 0},
+        {1000000, 0, 6e6, 1.0, 2, 1, 0, S, 2, 0},
+        {1000000, -1, 1.0, 0, 2, 1, 0, F, 1, 0},
+    };
+    dike_nodes_home_advance(ns, in, sizeof in / sizeof *in, 100000000);
+    size_t n;
+    const dike_nrep *r = dike_nodes_reports(ns, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(r[0].time, 10333334);
+    assert_int_equal(r[0].entity, 1);
+    assert_int_equal(r[1].time, 13000000);
+    assert_int_equal(r[1].entity, 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(r[i].kind, DIKE_NREP_FINISH);
+    dike_nodes_free(ns);
+    dike_part_free(&p);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -222,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_partition_blocks),
         cmocka_unit_test(test_partition_hand),
         cmocka_unit_test(test_home_record_order),
+        cmocka_unit_test(test_home_groups),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
