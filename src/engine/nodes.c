@@ -186,8 +186,10 @@ static void push_node_event(dike_nodes *ns, uint32_t k, dike_time t, int kind)
     dike_heap_push(start ? &ns->sheap : &ns->nheap, ev);
 }
 
-dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
-                           const dike_part_layout *l, int rank, dike_part *p, uint32_t njobs)
+/* per_job = 0: without the per-job indices (run_of, grp_of), for the temporary objects of a
+ * relayout, which are many and use shared ones. */
+static dike_nodes *nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
+                             const dike_part_layout *l, int rank, dike_part *p, uint32_t njobs, int per_job)
 {
     dike_nodes *ns = dike_xcalloc(1, sizeof *ns);
     ns->np = *np;
@@ -234,12 +236,20 @@ dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
         }
     }
     ns->njobs = njobs;
-    ns->run_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->run_of);
-    memset(ns->run_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->run_of);
-    ns->grp_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->grp_of);
-    memset(ns->grp_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->grp_of);
+    if (per_job) {
+        ns->run_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->run_of);
+        memset(ns->run_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->run_of);
+        ns->grp_of = dike_xmalloc(((size_t)njobs + 1) * sizeof *ns->grp_of);
+        memset(ns->grp_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->grp_of);
+    }
     ns->next_sample = np->sample_us > 0 ? 0 : DIKE_TIME_INF;
     return ns;
+}
+
+dike_nodes *dike_nodes_new(const dike_nodes_params *np, const dike_cluster *cl,
+                           const dike_part_layout *l, int rank, dike_part *p, uint32_t njobs)
+{
+    return nodes_new(np, cl, l, rank, p, njobs, 1);
 }
 
 void dike_nodes_free(dike_nodes *ns)
@@ -454,9 +464,11 @@ static void groups_send(dike_nodes *ns, dike_time t)
  * windows. */
 static void groups_rebuild(dike_nodes *ns)
 {
-    memset(ns->grp_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->grp_of);
-    for (uint32_t g = 0; g < ns->ngrps; g++)
+    for (uint32_t g = 0; g < ns->ngrps; g++) {
+        if (ns->grps[g].job != UINT32_MAX)
+            ns->grp_of[ns->grps[g].job] = UINT32_MAX;
         free(ns->grps[g].v);
+    }
     ns->ngrps = ns->nfreegrp = ns->ntg = 0;
     for (uint32_t si = 0; si < ns->n * ns->G; si++) {
         nslot *s = &ns->slots[si];
@@ -1392,10 +1404,10 @@ static const char *check_loaded(const dike_nodes *ns)
     }
     for (uint32_t i = 0; i < ns->nruns; i++) {
         const nrun *r = &ns->runs[i];
-        if (r->active && (r->job >= ns->njobs || !r->f || ns->run_of[r->job] != UINT32_MAX ||
-                          r->covered > r->nslices))
+        if (r->active && (r->job >= ns->njobs || !r->f || r->covered > r->nslices ||
+                          (ns->run_of && ns->run_of[r->job] != UINT32_MAX)))
             return "a run out of range, or two runs of one job";
-        if (r->active)
+        if (r->active && ns->run_of)
             ((dike_nodes *)ns)->run_of[r->job] = i;
         if (ns->chpos[i] != UINT32_MAX && (ns->chpos[i] >= ns->nch || ns->ch[ns->chpos[i]] != i || !r->active))
             return "the completion heap out of range";
@@ -1421,9 +1433,10 @@ const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len)
     xfer_nodes(&b, 0, ns);
     if (b.bad || b.pos != b.len)
         return "truncated, or written by another layout of ranks";
-    memset(ns->run_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->run_of);
+    if (ns->run_of)
+        memset(ns->run_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->run_of);
     const char *bad = check_loaded(ns);
-    if (!bad)
+    if (!bad && ns->grp_of)
         groups_rebuild(ns);
     return bad;
 }
@@ -1475,8 +1488,15 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
     dike_part *op = dike_xcalloc((size_t)nold, sizeof *op), *pp = dike_xcalloc((size_t)nnew, sizeof *pp);
     dike_nodes **old = dike_xcalloc((size_t)nold, sizeof *old), **nw = dike_xcalloc((size_t)nnew, sizeof *nw);
     int *owner_old = dike_xmalloc(((size_t)cl->nodes + 1) * sizeof *owner_old);
+    /* Per-job indices shared by all the temporary objects (which have none of their own: their
+     * number is old + new ranks, and jobs can be millions): the node of a gang's first slice, the
+     * index of its run at its new home, and the new groups of one rank at a time. */
     uint32_t *home_node = dike_xmalloc(((size_t)njobs + 1) * sizeof *home_node);
     memset(home_node, 0xff, ((size_t)njobs + 1) * sizeof *home_node);
+    uint32_t *run_at = dike_xmalloc(((size_t)njobs + 1) * sizeof *run_at);
+    memset(run_at, 0xff, ((size_t)njobs + 1) * sizeof *run_at);
+    uint32_t *grp_at = dike_xmalloc(((size_t)njobs + 1) * sizeof *grp_at);
+    memset(grp_at, 0xff, ((size_t)njobs + 1) * sizeof *grp_at);
     for (uint32_t k = 0; k < cl->nodes; k++)
         owner_old[k] = -1;
     /* the old ranks' objects, from their bytes */
@@ -1492,7 +1512,7 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
             break;
         }
         dike_part_init(&op[i], cl, NULL, hdr[3], hdr[4]);
-        old[i] = dike_nodes_new(&mine->np, cl, &lo, i, &op[i], njobs);
+        old[i] = nodes_new(&mine->np, cl, &lo, i, &op[i], njobs, 0);
         if ((*bad = dike_nodes_load(old[i], blobs[i], lens[i])))
             break;
         for (uint32_t k = 0; k < old[i]->n && !*bad; k++) {
@@ -1533,7 +1553,7 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
         uint32_t first, n;
         dike_part_block(l, r, &first, &n);
         dike_part_init(&pp[r], cl, NULL, first, n);
-        dike_nodes *t = nw[r] = dike_nodes_new(&mine->np, cl, l, r, &pp[r], njobs);
+        dike_nodes *t = nw[r] = nodes_new(&mine->np, cl, l, r, &pp[r], njobs, 0);
         dike_event *ev;
         while ((ev = dike_heap_pop(&t->nheap)))
             dike_pool_put(&t->pool, ev);
@@ -1620,13 +1640,17 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
                 break;
             }
             dike_nodes *t = nw[dike_part_owner(l, home_node[from->job])];
+            if (run_at[from->job] != UINT32_MAX) {
+                *bad = "two runs of one job";
+                break;
+            }
             uint32_t ni = new_run(t);
             nrun *to = &t->runs[ni];
             *to = *from;
             to->dirty = 0;
             to->f = dike_xmalloc(from->nslices * sizeof *to->f);
             memcpy(to->f, from->f, from->nslices * sizeof *to->f);
-            t->run_of[to->job] = ni;
+            run_at[to->job] = ni;
             if (o->chpos[ri] != UINT32_MAX)
                 ch_update(t, ni);
         }
@@ -1645,14 +1669,15 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
     }
     for (int r = 0; r < nnew && !*bad; r++) {
         dike_nodes *t = nw[r];
+        t->grp_of = grp_at;
         groups_rebuild(t);
         for (uint32_t g = 0; g < t->ngrps && !*bad; g++) {
             const ngrp *gp = &t->grps[g];
             if (gp->job == UINT32_MAX)
                 continue;
             dike_nodes *h = nw[gp->home];
-            uint32_t ri = h->run_of[gp->job];
-            nrun *x = ri != UINT32_MAX ? &h->runs[ri] : NULL;
+            uint32_t ri = run_at[gp->job];
+            nrun *x = ri < h->nruns && h->runs[ri].active && h->runs[ri].job == gp->job ? &h->runs[ri] : NULL;
             if (!x || x->epoch != gp->epoch || gp->rep >= x->nslices || x->f[gp->rep] >= 0 ||
                 gp->nlocal > x->nslices - x->covered) {
                 *bad = "a gang's slices do not match its run";
@@ -1661,6 +1686,10 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
             x->f[gp->rep] = gp->sent;
             x->covered += gp->nlocal;
         }
+        for (uint32_t g = 0; g < t->ngrps; g++)
+            if (t->grps[g].job != UINT32_MAX)
+                grp_at[t->grps[g].job] = UINT32_MAX;
+        t->grp_of = NULL;
     }
     char **out = NULL;
     if (!*bad) {
@@ -1685,5 +1714,7 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
     free(pp);
     free(owner_old);
     free(home_node);
+    free(run_at);
+    free(grp_at);
     return out;
 }
