@@ -84,11 +84,6 @@ static const ck_field timeseries_table[] = {
 #undef TS
 
 /* A pending event: what orders it and what it carries (the pad is not stored). */
-static const ck_field event_table[] = {
-    ONE(dike_event, time), ONE(dike_event, entity), ONE(dike_event, seq), ONE(dike_event, data),
-    ONE(dike_event, phase), ONE(dike_event, kind),
-};
-
 #define TABLE(t) (t), sizeof(t) / sizeof(t)[0]
 
 /* Save or load the fields of table @p f of the struct at @p base; arrays have @p nten tenants
@@ -183,7 +178,7 @@ static void save_coord(buf *b, dike_sched *s)
     uint64_t nev = s->heap.n;
     PUT(b, nev);
     for (size_t i = 0; i < s->heap.n; i++)
-        walk(b, 1, s->heap.a[i].ev, TABLE(event_table), 0, 0);
+        dike_event_xfer(b, 1, s->heap.a[i].ev);
     uint64_t nfail = s->nfail;
     PUT(b, nfail);
     for (size_t i = 0; i < s->nfail; i++) {
@@ -284,7 +279,7 @@ static void load_events(buf *b, dike_sched *s)
     for (uint64_t i = 0; i < nev && !b->bad; i++) {
         ev = dike_pool_get(&s->pool);
         memset(ev, 0, sizeof *ev);
-        walk(b, 0, ev, TABLE(event_table), 0, 0);
+        dike_event_xfer(b, 0, ev);
         dike_heap_push(&s->heap, ev);
     }
 }

@@ -1,6 +1,8 @@
 /* Event pool and binary heap. */
 #include "engine/event.h"
 
+#include "base/bytes.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,4 +104,14 @@ dike_event *dike_heap_pop(dike_heap *h)
     if (n)
         h->a[i] = last;
     return top;
+}
+
+void dike_event_xfer(struct dike_bytes *b, int save, dike_event *ev)
+{
+    dike_bytes_xfer(b, save, &ev->time, sizeof ev->time);
+    dike_bytes_xfer(b, save, &ev->entity, sizeof ev->entity);
+    dike_bytes_xfer(b, save, &ev->seq, sizeof ev->seq);
+    dike_bytes_xfer(b, save, &ev->data, sizeof ev->data);
+    dike_bytes_xfer(b, save, &ev->phase, sizeof ev->phase);
+    dike_bytes_xfer(b, save, &ev->kind, sizeof ev->kind);
 }

@@ -50,6 +50,11 @@ static inline int dike_event_cmp(const dike_event *a, const dike_event *b)
     return 0;
 }
 
+struct dike_bytes;
+/** Save (@p save = 1) or load an event's fields, in the one order both kinds of checkpoint blob
+ *  use: time, entity, seq, data, phase, kind (22 bytes; the padding is not written). */
+void dike_event_xfer(struct dike_bytes *b, int save, dike_event *ev);
+
 /** Event pool: events are carved from fixed chunks that never move and are recycled through a
  *  free list, so the hot path never calls malloc once the pool has warmed up. */
 typedef struct dike_event_pool {

@@ -1176,16 +1176,6 @@ static int count_ok(const wbuf *b, int save, uint64_t n, uint64_t elem)
     return save || (!b->bad && elem > 0 && n <= (b->len - b->pos) / elem);
 }
 
-static void xfer_event(wbuf *b, int save, dike_event *ev)
-{
-    WX(b, save, ev->time);
-    WX(b, save, ev->entity);
-    WX(b, save, ev->seq);
-    WX(b, save, ev->data);
-    WX(b, save, ev->phase);
-    WX(b, save, ev->kind);
-}
-
 static void xfer_heap(wbuf *b, int save, dike_nodes *ns, dike_heap *h)
 {
     uint64_t n = h->n;
@@ -1196,12 +1186,12 @@ static void xfer_heap(wbuf *b, int save, dike_nodes *ns, dike_heap *h)
     }
     for (uint64_t i = 0; i < n && !b->bad; i++) {
         if (save) {
-            xfer_event(b, 1, h->a[i].ev);
+            dike_event_xfer(b, 1, h->a[i].ev);
             continue;
         }
         dike_event *ev = dike_pool_get(&ns->pool);
         memset(ev, 0, sizeof *ev);
-        xfer_event(b, 0, ev);
+        dike_event_xfer(b, 0, ev);
         if (ev->entity < ns->first || ev->entity - ns->first >= ns->n ||
             (ev->kind != DIKE_EV_NODE_FAIL && ev->kind != DIKE_EV_NODE_REPAIR && ev->kind != EV_SLOW) ||
             (ev->kind == EV_SLOW && !ns->slow) || (ev->kind != EV_SLOW && !ns->frng)) {
