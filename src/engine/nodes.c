@@ -677,7 +677,7 @@ static void rack_shares(dike_nodes *ns, uint32_t rk)
             touch_node(ns, node - ns->first);
 }
 
-static void node_factors(dike_nodes *ns, uint32_t k, dike_time t)
+static void node_factors(dike_nodes *ns, uint32_t k)
 {
     double f = ns->down[k] ? 0.0 : 1.0;
     if (ns->slow && ns->slow[k].on)
@@ -710,7 +710,6 @@ static void node_factors(dike_nodes *ns, uint32_t k, dike_time t)
         ns->grps[sl[i].grp].v[sl[i].gi] = v;
         touch_grp(ns, sl[i].grp);
     }
-    (void)t;
 }
 
 /* Samples at times before t see every node event before t. */
@@ -770,7 +769,7 @@ void dike_nodes_owner_advance(dike_nodes *ns, dike_time end)
         }
         ns->ntr = 0;
         for (uint32_t i = 0; i < ns->ntn; i++) {
-            node_factors(ns, ns->tn[i], x);
+            node_factors(ns, ns->tn[i]);
             ns->tnf[ns->tn[i]] = 0;
         }
         ns->ntn = 0;
@@ -1049,8 +1048,7 @@ static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
     ns->events++;
 }
 
-/* New rate after every change at x, and the completion it implies. */
-/* Nothing is done when the rate stays as it was: the completion already computed holds, and what
+/* New rate after every change at x, and the completion it implies. Nothing is done when the rate stays as it was: the completion already computed holds, and what
  * the home does depends only on the gang's rate over time, not on how many groups (ranks) its
  * slices were reported by. */
 static void reschedule(dike_nodes *ns, uint32_t ri, dike_time x)
