@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <mpi.h>
@@ -164,21 +165,40 @@ static void test_partition_hand(void **st)
  *   10 - 2 = 8 s of work left), and run 2 starts at 3 s with those 8 s: it finishes at 11 s.
  * Run 2's start at 3 s is given before run 1's end at 3 s, and factors before their starts: applied
  * in that order the home would stop with "starts run 2 while run 1 is on". */
+/* A home on one rank: nodes of 8 GPUs in one rack, no node model, 3 jobs. */
+typedef struct one_home {
+    dike_cluster cl;
+    dike_part_layout l;
+    dike_part p;
+    dike_nodes *ns;
+} one_home;
+
+static void one_home_init(one_home *h, uint32_t nodes)
+{
+    memset(h, 0, sizeof *h);
+    h->cl.nodes = nodes;
+    h->cl.gpus_per_node = 8;
+    h->cl.nodes_per_rack = nodes;
+    h->cl.nracks = 1;
+    h->cl.total_gpus = 8 * nodes;
+    dike_part_layout_init(&h->l, &h->cl, 1, 1);
+    dike_part_init(&h->p, &h->cl, NULL, 0, nodes);
+    dike_nodes_params np = {0};
+    h->ns = dike_nodes_new(&np, &h->cl, &h->l, 0, &h->p, 3);
+}
+
+static void one_home_free(one_home *h)
+{
+    dike_nodes_free(h->ns);
+    dike_part_free(&h->p);
+}
+
 static void test_home_record_order(void **st)
 {
     (void)st;
-    dike_cluster cl = {0};
-    cl.nodes = 1;
-    cl.gpus_per_node = 8;
-    cl.nodes_per_rack = 1;
-    cl.nracks = 1;
-    cl.total_gpus = 8;
-    dike_part_layout l;
-    dike_part_layout_init(&l, &cl, 1, 1);
-    dike_part p;
-    dike_part_init(&p, &cl, NULL, 0, 1);
-    dike_nodes_params np = {0};
-    dike_nodes *ns = dike_nodes_new(&np, &cl, &l, 0, &p, 3);
+    one_home h;
+    one_home_init(&h, 1);
+    dike_nodes *ns = h.ns;
     enum { E = DIKE_JREC_END, S = DIKE_JREC_START, F = DIKE_JREC_FACTOR };
     const dike_jrec in[] = {
         /* time, aux, value, rate, job, epoch, slice, kind, nslices, reason */
@@ -209,8 +229,7 @@ static void test_home_record_order(void **st)
         assert_int_equal(r[i].seq, want[i].epoch);
         assert_float_equal(r[i].work, want[i].work, 1e-6);
     }
-    dike_nodes_free(ns);
-    dike_part_free(&p);
+    one_home_free(&h);
 }
 
 /* One home, gangs of two slices (docs/architecture.md#two-modes: an owner sends the minimum
@@ -227,18 +246,9 @@ static void test_home_record_order(void **st)
 static void test_home_groups(void **st)
 {
     (void)st;
-    dike_cluster cl = {0};
-    cl.nodes = 2;
-    cl.gpus_per_node = 8;
-    cl.nodes_per_rack = 2;
-    cl.nracks = 1;
-    cl.total_gpus = 16;
-    dike_part_layout l;
-    dike_part_layout_init(&l, &cl, 1, 1);
-    dike_part p;
-    dike_part_init(&p, &cl, NULL, 0, 2);
-    dike_nodes_params np = {0};
-    dike_nodes *ns = dike_nodes_new(&np, &cl, &l, 0, &p, 3);
+    one_home h;
+    one_home_init(&h, 2);
+    dike_nodes *ns = h.ns;
     enum { S = DIKE_JREC_START, F = DIKE_JREC_FACTOR };
     const dike_jrec in[] = {
         /* time, aux, value, rate, job, epoch, slice, kind, nslices, reason */
@@ -262,8 +272,7 @@ static void test_home_groups(void **st)
     assert_int_equal(r[1].entity, 0);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(r[i].kind, DIKE_NREP_FINISH);
-    dike_nodes_free(ns);
-    dike_part_free(&p);
+    one_home_free(&h);
 }
 
 int main(void)
