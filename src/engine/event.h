@@ -51,8 +51,10 @@ static inline int dike_event_cmp(const dike_event *a, const dike_event *b)
 }
 
 struct dike_bytes;
+/** Bytes dike_event_xfer writes for one event. */
+#define DIKE_EVENT_XFER_BYTES (sizeof(dike_time) + 3 * sizeof(uint32_t) + 2 * sizeof(uint8_t))
 /** Save (@p save = 1) or load an event's fields, in the one order both kinds of checkpoint blob
- *  use: time, entity, seq, data, phase, kind (22 bytes; the padding is not written). */
+ *  use: time, entity, seq, data, phase, kind (DIKE_EVENT_XFER_BYTES; the padding is not written). */
 void dike_event_xfer(struct dike_bytes *b, int save, dike_event *ev);
 
 /** Event pool: events are carved from fixed chunks that never move and are recycled through a

@@ -1178,7 +1178,7 @@ static void xfer_heap(wbuf *b, int save, dike_nodes *ns, dike_heap *h)
 {
     uint64_t n = h->n;
     WX(b, save, n);
-    if (!count_ok(b, save, n, 22)) {
+    if (!count_ok(b, save, n, DIKE_EVENT_XFER_BYTES)) {
         b->bad = 1;
         return;
     }
@@ -1263,7 +1263,7 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
         rack *rk = &ns->racks[r];
         uint32_t m = rk->n;
         WX(b, save, m);
-        if (!count_ok(b, save, m, 28)) { /* a flow is 28 bytes on file */
+        if (!count_ok(b, save, m, 3 * sizeof(uint32_t) + 2 * sizeof(double))) { /* xfer_flow's bytes */
             b->bad = 1;
             break;
         }
@@ -1301,7 +1301,8 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
     WX(b, save, nruns);
     WX(b, save, nfree);
     WX(b, save, nch);
-    if (!count_ok(b, save, nruns, 64) || nfree > nruns || nch > nruns) {
+    if (!count_ok(b, save, nruns, 64) /* xfer_run writes more than 64 bytes a run */ || nfree > nruns ||
+        nch > nruns) {
         b->bad = 1;
         return;
     }
@@ -1342,7 +1343,8 @@ static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
     /* samples so far */
     uint64_t nsamples = ns->nsamples;
     WX(b, save, nsamples);
-    if (n && !count_ok(b, save, nsamples, 7 * (uint64_t)n)) { /* 7 bytes per node and sample */
+    uint64_t per_sample = (sizeof *ns->s_busy + sizeof *ns->s_factor + sizeof *ns->s_up) * (uint64_t)n;
+    if (n && !count_ok(b, save, nsamples, per_sample)) {
         b->bad = 1;
         return;
     }
