@@ -28,8 +28,6 @@
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
 
-typedef dike_bytes buf;
-
 #define PUT(b, x) dike_bytes_put((b), &(x), sizeof(x))
 #define GET(b, x) dike_bytes_get((b), &(x), sizeof(x))
 
@@ -83,12 +81,11 @@ static const ck_field timeseries_table[] = {
 };
 #undef TS
 
-/* A pending event: what orders it and what it carries (the pad is not stored). */
 #define TABLE(t) (t), sizeof(t) / sizeof(t)[0]
 
 /* Save or load the fields of table @p f of the struct at @p base; arrays have @p nten tenants
  * and @p ns samples. Loading fills arrays the struct already holds (allocated to size). */
-static void walk(buf *b, int save, void *base, const ck_field *f, size_t n, size_t nten, size_t ns)
+static void walk(dike_bytes *b, int save, void *base, const ck_field *f, size_t n, size_t nten, size_t ns)
 {
     for (size_t i = 0; i < n; i++) {
         char *m = (char *)base + f[i].offset;
@@ -103,14 +100,14 @@ static void walk(buf *b, int save, void *base, const ck_field *f, size_t n, size
 
 /* ---- coordinator ---- */
 
-static void save_job(buf *b, dike_job *j)
+static void save_job(dike_bytes *b, dike_job *j)
 {
     walk(b, 1, j, TABLE(job_table), 0, 0);
     /* the last placement, also of a stopped job (nslices = 0): /job_nodes reports it */
     dike_bytes_put(b, j->slices, j->placed_n * sizeof *j->slices);
 }
 
-static void load_job(buf *b, dike_job *j)
+static void load_job(dike_bytes *b, dike_job *j)
 {
     walk(b, 0, j, TABLE(job_table), 0, 0);
     if (j->placed_n > j->spec->num_gpus || (j->nslices && j->nslices != j->placed_n)) {
@@ -129,7 +126,7 @@ typedef struct cap_state {
     size_t nodes, nb; /* nodes; buckets (GPU types x (GPUs per node + 1)) */
 } cap_state;
 
-static void xfer_cap(buf *b, int save, const cap_state *c)
+static void xfer_cap(dike_bytes *b, int save, const cap_state *c)
 {
     dike_bytes_xfer(b, save, c->down, c->nodes);
     dike_bytes_xfer(b, save, c->head, c->nb * sizeof *c->head);
@@ -144,7 +141,7 @@ static size_t cap_buckets(const dike_sched *s)
 
 /* The emulating mode's per-job stop state (a stop decided, its work left not reported yet) and
  * the coordinator's own account of the jobs on each node (for failures). */
-static void xfer_emulate(buf *b, int save, dike_sched *s)
+static void xfer_emulate(dike_bytes *b, int save, dike_sched *s)
 {
     uint8_t em = (uint8_t)s->emulate, got = em, nj = s->node_jobs != NULL, gotnj = nj;
     dike_bytes_xfer(b, save, &got, 1);
@@ -164,7 +161,7 @@ static void xfer_emulate(buf *b, int save, dike_sched *s)
         dike_bytes_xfer(b, save, s->node_jobs, (size_t)s->cl->nodes * s->cl->gpus_per_node * sizeof *s->node_jobs);
 }
 
-static void save_coord(buf *b, dike_sched *s)
+static void save_coord(dike_bytes *b, dike_sched *s)
 {
     const dike_workload *w = s->w;
     uint64_t njobs = w->njobs, nten = w->ntenants, ns = s->ts.n;
@@ -249,7 +246,7 @@ static const char *check_coord(const dike_sched *s, const uint8_t *down, const u
 }
 
 /* The coordinator's counters, per-tenant state and timeseries, after the workload check. */
-static int load_counters(buf *b, dike_sched *s, dike_err *e)
+static int load_counters(dike_bytes *b, dike_sched *s, dike_err *e)
 {
     const dike_workload *w = s->w;
     uint64_t njobs, nten, ns;
@@ -269,7 +266,7 @@ static int load_counters(buf *b, dike_sched *s, dike_err *e)
 }
 
 /* The pending events replace what dike_coord_init queued (the first arrival). */
-static void load_events(buf *b, dike_sched *s)
+static void load_events(dike_bytes *b, dike_sched *s)
 {
     dike_event *ev;
     while ((ev = dike_heap_pop(&s->heap)))
@@ -285,7 +282,7 @@ static void load_events(buf *b, dike_sched *s)
 }
 
 /* Failure reports whose events are still in the heap (the event's data is the index). */
-static void load_failures(buf *b, dike_sched *s)
+static void load_failures(dike_bytes *b, dike_sched *s)
 {
     uint64_t nfail;
     GET(b, nfail);
@@ -337,7 +334,7 @@ static void apply_cap(dike_sched *s, const cap_state *c)
 
 /* What policies know: the `none` history of durations follows from which jobs are done; then
  * per-job structures in submit order, then the policy's own state (@p plen bytes). */
-static int load_policy(buf *b, dike_sched *s, uint64_t plen, dike_err *e)
+static int load_policy(dike_bytes *b, dike_sched *s, uint64_t plen, dike_err *e)
 {
     dike_est_rebuild(s);
     for (size_t i = 0; i < s->w->njobs; i++) {
@@ -351,7 +348,7 @@ static int load_policy(buf *b, dike_sched *s, uint64_t plen, dike_err *e)
     return 0;
 }
 
-static int load_coord(buf *b, dike_sched *s, dike_err *e)
+static int load_coord(dike_bytes *b, dike_sched *s, dike_err *e)
 {
     int rc = load_counters(b, s, e);
     if (rc)
@@ -405,7 +402,7 @@ typedef struct node_rec {
     uint64_t rng[4];
 } node_rec;
 
-static void save_nodes(buf *b, const dike_part *p)
+static void save_nodes(dike_bytes *b, const dike_part *p)
 {
     /* the block's pending node events, by node */
     dike_time *nt = dike_xcalloc(p->n + 1, sizeof *nt);
@@ -447,7 +444,7 @@ static void save_nodes(buf *b, const dike_part *p)
     free(has);
 }
 
-static int load_nodes(buf *b, dike_part *p, int with_slots)
+static int load_nodes(dike_bytes *b, dike_part *p, int with_slots)
 {
     uint32_t gpn = p->cl->gpus_per_node;
     uint32_t *slots = dike_xmalloc((gpn + 1) * sizeof *slots);
@@ -502,7 +499,7 @@ static int load_nodes(buf *b, dike_part *p, int with_slots)
 
 /* Rank 0, before the node records are sent anywhere: node order, flags, free GPUs, pending
  * events and every job index in a slot (a slot holds a running job's index or UINT32_MAX). */
-static const char *check_nodes(const buf *nb, const dike_sched *s, int with_slots)
+static const char *check_nodes(const dike_bytes *nb, const dike_sched *s, int with_slots)
 {
     const dike_cluster *cl = s->cl;
     uint32_t gpn = cl->gpus_per_node;
@@ -548,7 +545,7 @@ static int write_blob(hid_t file, const char *name, const void *p, size_t n)
     return rc ? -1 : 0;
 }
 
-static int read_blob(hid_t file, const char *name, buf *b)
+static int read_blob(hid_t file, const char *name, dike_bytes *b)
 {
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
     if (ds < 0)
@@ -602,7 +599,7 @@ static char *read_str_attr(hid_t obj, const char *name)
 }
 
 /* Gather every rank's node blob on rank 0, concatenated in rank order = node order. */
-static char *gather_nodes(MPI_Comm comm, const buf *mine, size_t *total)
+static char *gather_nodes(MPI_Comm comm, const dike_bytes *mine, size_t *total)
 {
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm);
     int len = (int)mine->len;
@@ -743,7 +740,7 @@ static hid_t open_image(const char *img, size_t n)
  * and its image written by us: a full disk or an I/O error is one errno message, and no HDF5 object
  * is left half-closed (HDF5 1.10 crashes at MPI_Finalize after a failed close; see h5out.c). */
 static int write_ckpt_file(const char *path, const char *tmp, const char *conf, const char *trace_sha,
-                           const buf *cb, const char *nodes, size_t ntotal, const buf *eb, dike_err *e)
+                           const dike_bytes *cb, const char *nodes, size_t ntotal, const dike_bytes *eb, dike_err *e)
 {
     int32_t fmt = CKPT_FORMAT;
     char csum[65], ssum[65];
@@ -819,13 +816,13 @@ static void nodes_in_order(char *all, size_t total, size_t rec)
 
 /* The emulating mode's node-side state: every rank's bytes (dike_nodes_save) on rank 0, as
  * [ranks][bytes of each rank][the bytes, in rank order] (64-bit counts). Empty without @p ns. */
-static void gather_emulator(MPI_Comm comm, dike_nodes *ns, buf *eb)
+static void gather_emulator(MPI_Comm comm, dike_nodes *ns, dike_bytes *eb)
 {
     memset(eb, 0, sizeof *eb);
     if (!ns)
         return;
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm);
-    buf mine = {0};
+    dike_bytes mine = {0};
     mine.p = dike_nodes_save(ns, &mine.len);
     if (mine.len > INT32_MAX)
         dike_fatal("checkpoint: rank %d's node state has %zu bytes, more than one MPI message holds",
@@ -849,7 +846,7 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
                           dike_nodes *ns, const char *config_ini, const char *trace_sha256, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), rc = 0;
-    buf nb = {0}, eb;
+    dike_bytes nb = {0}, eb;
     save_nodes(&nb, p);
     size_t ntotal = 0;
     char *nodes = gather_nodes(comm, &nb, &ntotal);
@@ -858,7 +855,7 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
     if (rank == 0) {
         nodes_in_order(nodes, ntotal,
                        sizeof(node_rec) + (p->jobs ? p->cl->gpus_per_node * sizeof(uint32_t) : 0));
-        buf cb = {0};
+        dike_bytes cb = {0};
         save_coord(&cb, s);
         char tmp[DIKE_STR_MAX + 128];
         dike_tmp_name(path, tmp, sizeof tmp);
@@ -958,7 +955,7 @@ void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen
  * per rank of the layout that wrote it. On as many ranks, each rank takes its part; on another
  * number, rank 0 first moves every node, rack, queued action and run to its new owner
  * (dike_nodes_relayout). */
-static int restore_emulator(const char *path, MPI_Comm comm, const buf *eb, dike_nodes *ns, dike_err *e)
+static int restore_emulator(const char *path, MPI_Comm comm, const dike_bytes *eb, dike_nodes *ns, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
     int *counts = dike_xcalloc((size_t)np, sizeof *counts), *displs = dike_xcalloc((size_t)np, sizeof *displs);
@@ -1049,7 +1046,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
                             dike_err *e)
 {
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
-    buf cb = {0}, nb = {0}, eb = {0};
+    dike_bytes cb = {0}, nb = {0}, eb = {0};
     if (rank == 0) {
         H5E_auto2_t old_fn;
         void *old_data;
@@ -1108,7 +1105,7 @@ int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike
                 counts[r] = (int)(n * rec);
                 displs[r] = (int)(first * rec);
             }
-            buf mine = {0};
+            dike_bytes mine = {0};
             mine.len = (size_t)counts[rank];
             mine.p = dike_xmalloc(mine.len + 1);
             DIKE_MPI_CHECK(MPI_Scatterv(nb.p, counts, displs, MPI_BYTE, mine.p, counts[rank], MPI_BYTE,

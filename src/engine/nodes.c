@@ -1048,9 +1048,9 @@ static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
     ns->events++;
 }
 
-/* New rate after every change at x, and the completion it implies. Nothing is done when the rate stays as it was: the completion already computed holds, and what
- * the home does depends only on the gang's rate over time, not on how many groups (ranks) its
- * slices were reported by. */
+/* New rate after every change at x, and the completion it implies. Nothing is done when the rate
+ * stays as it was: the completion already computed holds, and what the home does depends only on
+ * the gang's rate over time, not on how many groups (ranks) its slices were reported by. */
 static void reschedule(dike_nodes *ns, uint32_t ri, dike_time x)
 {
     nrun *r = &ns->runs[ri];
@@ -1164,17 +1164,15 @@ int dike_nodes_may_send_remote(const dike_nodes *ns)
 
 /* ---- checkpoint: this rank's node models and runs as bytes (between windows) ---- */
 
-typedef dike_bytes wbuf;
-
 #define WX(b, save, x) dike_bytes_xfer((b), (save), &(x), sizeof(x))
 
 /* A count read back is at most what the remaining bytes could hold (each element >= 1 byte). */
-static int count_ok(const wbuf *b, int save, uint64_t n, uint64_t elem)
+static int count_ok(const dike_bytes *b, int save, uint64_t n, uint64_t elem)
 {
     return save || (!b->bad && elem > 0 && n <= (b->len - b->pos) / elem);
 }
 
-static void xfer_heap(wbuf *b, int save, dike_nodes *ns, dike_heap *h)
+static void xfer_heap(dike_bytes *b, int save, dike_nodes *ns, dike_heap *h)
 {
     uint64_t n = h->n;
     WX(b, save, n);
@@ -1201,7 +1199,7 @@ static void xfer_heap(wbuf *b, int save, dike_nodes *ns, dike_heap *h)
     }
 }
 
-static void xfer_flow(wbuf *b, int save, rflow *f)
+static void xfer_flow(dike_bytes *b, int save, rflow *f)
 {
     WX(b, save, f->job);
     WX(b, save, f->epoch);
@@ -1210,7 +1208,7 @@ static void xfer_flow(wbuf *b, int save, rflow *f)
     WX(b, save, f->netf);
 }
 
-static void xfer_run(wbuf *b, int save, nrun *r)
+static void xfer_run(dike_bytes *b, int save, nrun *r)
 {
     WX(b, save, r->job); WX(b, save, r->epoch); WX(b, save, r->nslices); WX(b, save, r->version);
     WX(b, save, r->tc); WX(b, save, r->active); WX(b, save, r->done);
@@ -1221,7 +1219,7 @@ static void xfer_run(wbuf *b, int save, nrun *r)
 /* The walk: a header that must match this rank's own, then the owner's and the home's state in a
  * fixed order. Between windows the scratch lists (records, touched nodes and racks, dirty runs,
  * reports) are empty, so they are not part of it. */
-static void xfer_nodes(wbuf *b, int save, dike_nodes *ns)
+static void xfer_nodes(dike_bytes *b, int save, dike_nodes *ns)
 {
     uint32_t hdr[8] = {0x4e554d45u /* "EMUN" */, (uint32_t)ns->rank, (uint32_t)ns->l->nranks, ns->first,
                        ns->n, ns->G, ns->nracks, ns->njobs};
@@ -1367,7 +1365,7 @@ char *dike_nodes_save(dike_nodes *ns, size_t *len)
     if (ns->nloc || ns->nrem || ns->ndirty || ns->nrep || ns->ntn || ns->ntr || ns->ntg)
         dike_fatal("node state saved inside a window (%zu records, %u dirty runs, %zu reports)",
                    ns->nloc + ns->nrem, ns->ndirty, ns->nrep);
-    wbuf b = {0};
+    dike_bytes b = {0};
     xfer_nodes(&b, 1, ns);
     *len = b.len;
     return b.p;
@@ -1419,7 +1417,7 @@ const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len)
         dike_pool_put(&ns->pool, ev);
     while ((ev = dike_heap_pop(&ns->sheap)))
         dike_pool_put(&ns->pool, ev);
-    wbuf b = {(char *)p, len, len, 0, 0};
+    dike_bytes b = {(char *)p, len, len, 0, 0};
     xfer_nodes(&b, 0, ns);
     if (b.bad || b.pos != b.len)
         return "truncated, or written by another layout of ranks";
