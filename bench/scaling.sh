@@ -55,8 +55,9 @@ if want 4; then
 # The emulating mode (docs/architecture.md#two-modes): the node ranks track progress under every
 # node model, decision latency 1 s (the lookahead of the windows), then 60 s. Strong scaling: the
 # same case on 1 and 2 ranks; weak scaling: nodes and jobs doubled on 2 ranks. Per run: process
-# time, the engine's per-rank table (local_s includes node_s) and the node side (node_s: owner and
-# home steps; remote_records: slice factors sent to another rank's home).
+# time, the engine's per-rank table (local_s includes node_s) and the node side (node_s = owner_s +
+# home_s; coord_s: rank 0's part of each window; wait_rec/rep/act: time in the three collectives;
+# remote_records: slice factors sent to another rank's home).
 echo "== 4. node-heavy, emulating: interference 0.1, rack uplinks, slowdowns (1/day/node), failures (MTBF 10 days, MTTR 2 h), fifo"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack

@@ -117,6 +117,15 @@ typedef struct dike_perf_record {
                                      (owner and home steps), part of compute_seconds; 0 otherwise */
     uint64_t remote_records;    /**< emulating mode: slice-factor records sent to another rank's
                                      home (gangs that span ranks) */
+    /* emulating mode: where the windows' time went, s (0 otherwise) */
+    double owner_seconds;        /**< owner steps (node models), part of node_seconds; the rest
+                                      of node_seconds is the home steps */
+    double coord_seconds;        /**< rank 0: the coordinator's part of each window (reports in,
+                                      its events and decisions, actions out); decide_seconds is
+                                      part of it */
+    double wait_records_seconds; /**< in the records' exchange (step 1), part of comm_seconds */
+    double wait_reports_seconds; /**< in the reports' gather (step 3), part of comm_seconds */
+    double wait_actions_seconds; /**< in the actions' scatter (step 4), part of comm_seconds */
     /* where the process's time went, s */
     double startup_seconds; /**< MPI_Init of this process (its first run only; 0 when not timed) */
     double read_seconds;    /**< set-up before the engine: checks, cluster, reading and hashing the

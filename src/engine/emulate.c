@@ -101,6 +101,9 @@ typedef struct emu {
     down_block down;     /* this rank's block of the scatter */
     MPI_Request *reqs;   /* 2 per rank: the records' overflow */
     double t_comm, t_node;
+    /* where a window's time goes (/perf): owner steps, rank 0's coordinator part, and the wait in
+     * each of the three collectives (the rest of t_node is the home steps) */
+    double t_owner, t_coord, t_wrec, t_wrep, t_wact;
 } emu;
 
 /* memcpy of @p n elements of @p size bytes; nothing when n = 0 (the source may then be NULL, which
@@ -248,7 +251,9 @@ static size_t exchange_records(emu *m, const dike_jrec *ob)
     }
     if (nreq)
         DIKE_MPI_CHECK(MPI_Waitall(nreq, m->reqs, MPI_STATUSES_IGNORE));
-    m->t_comm += MPI_Wtime() - t0;
+    double dt = MPI_Wtime() - t0;
+    m->t_comm += dt;
+    m->t_wrec += dt;
     return nin;
 }
 
@@ -262,7 +267,9 @@ static void node_steps(emu *m, dike_time E)
     const dike_jrec *ob = dike_nodes_outbox(m->ns, m->c1, m->d1);
     if (!ob)
         ob = no_records; /* nothing was ever sent: offsets into it stay defined */
-    m->t_node += MPI_Wtime() - t0;
+    double dt = MPI_Wtime() - t0;
+    m->t_node += dt;
+    m->t_owner += dt;
     size_t nin = 0;
     if (m->remote) {
         nin = exchange_records(m, ob);
@@ -309,7 +316,9 @@ static void gather_reports(emu *m)
         }
         m->nrall = total;
     }
-    m->t_comm += MPI_Wtime() - t0;
+    double dt = MPI_Wtime() - t0;
+    m->t_comm += dt;
+    m->t_wrep += dt;
     if (m->rank > 0) {
         m->perf->messages++;
         m->perf->bytes_sent += 4 * sizeof(int64_t) + nrep * sizeof(dike_nrep);
@@ -322,6 +331,7 @@ static void gather_reports(emu *m)
  * coordinator event) and the flags. */
 static void coordinate(emu *m, dike_time E)
 {
+    double t0 = MPI_Wtime();
     dike_sched *s = m->s;
     for (size_t i = 0; i < m->nrall; i++)
         dike_coord_report(s, &m->rall[i]);
@@ -365,6 +375,7 @@ static void coordinate(emu *m, dike_time E)
         }
     }
     s->neact = 0;
+    m->t_coord += MPI_Wtime() - t0;
 }
 
 /* Step 4: actions to their owners with the next window (one MPI_Scatter; actions beyond a block's
@@ -389,7 +400,9 @@ static void scatter_actions(emu *m)
                                m->comm, MPI_STATUS_IGNORE));
         acts = m->recv;
     }
-    m->t_comm += MPI_Wtime() - t0;
+    double dt = MPI_Wtime() - t0;
+    m->t_comm += dt;
+    m->t_wact += dt;
     dike_nodes_enqueue(m->ns, acts, n);
     m->T = m->down.next;
     m->running = (m->down.flags & F_RUNNING) != 0;
@@ -440,6 +453,11 @@ static void fill_perf(emu *m, double t_start)
     perf->wall_seconds = MPI_Wtime() - t_start;
     perf->comm_seconds = m->t_comm;
     perf->node_seconds = m->t_node;
+    perf->owner_seconds = m->t_owner;
+    perf->coord_seconds = m->t_coord;
+    perf->wait_records_seconds = m->t_wrec;
+    perf->wait_reports_seconds = m->t_wrep;
+    perf->wait_actions_seconds = m->t_wact;
     perf->decide_seconds = m->rank == 0 ? s->decide_seconds : 0;
     if (m->rank == 0)
         dike_coord_perf_decide(s, perf);

@@ -37,7 +37,7 @@
 /* Target chunk size of the serial tables: large enough that a million-row /jobs is a few hundred
  * chunks, small enough to fit HDF5's default 1 MiB chunk cache. */
 #define H5_CHUNK_BYTES (256u * 1024u)
-#define H5_MAX_FIELDS 24
+#define H5_MAX_FIELDS 32
 
 /* ------------------------------------------------------------------------------------------------
  * Record types. One table per record: it builds the HDF5 compound type and the `units` attribute,
@@ -116,7 +116,9 @@ FIELDS_FN(perf_fields,
     PERF(decide_timed, "1"), PERF(decide_mean_us, "us"), PERF(decide_p50_us, "us"),
     PERF(decide_max_us, "us"), PERF(active_mean, "1"), PERF(active_max, "1"), PERF(decide_max_active, "1"),
     /* emulating mode; then where a short run's time goes */
-    PERF(node_seconds, "s"), PERF(remote_records, "1"), PERF(startup_seconds, "s"), PERF(read_seconds, "s"))
+    PERF(node_seconds, "s"), PERF(remote_records, "1"), PERF(owner_seconds, "s"), PERF(coord_seconds, "s"),
+    PERF(wait_records_seconds, "s"), PERF(wait_reports_seconds, "s"), PERF(wait_actions_seconds, "s"),
+    PERF(startup_seconds, "s"), PERF(read_seconds, "s"))
 #undef PERF
 
 #define DEC(m, u) F_NUM(dike_decide_record, m, u)

@@ -436,10 +436,16 @@ void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *
         for (size_t i = 0; i < r->nperf; i++)
             emulating_run |= r->perf[i].node_seconds > 0;
         if (emulating_run) {
-            fprintf(f, "  node side: %4s %9s %14s\n", "rank", "node_s", "remote_records");
-            for (size_t i = 0; i < r->nperf; i++)
-                fprintf(f, "             %4d %9.3f %14llu\n", r->perf[i].rank, r->perf[i].node_seconds,
-                        (unsigned long long)r->perf[i].remote_records);
+            /* node_s = owner_s + home_s; comm_s = the three waits + checkpoints and the first window */
+            fprintf(f, "  node side: %4s %9s %9s %9s %9s %9s %9s %9s %14s\n", "rank", "node_s", "owner_s",
+                    "home_s", "coord_s", "wait_rec", "wait_rep", "wait_act", "remote_records");
+            for (size_t i = 0; i < r->nperf; i++) {
+                const dike_perf_record *p = &r->perf[i];
+                fprintf(f, "             %4d %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %14llu\n", p->rank,
+                        p->node_seconds, p->owner_seconds, p->node_seconds - p->owner_seconds,
+                        p->coord_seconds, p->wait_records_seconds, p->wait_reports_seconds,
+                        p->wait_actions_seconds, (unsigned long long)p->remote_records);
+            }
         }
     }
 }

@@ -6,7 +6,10 @@
 # build (DIKE_SELF_CHECK) every lookup is compared with the scan, and a disagreement is fatal.
 #  1. the run completes (status 0) on 1 and on 2 ranks, with identical /jobs /tenants /timeseries
 #     /nodes, and on 2 ranks gangs span the ranks (/perf remote_records > 0);
-#  2. the uplinks slow jobs down: the average JCT is higher than with network = off.
+#  2. the uplinks slow jobs down: the average JCT is higher than with network = off;
+#  3. /perf splits the 2-rank run's time consistently: each rank's owner steps are part of its
+#     node time, its three collective waits part of its comm time, and only rank 0 coordinates,
+#     its decisions part of that.
 #
 #   rack_flows.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
@@ -27,6 +30,24 @@ same_objects one.h5 two.h5 "2 ranks = 1 rank" /jobs /tenants /timeseries /nodes
 rem=$(( $(h5_column two.h5 /perf remote_records 0) + $(h5_column two.h5 /perf remote_records 1) ))
 [ "$rem" -gt 0 ] || fail "2 ranks: no factor records crossed ranks (remote_records $rem)"
 ok "2 ranks: $rem factor records went to another rank's home"
+col() { h5_column two.h5 /perf "$1" "$2" || fail "cannot read /perf $1 of rank $2"; }
+for r in 0 1; do
+    node=$(col node_seconds $r); own=$(col owner_seconds $r); comm=$(col comm_seconds $r)
+    waits=$(awk -v a="$(col wait_records_seconds $r)" -v b="$(col wait_reports_seconds $r)" \
+                -v c="$(col wait_actions_seconds $r)" 'BEGIN { print a + b + c }')
+    coord=$(col coord_seconds $r); dec=$(col decide_seconds $r)
+    awk -v o="$own" -v n="$node" 'BEGIN { exit !(o > 0 && o <= n) }' ||
+        fail "rank $r: owner steps $own s, node time $node s"
+    awk -v w="$waits" -v c="$comm" 'BEGIN { exit !(w > 0 && w <= c) }' ||
+        fail "rank $r: collective waits $waits s, comm time $comm s"
+    if [ $r = 0 ]; then
+        awk -v c="$coord" -v d="$dec" 'BEGIN { exit !(c > 0 && d <= c) }' ||
+            fail "rank 0: coordinator $coord s, decisions $dec s"
+    else
+        [ "$coord" = 0 ] || fail "rank 1 coordinates ($coord s)"
+    fi
+done
+ok "/perf: owner steps within node time, the three waits within comm time, rank 0 alone coordinates"
 emu run "${W[@]}" --set node_model.network=off --out off.h5
 on=$(h5_attr one.h5 /summary/avg_jct)
 off=$(h5_attr off.h5 /summary/avg_jct)
