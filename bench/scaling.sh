@@ -58,11 +58,13 @@ if want 4; then
 # time, the engine's per-rank table (local_s includes node_s) and the node side (node_s = owner_s +
 # home_s; coord_s: rank 0's part of each window; wait_rec/rep/act: time in the three collectives;
 # remote_records: slice factors sent to another rank's home).
-echo "== 4. node-heavy, emulating: interference 0.1, rack uplinks, slowdowns (1/day/node), failures (MTBF 10 days, MTTR 2 h), fifo"
+echo "== 4. node-heavy, emulating: interference 0.1, rack uplinks, slowdowns (1/day/node), failures (MTBF 10 days, MTTR 2 h), fifo, placement ${PLACEMENT:-pack}"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
         --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
-        --set output.progress_interval_s=0 -p fifo)
+        --set output.progress_interval_s=0 -p fifo --set scheduler.placement=${PLACEMENT:-pack})
+# PLACEMENT=tree (environment, default pack) places gangs on runs of adjacent racks, so fewer of
+# them span ranks (docs/scaling.md, "Where the windows' time goes").
 # Workload a: the synthetic defaults (durations up to 14 days: a long tail in which few jobs run,
 # packed on the first nodes); b: durations capped at 1 day, so the cluster stays loaded.
 # ROUNDS=N (environment, default 1) repeats the whole set N times and ends with each round's

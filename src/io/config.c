@@ -143,7 +143,7 @@ static const key_def core_keys[] = {
     {"scheduler", "policy", KEY_STRING, FIELD(scheduler_policy), "fifo", ANY, check_policy,
      "scheduling policy (`dike-emu list-policies`)"},
     {"scheduler", "placement", KEY_STRING, FIELD(scheduler_placement), "pack", ANY, check_placement,
-     "placement strategy: `pack`, `spread`, `random`, `topo`"},
+     "placement strategy: `pack`, `spread`, `random`, `topo`, `tree`"},
     {"scheduler", "round_s", KEY_DOUBLE, FIELD(scheduler_round_s), "300", PERIOD_S, NULL,
      "round length of time-sharing policies, s"},
     {"scheduler", "preemption_cost_s", KEY_DOUBLE, FIELD(scheduler_preemption_cost_s), "30",

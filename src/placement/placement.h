@@ -10,7 +10,8 @@
     X(pack)                    \
     X(spread)                  \
     X(random)                  \
-    X(topo)
+    X(topo)                    \
+    X(tree)
 
 #define DIKE_PLACEMENT_EXTERN(n) extern const dike_placement dike_placement_##n;
 DIKE_PLACEMENT_LIST(DIKE_PLACEMENT_EXTERN)

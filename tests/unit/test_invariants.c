@@ -1,5 +1,5 @@
-/* Invariants on a generated workload of 10,000 jobs, for every policy and both placements, and for
- * the policies that use durations (sjf, srtf, themis, dike) under every
+/* Invariants on a generated workload of 10,000 jobs, for every policy (with pack, spread or
+ * tree placement), and for the policies that use durations (sjf, srtf, themis, dike) under every
  * scheduler.duration_knowledge:
  * no GPU is ever allocated twice (an independent replay of every start/stop the coordinator
  * sends to the nodes), every job finishes exactly once, and allocated GPU-seconds equal the sum
@@ -62,6 +62,8 @@ static void check_policy_knowing(const char *policy, const char *placement, int 
     snprintf(cfg.scheduler_policy, sizeof cfg.scheduler_policy, "%s", policy);
     snprintf(cfg.scheduler_placement, sizeof cfg.scheduler_placement, "%s", placement);
     cfg.scheduler_backfill = backfill;
+    if (strcmp(placement, "tree") == 0) /* racks of 4 nodes, so gangs go over runs of racks */
+        assert_int_equal(dike_config_set(&cfg, "cluster.nodes_per_rack=4", "test", &e), 0);
     snprintf(cfg.scheduler_duration_knowledge, sizeof cfg.scheduler_duration_knowledge, "%s", knowledge);
 
     dike_cluster cl;
@@ -145,6 +147,8 @@ static void test_themis(void **st) { check_policy("themis", "pack", 0); }
 static void test_gandiva_fair(void **st) { check_policy("gandiva-fair", "pack", 0); }
 static void test_drf(void **st) { check_policy("drf", "spread", 0); }
 static void test_dike(void **st) { check_policy("dike", "pack", 0); }
+static void test_fifo_backfill_tree(void **st) { check_policy("fifo", "tree", 1); }
+static void test_srtf_tree(void **st) { check_policy("srtf", "tree", 0); }
 static void test_sjf_noisy(void **st) { check_policy_knowing("sjf", "pack", 1, "noisy"); }
 static void test_sjf_none(void **st) { check_policy_knowing("sjf", "spread", 0, "none"); }
 static void test_srtf_noisy(void **st) { check_policy_knowing("srtf", "pack", 0, "noisy"); }
@@ -164,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_las),  cmocka_unit_test(test_themis),
         cmocka_unit_test(test_gandiva_fair), cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike),
+        cmocka_unit_test(test_fifo_backfill_tree), cmocka_unit_test(test_srtf_tree),
         cmocka_unit_test(test_sjf_noisy),    cmocka_unit_test(test_sjf_none),
         cmocka_unit_test(test_srtf_noisy),   cmocka_unit_test(test_srtf_none),
         cmocka_unit_test(test_themis_noisy), cmocka_unit_test(test_themis_none),

@@ -207,6 +207,42 @@ static void test_topo_type_vs_locality(void **st)
     dike_results_free(&r);
 }
 
+/* tree: a gang that fits in no node and no rack goes to the narrowest run of adjacent racks, the
+ * best-fitting run of that width, then inside it to the racks with the most free GPUs.
+ * Seven 8-GPU nodes, one per rack. At 0, FIFO starts 4, 8, 6, 8, 6, 7, 6 GPUs (1000 s); each takes
+ * the lowest empty node (the empty-node list is in node order), leaving free GPUs per rack
+ *     [4, 0, 2, 0, 2, 1, 2].
+ * J7 (5 GPUs) at 1: no node or rack has 5. Runs of adjacent racks with >= 5 free: none of width 1
+ * or 2; of width 3, racks 0-2 (6 free) and 4-6 (5 free): 4-6 fits best. Inside it: rack 4 (2;
+ * of two equal racks the lower first), then rack 6 (2), then rack 5 (1): nodes 4, 5, 6.
+ * pack takes the fewest nodes anywhere instead: the 4 free on node 0, then 1 on node 5. */
+static void test_tree_adjacent_racks(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 4, "a"}, {0, 1000, 8, "a"}, {0, 1000, 6, "a"},
+                                  {0, 1000, 8, "a"}, {0, 1000, 6, "a"}, {0, 1000, 7, "a"},
+                                  {0, 1000, 6, "a"}, {1, 100, 5, "a"}};
+    const char *tree[] = {"cluster.nodes=7", "cluster.nodes_per_rack=1", "scheduler.policy=fifo",
+                          "scheduler.placement=tree", NULL};
+    const char *pack[] = {"cluster.nodes=7", "cluster.nodes_per_rack=1", "scheduler.policy=fifo",
+                          "scheduler.placement=pack", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 8, tree, &r), 0);
+    for (uint32_t i = 0; i < 7; i++) { /* the fillers: node i each */
+        assert_int_equal(r.node_off[i + 1] - r.node_off[i], 1);
+        assert_int_equal(r.node_ids[r.node_off[i]], i);
+    }
+    assert_int_equal(r.node_off[8] - r.node_off[7], 3);
+    for (uint32_t k = 0; k < 3; k++)
+        assert_int_equal(r.node_ids[r.node_off[7] + k], 4 + k);
+    assert_float_equal(r.jobs[7].start_time, 1, 1e-9);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 8, pack, &r), 0);
+    assert_int_equal(r.node_off[8] - r.node_off[7], 2);
+    assert_int_equal(r.node_ids[r.node_off[7]], 0);
+    assert_int_equal(r.node_ids[r.node_off[7] + 1], 5);
+    dike_results_free(&r);
+}
+
 /* random: the same seed places the same way (same schedule); placement stays whole-gang. Three
  * 1-GPU jobs and a 16-GPU job on 3 nodes, locality_rack 0.5: the big job's rate depends on where
  * the small ones landed, so the schedules of two seeds are compared field by field only for
@@ -239,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_fifo_two_fit_together), cmocka_unit_test(test_fifo_backfill),
         cmocka_unit_test(test_pack_vs_spread),    cmocka_unit_test(test_gang_locality),
         cmocka_unit_test(test_topo_type_vs_locality), cmocka_unit_test(test_random_reproducible),
+        cmocka_unit_test(test_tree_adjacent_racks),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
