@@ -278,6 +278,55 @@ int dike_place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice 
     return 1;
 }
 
+uint32_t dike_take_racks(const dike_capacity *c, int type, uint32_t r0, uint32_t *f, uint32_t nr,
+                         uint32_t g, dike_slice *out, uint32_t *left)
+{
+    uint32_t cand[1024], need = g, n = 0;
+    while (need > 0) {
+        uint32_t best = UINT32_MAX, best_free = 0;
+        for (uint32_t i = 0; i < nr; i++)
+            if (f[i] > best_free) {
+                best = i;
+                best_free = f[i];
+            }
+        if (best == UINT32_MAX)
+            break;
+        f[best] = 0;
+        uint32_t m = dike_rack_nodes(c, type, r0 + best, cand), have = 0;
+        for (uint32_t i = 0; i < m; i++)
+            have += c->free[cand[i]];
+        if (!have)
+            continue; /* f counted other types */
+        uint32_t take = have < need ? have : need;
+        n += dike_take_from(c, cand, m, take, out + n);
+        need -= take;
+    }
+    *left = need;
+    return n;
+}
+
+int dike_place_passes(const dike_capacity *c, const dike_job *j, dike_wide_fn wide, dike_slice *out,
+                      uint32_t *nout, int *type, int *level)
+{
+    uint32_t g = j->spec->num_gpus;
+    for (int pass = 0; pass < 3; pass++) {
+        for (uint32_t i = 0; i < c->cl->ntypes; i++) {
+            int t = c->type_order[i];
+            if (j->spec->gpu_type >= 0 && j->spec->gpu_type != t)
+                continue;
+            int ok = pass == 0   ? dike_place_single(c, t, g, 1, out, nout)
+                     : pass == 1 ? dike_place_in_rack(c, t, g, out, nout)
+                                 : wide(c, t, g, out, nout);
+            if (ok) {
+                *type = t;
+                *level = dike_slices_level(c->cl, out, *nout);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 int dike_place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                        uint32_t *nout)
 {

@@ -66,5 +66,16 @@ uint32_t dike_take_from(const dike_capacity *c, const uint32_t *nodes, uint32_t 
 /** Fewest nodes anywhere: largest free nodes first. */
 int dike_place_greedy(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                        uint32_t *nout);
+/** Take g GPUs of @p type from racks r0 + i (i < nr), the rack with the largest f[i] first (ties
+ *  to the lower rack; f[i] = 0: never), setting f[i] = 0 for each rack used. Returns the slices
+ *  written to @p out; *left = the GPUs it could not find. */
+uint32_t dike_take_racks(const dike_capacity *c, int type, uint32_t r0, uint32_t *f, uint32_t nr,
+                         uint32_t g, dike_slice *out, uint32_t *left);
+/** The passes of `pack` and `tree`: for the job's allowed GPU types, fastest first, one node (best
+ *  fit); else one rack (dike_place_in_rack); else @p wide. */
+typedef int (*dike_wide_fn)(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
+                            uint32_t *nout);
+int dike_place_passes(const dike_capacity *c, const dike_job *j, dike_wide_fn wide, dike_slice *out,
+                      uint32_t *nout, int *type, int *level);
 
 #endif

@@ -16,31 +16,13 @@ static int fewest_racks(const dike_capacity *c, int type, uint32_t g, dike_slice
     if (!t->nnodes || c->type_free[type] < g)
         return 0;
     uint32_t r0 = dike_cluster_rack(cl, t->first_node);
-    uint32_t r1 = dike_cluster_rack(cl, t->first_node + t->nnodes - 1);
-    uint32_t cand[1024], need = g, n = 0;
-    uint8_t *used = dike_xcalloc(r1 - r0 + 1, 1);
-    while (need > 0) {
-        uint32_t best = UINT32_MAX, best_free = 0;
-        for (uint32_t rk = r0; rk <= r1; rk++)
-            if (!used[rk - r0] && c->rack_free[rk] > best_free) {
-                best = rk;
-                best_free = c->rack_free[rk];
-            }
-        if (best == UINT32_MAX)
-            break;
-        used[best - r0] = 1;
-        uint32_t m = dike_rack_nodes(c, type, best, cand), have = 0;
-        for (uint32_t i = 0; i < m; i++)
-            have += c->free[cand[i]];
-        if (!have)
-            continue;
-        uint32_t take = have < need ? have : need;
-        n += dike_take_from(c, cand, m, take, out + n);
-        need -= take;
-    }
-    free(used);
-    *nout = n;
-    return need == 0;
+    uint32_t r1 = dike_cluster_rack(cl, t->first_node + t->nnodes - 1), left;
+    uint32_t *f = dike_xmalloc((r1 - r0 + 1) * sizeof *f);
+    for (uint32_t rk = r0; rk <= r1; rk++)
+        f[rk - r0] = c->rack_free[rk];
+    *nout = dike_take_racks(c, type, r0, f, r1 - r0 + 1, g, out, &left);
+    free(f);
+    return left == 0;
 }
 
 static int topo_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint32_t *nout,

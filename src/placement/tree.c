@@ -67,47 +67,16 @@ static int adjacent_racks(const dike_capacity *c, int type, uint32_t g, dike_sli
         free(f);
         return 0;
     }
-    uint32_t cand[1024], need = g, n = 0;
-    while (need > 0) {
-        uint32_t best = UINT32_MAX, best_free = 0;
-        for (uint32_t i = best_lo; i < best_lo + best_w; i++)
-            if (f[i] > best_free) {
-                best = i;
-                best_free = f[i];
-            }
-        if (best == UINT32_MAX)
-            break;
-        f[best] = 0;
-        uint32_t m = dike_rack_nodes(c, type, r0 + best, cand);
-        uint32_t take = best_free < need ? best_free : need;
-        n += dike_take_from(c, cand, m, take, out + n);
-        need -= take;
-    }
+    uint32_t left;
+    *nout = dike_take_racks(c, type, r0 + best_lo, f + best_lo, best_w, g, out, &left);
     free(f);
-    *nout = n;
-    return need == 0;
+    return left == 0;
 }
 
 static int tree_place(dike_capacity *c, const dike_job *j, dike_slice *out, uint32_t *nout,
                       int *type, int *level)
 {
-    uint32_t g = j->spec->num_gpus;
-    for (int pass = 0; pass < 3; pass++) {
-        for (uint32_t i = 0; i < c->cl->ntypes; i++) {
-            int t = c->type_order[i];
-            if (j->spec->gpu_type >= 0 && j->spec->gpu_type != t)
-                continue;
-            int ok = pass == 0   ? dike_place_single(c, t, g, 1, out, nout)
-                     : pass == 1 ? dike_place_in_rack(c, t, g, out, nout)
-                                 : adjacent_racks(c, t, g, out, nout);
-            if (ok) {
-                *type = t;
-                *level = dike_slices_level(c->cl, out, *nout);
-                return 1;
-            }
-        }
-    }
-    return 0;
+    return dike_place_passes(c, j, adjacent_racks, out, nout, type, level);
 }
 
 const dike_placement dike_placement_tree = {
