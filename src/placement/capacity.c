@@ -227,15 +227,24 @@ uint32_t dike_rack_nodes(const dike_capacity *c, int type, uint32_t r, uint32_t 
     return n;
 }
 
+int dike_type_racks(const dike_capacity *c, int type, uint32_t g, uint32_t *r0, uint32_t *r1)
+{
+    const dike_gpu_type *t = &c->cl->types[type];
+    if (t->nnodes == 0 || c->type_free[type] < g)
+        return 0;
+    *r0 = dike_cluster_rack(c->cl, t->first_node);
+    *r1 = dike_cluster_rack(c->cl, t->first_node + t->nnodes - 1);
+    return 1;
+}
+
 int dike_place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                         uint32_t *nout)
 {
     const dike_cluster *cl = c->cl;
     const dike_gpu_type *t = &cl->types[type];
-    if (t->nnodes == 0 || c->type_free[type] < g)
+    uint32_t first_rack, last_rack;
+    if (!dike_type_racks(c, type, g, &first_rack, &last_rack))
         return 0;
-    uint32_t first_rack = dike_cluster_rack(cl, t->first_node);
-    uint32_t last_rack = dike_cluster_rack(cl, t->first_node + t->nnodes - 1);
     uint32_t lower_bound = (g + c->gpn - 1) / c->gpn;
     uint32_t best_rack = DIKE_NIL, best_nodes = UINT32_MAX, best_free = UINT32_MAX;
     uint32_t cand[1024];

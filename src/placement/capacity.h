@@ -55,6 +55,9 @@ int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n);
 /** One node of @p type with free >= g: best fit (fewest free) or worst fit (most free). */
 int dike_place_single(const dike_capacity *c, int type, uint32_t g, int best_fit, dike_slice *out,
                        uint32_t *nout);
+/** The racks [*r0, *r1] that hold nodes of @p type; 0 if it has no node or fewer than @p g free
+ *  GPUs (no placement of g GPUs of it can succeed). */
+int dike_type_racks(const dike_capacity *c, int type, uint32_t g, uint32_t *r0, uint32_t *r1);
 /** Fewest nodes inside one rack of @p type; best-fit rack on ties. */
 int dike_place_in_rack(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                         uint32_t *nout);

@@ -11,12 +11,9 @@
 static int fewest_racks(const dike_capacity *c, int type, uint32_t g, dike_slice *out,
                         uint32_t *nout)
 {
-    const dike_cluster *cl = c->cl;
-    const dike_gpu_type *t = &cl->types[type];
-    if (!t->nnodes || c->type_free[type] < g)
+    uint32_t r0, r1, left;
+    if (!dike_type_racks(c, type, g, &r0, &r1))
         return 0;
-    uint32_t r0 = dike_cluster_rack(cl, t->first_node);
-    uint32_t r1 = dike_cluster_rack(cl, t->first_node + t->nnodes - 1), left;
     uint32_t *f = dike_xmalloc((r1 - r0 + 1) * sizeof *f);
     for (uint32_t rk = r0; rk <= r1; rk++)
         f[rk - r0] = c->rack_free[rk];
