@@ -23,7 +23,9 @@
  *    jobs) follow tick, so a resumed run reports the latency of all its steps, not only of those
  *    after the resume */
 /* 5: the emulating mode: the coordinator's per-job stop state, and each rank's node-side state
- *    (the "emulator" blob, covered by state_sha256) */
+ *    (the "emulator" blob, covered by state_sha256)
+ * 6: the node-side blob holds, per run at its home, one factor per group of slices and the
+ *    slices those groups cover (an owner's groups are rebuilt from its slots on load) */
 #define CKPT_FORMAT 6
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
