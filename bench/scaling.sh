@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measurements behind docs/scaling.md. Prints; asserts nothing.
 #   bench/scaling.sh [BUILD_DIR] [SECTIONS] [OLD_EMU]   (SECTIONS: e.g. "4" or "1 2 3 4"; default
-#   1-4; sections 5 and 6 compare BUILD_DIR's dike-emu with the binary OLD_EMU)
+#   1-4; sections 5 and 6 compare BUILD_DIR's dike-emu with the binary OLD_EMU; section 7 is
+#   the window bound, about 3 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -164,6 +165,34 @@ for run in "1 $N $J" "2 $N $J" "2 $((2 * N)) $((2 * J))"; do
          "$(awk '/engine wall/ {print "engine " $4 " s"} /^ +windows/ {print ", windows " $2}' "$TMP/out" | tr -d '\n')" \
          "(load $(cut -d' ' -f1 /proc/loadavg))"
     sed -n '/per rank:/,$p' "$TMP/out" | grep -v '^wrote'
+  done
+done
+fi
+
+if want 7; then
+# The window bound (output.window_bound, docs/scaling.md "What the windows allow"): section 4's
+# workload b on ONE rank, single and doubled, at L = 1 s and 60 s. Each run prints what its
+# windows would cost on P ranks if communication were free: per window the largest block's
+# owner step plus the largest block's home step plus the coordinator. Then, per run, three
+# figures that come from one run (so the machine's speed, which changes between runs, cancels):
+# the 2-rank bound on the speedup; how much more the largest block's steps cost than a perfect
+# half of the node work (per-window imbalance); and the coordinator's share of the 2-rank bound.
+echo "== 7. window bound, workload b (section 4's models), one rank"
+MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
+        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
+        --set output.progress_interval_s=0 -p fifo --set workload.duration_max_s=86400
+        --set scheduler.placement=${PLACEMENT:-pack} --set output.window_bound=true)
+for lat in 1 60; do
+  for run in "12500 500000" "25000 1000000"; do
+    read -r nodes jobs <<<"$run"
+    "$B/dike-emu" run "${MODELS[@]}" --set scheduler.decision_latency_s=$lat --set cluster.nodes=$nodes \
+      --set workload.jobs=$jobs -o "$TMP/e.h5" >"$TMP/wb"
+    echo "latency $lat s, $nodes nodes, $jobs jobs (load $(cut -d' ' -f1 /proc/loadavg)):"
+    sed -n '/window bound/,$p' "$TMP/wb" | grep -v '^wrote'
+    # rows: ranks blocks owner_s home_s coord_s bound_s speedup heaviest_s
+    awk '$1 ~ /^[0-9]+$/ && NF == 8 { o[$1] = $3; h[$1] = $4; c = $5; b[$1] = $6 }
+         END { printf "  2 ranks: speedup bound %.2fx; largest block %.2fx a perfect half; coordinator %.0f%% of the bound\n",
+                      b[1] / b[2], (o[2] + h[2]) / ((o[1] + h[1]) / 2), 100 * c / b[2] }' "$TMP/wb"
   done
 done
 fi

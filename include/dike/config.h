@@ -139,6 +139,7 @@ typedef struct dike_config {
     double node_model_slowdown_factor;     /**< speed factor of a node during an episode, (0, 1] */
     double cluster_rack_uplink_gbps;       /**< network = rack: capacity of each rack's uplink, Gb/s */
     double scheduler_decision_latency_s;   /**< time from a decision to its effect on the nodes, s */
+    bool output_window_bound;              /**< print the window bound (1 rank, emulating mode) */
     double output_node_timeseries_s;       /**< sampling interval of /node_timeseries, s; 0 = off */
 
     /* Options declared by policies and placements ([las], [themis], [dike], ...): each one's own

@@ -174,6 +174,7 @@ typedef struct dike_results {
      *  node_off[i + 1]), ascending; none for a job that never started. */
     uint64_t *node_off;   /**< njobs + 1 offsets */
     uint32_t *node_ids;   /**< node_off[njobs] node indices */
+    char *window_bound;   /**< output.window_bound: its table for the summary, else NULL */
 } dike_results;
 
 void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);

@@ -484,8 +484,11 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
             dike_fatal("injected failure (engine.inject_fatal_rank = %d)", m.rank);
         node_steps(&m, E);
         gather_reports(&m);
-        if (m.rank == 0)
+        if (m.rank == 0) {
+            double tc = m.t_coord;
             coordinate(&m, E);
+            dike_nodes_window_end(ns, m.t_coord - tc);
+        }
         scatter_actions(&m);
     }
     if (m.rank == 0 && s->signal_fired)

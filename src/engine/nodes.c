@@ -1,6 +1,7 @@
 /* Node-side progress: owners run the node models, homes integrate their jobs' progress
  * (see nodes.h and docs/architecture.md#two-modes). */
 #include "engine/nodes.h"
+#include "engine/winprof.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ enum { EV_SLOW = 6 }; /* node heap: a slowdown boundary (failures use DIKE_EV_NO
 
 struct dike_nodes {
     dike_nodes_params np;
+    dike_winprof *wp;   /**< output.window_bound: the work charged to racks, else NULL */
     const dike_cluster *cl;
     const dike_part_layout *l;
     int rank;
@@ -439,7 +441,14 @@ static void grp_leave(dike_nodes *ns, uint32_t si)
 /* After a timestamp's factors: each touched group's minimum, sent to its home if it changed. */
 static void groups_send(dike_nodes *ns, dike_time t)
 {
+    uint64_t c0 = ns->wp ? dike_winprof_clock() : 0;
     for (uint32_t i = 0; i < ns->ntg; i++) {
+        if (ns->wp && i) { /* the group before: charged to its job's home rack */
+            uint64_t c1 = dike_winprof_clock();
+            dike_winprof_add(ns->wp, DIKE_WP_OWNER, dike_winprof_home_rack(ns->wp, ns->grps[ns->tg[i - 1]].job),
+                             c1 - c0);
+            c0 = c1;
+        }
         ngrp *gp = &ns->grps[ns->tg[i]];
         gp->touched = 0;
         if (gp->job == UINT32_MAX)
@@ -456,6 +465,9 @@ static void groups_send(dike_nodes *ns, dike_time t)
         dike_jrec rec = {t, -1, m, 0, gp->job, gp->epoch, gp->rep, DIKE_JREC_FACTOR, gp->nlocal, 0};
         send_rec(ns, gp->home, &rec);
     }
+    if (ns->wp && ns->ntg) /* the last group (a freed group's job is UINT32_MAX: no rack) */
+        dike_winprof_add(ns->wp, DIKE_WP_OWNER, dike_winprof_home_rack(ns->wp, ns->grps[ns->tg[ns->ntg - 1]].job),
+                         dike_winprof_clock() - c0);
     ns->ntg = 0;
 }
 
@@ -749,8 +761,17 @@ void dike_nodes_owner_advance(dike_nodes *ns, dike_time end)
             break;
         sample_until(ns, x);
         /* Everything at x, then the factors: a node's factor changes once per timestamp. */
-        while (ns->qh < ns->qn && ns->q[ns->qh].time == x)
-            apply_action(ns, &ns->q[ns->qh++]);
+        while (ns->qh < ns->qn && ns->q[ns->qh].time == x) {
+            const dike_nact *a = &ns->q[ns->qh++];
+            uint64_t c0 = ns->wp ? dike_winprof_clock() : 0;
+            apply_action(ns, a);
+            if (ns->wp) {
+                if (a->kind == DIKE_ACT_START)
+                    dike_winprof_set_home(ns->wp, a->job, a->home_node);
+                dike_winprof_add(ns->wp, DIKE_WP_OWNER, dike_cluster_rack(ns->cl, a->node),
+                                 dike_winprof_clock() - c0);
+            }
+        }
         /* node events of x in one order whatever heap they sit in: by (kind, node, seq) */
         for (;;) {
             const dike_event *a = dike_heap_top(&ns->nheap), *b = dike_heap_top(&ns->sheap);
@@ -760,16 +781,27 @@ void dike_nodes_owner_advance(dike_nodes *ns, dike_time end)
                 break;
             dike_heap *h = !b || (a && dike_event_cmp(a, b) < 0) ? &ns->nheap : &ns->sheap;
             dike_event *ev = dike_heap_pop(h);
+            uint64_t c0 = ns->wp ? dike_winprof_clock() : 0;
             node_event(ns, ev);
+            if (ns->wp)
+                dike_winprof_add(ns->wp, DIKE_WP_OWNER, dike_cluster_rack(ns->cl, ev->entity),
+                                 dike_winprof_clock() - c0);
             dike_pool_put(&ns->pool, ev);
         }
         for (uint32_t i = 0; i < ns->ntr; i++) {
+            uint64_t c0 = ns->wp ? dike_winprof_clock() : 0;
             rack_shares(ns, ns->tr[i]);
+            if (ns->wp)
+                dike_winprof_add(ns->wp, DIKE_WP_OWNER, ns->first_rack + ns->tr[i], dike_winprof_clock() - c0);
             ns->trf[ns->tr[i]] = 0;
         }
         ns->ntr = 0;
         for (uint32_t i = 0; i < ns->ntn; i++) {
+            uint64_t c0 = ns->wp ? dike_winprof_clock() : 0;
             node_factors(ns, ns->tn[i]);
+            if (ns->wp)
+                dike_winprof_add(ns->wp, DIKE_WP_OWNER, dike_cluster_rack(ns->cl, ns->first + ns->tn[i]),
+                                 dike_winprof_clock() - c0);
             ns->tnf[ns->tn[i]] = 0;
         }
         ns->ntn = 0;
@@ -1083,9 +1115,12 @@ static dike_time ch_top_time(const dike_nodes *ns)
 
 void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, dike_time end)
 {
+    uint64_t c0 = ns->wp ? dike_winprof_clock() : 0;
     for (size_t i = 0; i < nin; i++)
         send_rec(ns, ns->rank, &in[i]);
     sort_records(ns);
+    if (ns->wp)
+        dike_winprof_add(ns->wp, DIKE_WP_HOME, UINT32_MAX, dike_winprof_clock() - c0);
     size_t i = 0;
     for (;;) {
         dike_time x = i < ns->nloc ? ns->loc[i].time : DIKE_TIME_INF;
@@ -1095,6 +1130,7 @@ void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, di
             break;
         /* completions first: they follow from the rates before x */
         while (ch_top_time(ns) == x) {
+            uint64_t c1 = ns->wp ? dike_winprof_clock() : 0;
             uint32_t ri = ns->ch[0];
             nrun *r = &ns->runs[ri];
             ch_remove(ns, ri);
@@ -1102,11 +1138,26 @@ void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, di
             r->work = 0;
             report(ns, x, DIKE_NREP_FINISH, r->job, r->epoch, 0, 0);
             ns->events++;
+            if (ns->wp)
+                dike_winprof_add(ns->wp, DIKE_WP_HOME, dike_winprof_home_rack(ns->wp, r->job),
+                                 dike_winprof_clock() - c1);
         }
-        while (i < ns->nloc && ns->loc[i].time == x)
-            apply_rec(ns, &ns->loc[i++]);
-        for (uint32_t d = 0; d < ns->ndirty; d++)
+        while (i < ns->nloc && ns->loc[i].time == x) {
+            const dike_jrec *rec = &ns->loc[i++];
+            uint64_t c1 = ns->wp ? dike_winprof_clock() : 0;
+            apply_rec(ns, rec);
+            if (ns->wp)
+                dike_winprof_add(ns->wp, DIKE_WP_HOME, dike_winprof_home_rack(ns->wp, rec->job),
+                                 dike_winprof_clock() - c1);
+        }
+        for (uint32_t d = 0; d < ns->ndirty; d++) {
+            uint64_t c1 = ns->wp ? dike_winprof_clock() : 0;
+            uint32_t job = ns->runs[ns->dirty[d]].job;
             reschedule(ns, ns->dirty[d], x);
+            if (ns->wp)
+                dike_winprof_add(ns->wp, DIKE_WP_HOME, dike_winprof_home_rack(ns->wp, job),
+                                 dike_winprof_clock() - c1);
+        }
         ns->ndirty = 0;
     }
     if (i != ns->nloc)
@@ -1156,6 +1207,14 @@ void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t *
 }
 
 uint64_t dike_nodes_events(const dike_nodes *ns) { return ns->events; }
+
+void dike_nodes_window_bound(dike_nodes *ns, dike_winprof *wp) { ns->wp = wp; }
+
+void dike_nodes_window_end(dike_nodes *ns, double coord_seconds)
+{
+    if (ns->wp)
+        dike_winprof_window(ns->wp, coord_seconds);
+}
 
 int dike_nodes_may_send_remote(const dike_nodes *ns)
 {

@@ -72,6 +72,7 @@ typedef struct dike_jrec {
 } dike_jrec;
 
 typedef struct dike_nodes dike_nodes;
+struct dike_winprof;
 
 /** Node-model parameters, read once from the configuration. */
 typedef struct dike_nodes_params {
@@ -135,5 +136,11 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
                            size_t **out_lens, const char **bad);
 /** Counters for /perf: node-side events processed. */
 uint64_t dike_nodes_events(const dike_nodes *ns);
+
+/** output.window_bound: charge the owner and home steps' work to racks in @p wp (winprof.h);
+ *  NULL stops it. */
+void dike_nodes_window_bound(dike_nodes *ns, struct dike_winprof *wp);
+/** The end of a window whose coordinator part took @p coord_seconds (for the window bound). */
+void dike_nodes_window_end(dike_nodes *ns, double coord_seconds);
 
 #endif

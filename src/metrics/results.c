@@ -75,5 +75,6 @@ void dike_results_free(dike_results *r)
     free(r->decide);
     free(r->node_off);
     free(r->node_ids);
+    free(r->window_bound);
     memset(r, 0, sizeof *r);
 }

@@ -8,6 +8,7 @@
 #include "dike/cluster.h"
 #include "dike/outpath.h"
 #include "dike/workload.h"
+#include "engine/winprof.h"
 #include "engine/checkpoint.h"
 #include "engine/coord.h"
 #include "engine/emulate.h"
@@ -139,6 +140,7 @@ typedef struct run_state {
     dike_part part;                /* this rank's node block */
     dike_part_layout layout;
     dike_nodes *ns;                /* emulating mode: this rank's node models and runs */
+    dike_winprof *wp;              /* output.window_bound: the work charged to racks */
     dike_perf_record perf;
     char ckpt_path[DIKE_STR_MAX + 16];
     char sha[65];                  /* the workload's SHA-256, on every rank */
@@ -154,6 +156,12 @@ static int check_mode(const run_state *rs, dike_err *e)
         cfg->scheduler_decision_latency_s > 0 && dike_time_from_s(cfg->scheduler_decision_latency_s) < 1)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] decision_latency_s: %g s is below the "
                             "emulator's time step (1 us)", cfg->scheduler_decision_latency_s);
+    if (cfg->output_window_bound && !emulating(cfg))
+        return dike_err_set(e, DIKE_EINVAL, "[output] window_bound: needs the emulating mode "
+                            "(a node model on, or scheduler.decision_latency_s > 0)");
+    if (cfg->output_window_bound && rs->nranks != 1)
+        return dike_err_set(e, DIKE_EINVAL, "[output] window_bound: needs 1 rank (it predicts "
+                            "other rank counts from one run), not %d", rs->nranks);
     return 0;
 }
 
@@ -221,6 +229,12 @@ static void setup_nodes(run_state *rs)
     dike_nodes_params np;
     dike_nodes_params_read(&np, cfg);
     rs->ns = dike_nodes_new(&np, &rs->cl, &rs->layout, rs->rank, &rs->part, (uint32_t)njobs);
+    if (cfg->output_window_bound) { /* 1 rank (check_mode) */
+        const char *own = cfg->engine_coordinator_owns_nodes;
+        rs->wp = dike_winprof_new(&rs->cl, (uint32_t)njobs,
+                                  strcmp(own, "true") == 0 ? 1 : strcmp(own, "false") == 0 ? 0 : -1);
+        dike_nodes_window_bound(rs->ns, rs->wp);
+    }
     if (rs->rank == 0)
         dike_coord_emulate(&rs->s, rs->latency_us);
 }
@@ -247,6 +261,7 @@ static void build_results(run_state *rs, dike_results *out)
 {
     const dike_config *cfg = rs->cfg;
     dike_coord_results(&rs->s, out);
+    out->window_bound = rs->wp ? dike_winprof_report(rs->wp) : NULL;
     dike_run_meta *m = &out->meta;
     snprintf(m->version, sizeof m->version, "%s", DIKE_VERSION);
     snprintf(m->policy, sizeof m->policy, "%s", cfg->scheduler_policy);
@@ -292,6 +307,7 @@ static void run_free(run_state *rs)
 {
     free(rs->config_ini);
     dike_nodes_free(rs->ns);
+    dike_winprof_free(rs->wp);
     dike_part_free(&rs->part);
     if (rs->rank == 0) {
         dike_coord_free(&rs->s);
@@ -448,4 +464,6 @@ void dike_print_summary(FILE *f, const dike_results *r, const dike_perf_record *
             }
         }
     }
+    if (r->window_bound)
+        fputs(r->window_bound, f);
 }

@@ -1,0 +1,110 @@
+/* The window bound (engine/winprof.c): the largest block per window, summed, for the rank counts
+ * it predicts, against values worked out by hand. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dike/cluster.h"
+#include "engine/winprof.h"
+
+/* Four racks of one node (the coordinator owns a block with 1-2 ranks, as `auto` decides):
+ *   2 ranks: blocks {2, 3} (rank 0, the last racks) and {0, 1};
+ *   3 ranks: the coordinator owns none, blocks {0, 1} and {2, 3};
+ *   4 ranks: 3 blocks {0}, {1}, {2, 3} (block b holds racks [floor(4b/3), floor(4(b+1)/3)));
+ *   5 ranks: one rack per block, the last row.
+ * Window 1: owner 10, 20, 5 on racks 0, 1, 2 and 4 on no rack; home 7 on rack 3.
+ * Window 2: owner 9 on rack 3; home 3 on rack 0 (job 0's home) and 8 on rack 2.
+ *   2 and 3 ranks: owner max(30, 5) + 4/2 = 32, then 9: 41; home 7, then max(3, 8): 15.
+ *     Block {0, 1}: 30 + 3 = 33, block {2, 3}: 5 + 7 + 9 + 8 = 29; plus 4/2: heaviest 35.
+ *   4 ranks: owner max(10, 20, 5) + 4/3, then 9: 30 + 1/3; home 7 + 8 = 15.
+ *   5 ranks: owner 20 + 1, then 9: 30; home 15. */
+static void test_bound_by_hand(void **state)
+{
+    (void)state;
+    dike_cluster cl;
+    memset(&cl, 0, sizeof cl);
+    cl.nodes = 4;
+    cl.nodes_per_rack = 1;
+    cl.nracks = 4;
+    dike_winprof *w = dike_winprof_new(&cl, 2, -1);
+    dike_winprof_set_home(w, 0, 0);
+    dike_winprof_set_home(w, 1, 2);
+    assert_int_equal(dike_winprof_home_rack(w, 0), 0);
+    assert_int_equal(dike_winprof_home_rack(w, 1), 2);
+    assert_int_equal(dike_winprof_home_rack(w, 2), UINT32_MAX); /* not a job */
+
+    dike_winprof_add(w, DIKE_WP_OWNER, 0, 10);
+    dike_winprof_add(w, DIKE_WP_OWNER, 1, 20);
+    dike_winprof_add(w, DIKE_WP_OWNER, 2, 5);
+    dike_winprof_add(w, DIKE_WP_OWNER, UINT32_MAX, 4);
+    dike_winprof_add(w, DIKE_WP_HOME, 3, 7);
+    dike_winprof_window(w, 0.5);
+    dike_winprof_add(w, DIKE_WP_OWNER, 3, 9);
+    dike_winprof_add(w, DIKE_WP_HOME, dike_winprof_home_rack(w, 0), 3);
+    dike_winprof_add(w, DIKE_WP_HOME, dike_winprof_home_rack(w, 1), 8);
+    dike_winprof_window(w, 0.25);
+
+    dike_winprof_row r;
+    dike_winprof_get(w, -1, &r);
+    assert_int_equal(r.ranks, 1);
+    assert_true(r.owner == 48 && r.home == 18 && r.heaviest == 66);
+
+    assert_int_equal(dike_winprof_count(w), 4);
+    static const int ranks[] = {2, 3, 4, 5}, blocks[] = {2, 2, 3, 4};
+    static const double owner[] = {41, 41, 30 + 1.0 / 3, 30}, home[] = {15, 15, 15, 15};
+    for (int i = 0; i < 4; i++) {
+        dike_winprof_get(w, i, &r);
+        assert_int_equal(r.ranks, ranks[i]);
+        assert_int_equal(r.blocks, blocks[i]);
+        assert_true(r.owner > owner[i] - 1e-9 && r.owner < owner[i] + 1e-9);
+        assert_true(r.home == home[i]);
+    }
+    dike_winprof_get(w, 0, &r);
+    assert_true(r.heaviest == 35);
+
+    char *txt = dike_winprof_report(w);
+    assert_non_null(strstr(txt, "2 windows"));
+    assert_non_null(strstr(txt, "coordinator 0.750 s"));
+    free(txt);
+    dike_winprof_free(w);
+}
+
+/* A coordinator that owns no block (engine.coordinator_owns_nodes = false): P ranks, P - 1 blocks,
+ * up to one rack each. */
+static void test_rank_counts_without_coordinator_block(void **state)
+{
+    (void)state;
+    dike_cluster cl;
+    memset(&cl, 0, sizeof cl);
+    cl.nodes = 64;
+    cl.nodes_per_rack = 4;
+    cl.nracks = 16;
+    dike_winprof *w = dike_winprof_new(&cl, 0, 0);
+    static const int ranks[] = {2, 3, 4, 8, 16, 17}, blocks[] = {1, 2, 3, 7, 15, 16};
+    assert_int_equal(dike_winprof_count(w), 6);
+    for (int i = 0; i < 6; i++) {
+        dike_winprof_row r;
+        dike_winprof_get(w, i, &r);
+        assert_int_equal(r.ranks, ranks[i]);
+        assert_int_equal(r.blocks, blocks[i]);
+    }
+    dike_winprof_free(w);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bound_by_hand),
+        cmocka_unit_test(test_rank_counts_without_coordinator_block),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return rc;
+}
