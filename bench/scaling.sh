@@ -91,7 +91,9 @@ for wl in a b; do
  done
 done
 done
-echo "-- engine seconds per round: 1 rank / 2 ranks / 2 ranks doubled; strong = 1 rank / 2 ranks, weak = doubled / 1 rank"
+echo "-- engine seconds per round: 1 rank / 2 ranks / 2 ranks doubled; strong = 1 rank / 2 ranks, weak = doubled / 1 rank;"
+echo "   then the same from each run's fastest round (the machine's cores change speed between runs, and a"
+echo "   slowed core only ever adds time, so the fastest of several rounds is the least disturbed figure)"
 awk '
   { key = $1 " " $2; t[key, $3, ($4 == 1 ? 0 : ($5 == 12500 ? 1 : 2))] = $6; keys[key] = 1; if ($3 > R) R = $3 }
   function median(a, n,   i, j, x) {
@@ -106,7 +108,9 @@ awk '
         s[r] = t[key, r, 0] / t[key, r, 1]; w[r] = t[key, r, 2] / t[key, r, 0]
         line = line sprintf("  %.2f/%.2f/%.2f (%.2fx, %.2fx)", t[key, r, 0], t[key, r, 1], t[key, r, 2], s[r], w[r])
       }
-      printf "workload %s, L = %s s:%s; median strong %.2fx, weak %.2fx\n", kw[1], kw[2], line, median(s, R), median(w, R)
+      for (c = 0; c < 3; c++) { m[c] = t[key, 1, c]; for (r = 2; r <= R; r++) if (t[key, r, c] < m[c]) m[c] = t[key, r, c] }
+      printf "workload %s, L = %s s:%s; median strong %.2fx, weak %.2fx; fastest rounds %.2f/%.2f/%.2f: strong %.2fx, weak %.2fx\n",
+             kw[1], kw[2], line, median(s, R), median(w, R), m[0], m[1], m[2], m[0] / m[1], m[2] / m[0]
     }
   }' "$TMP/res"
 fi

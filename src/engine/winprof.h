@@ -12,8 +12,10 @@
  * divided evenly over the blocks, and printed, so the reader sees how much it is.
  *
  * What it leaves out: the collectives' latency, and the extra records of gangs whose slices fall
- * on several blocks (one group per rank, each sending its minimum). So the bound is a floor on
- * what P ranks take: docs/scaling.md compares it with real 2-rank runs. */
+ * on several blocks (one group per rank, each sending its minimum). What it assumes: a piece of
+ * work costs on P ranks what it cost on one, while a rank holding 1/P of the state may do it
+ * faster (caches). So the bound is a floor on what P ranks take at one rank's costs;
+ * docs/scaling.md compares it with real 2-rank runs. */
 #ifndef DIKE_WINPROF_H
 #define DIKE_WINPROF_H
 
