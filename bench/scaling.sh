@@ -193,10 +193,10 @@ for lat in 1 60; do
       --set workload.jobs=$jobs -o "$TMP/e.h5" >"$TMP/wb"
     echo "latency $lat s, $nodes nodes, $jobs jobs (load $(cut -d' ' -f1 /proc/loadavg)):"
     sed -n '/window bound/,$p' "$TMP/wb" | grep -v '^wrote'
-    # rows: ranks blocks owner_s home_s coord_s bound_s speedup heaviest_s
-    awk '$1 ~ /^[0-9]+$/ && NF == 8 { o[$1] = $3; h[$1] = $4; c = $5; b[$1] = $6 }
-         END { printf "  2 ranks: speedup bound %.2fx; largest block %.2fx a perfect half; coordinator %.0f%% of the bound\n",
-                      b[1] / b[2], (o[2] + h[2]) / ((o[1] + h[1]) / 2), 100 * c / b[2] }' "$TMP/wb"
+    # rows: ranks blocks owner_s home_s coord_s bound_s speedup heaviest_s rebal_s rebal_x
+    awk '$1 ~ /^[0-9]+$/ && NF == 10 { o[$1] = $3; h[$1] = $4; c = $5; b[$1] = $6; x[$1] = $10 }
+         END { printf "  2 ranks: speedup bound %.2fx (blocks recut during the run: %.2fx); largest block %.2fx a perfect half; coordinator %.0f%% of the bound\n",
+                      b[1] / b[2], x[2], (o[2] + h[2]) / ((o[1] + h[1]) / 2), 100 * c / b[2] }' "$TMP/wb"
   done
 done
 fi

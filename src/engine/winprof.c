@@ -27,6 +27,13 @@ struct dike_winprof {
     uint64_t total[2], total_loose[2], windows;
     double crit[MAXP][2];      /* sum over windows of the largest block's ticks (+ loose / blocks) */
     double *btotal[MAXP];      /* per block: its owner + home ticks over the whole run */
+    /* "rebalanced": the same with contiguous blocks recut every `every` windows so that the
+     * heaviest block carries as little as possible of the work charged so far (what a partition
+     * that moved racks between ranks during the run could reach, moving free of charge) */
+    uint32_t every;
+    uint32_t *rblock;          /* [p * nracks + rack]: the recut blocks */
+    double *cum;               /* per rack: owner + home ticks so far */
+    double rcrit[MAXP];        /* sum over windows of the recut blocks' largest owner + home */
     double coord_s;
     uint64_t tick0;            /* calibration: ticks and monotonic time at creation */
     double sec0;
@@ -48,7 +55,8 @@ uint64_t dike_winprof_ns(void)
 }
 #endif
 
-dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord_owns)
+dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord_owns,
+                               uint32_t rebalance_every)
 {
     dike_winprof *w = dike_xcalloc(1, sizeof *w);
     w->nracks = cl->nracks;
@@ -87,6 +95,10 @@ dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord
             maxb = w->nblocks[p];
         w->btotal[p] = dike_xcalloc((size_t)w->nblocks[p], sizeof *w->btotal[p]);
     }
+    w->every = rebalance_every;
+    w->rblock = dike_xmalloc((size_t)(w->np ? w->np : 1) * cl->nracks * sizeof *w->rblock);
+    memcpy(w->rblock, w->block, (size_t)w->np * cl->nracks * sizeof *w->rblock);
+    w->cum = dike_xcalloc(cl->nracks, sizeof *w->cum);
     w->home_rack = dike_xmalloc((njobs ? njobs : 1) * sizeof *w->home_rack);
     for (uint32_t j = 0; j < njobs; j++)
         w->home_rack[j] = UINT32_MAX;
@@ -108,6 +120,8 @@ void dike_winprof_free(dike_winprof *w)
     if (!w)
         return;
     free(w->block);
+    free(w->rblock);
+    free(w->cum);
     free(w->home_rack);
     for (int p = 0; p < w->np; p++)
         free(w->btotal[p]);
@@ -146,6 +160,77 @@ uint32_t dike_winprof_home_rack(const dike_winprof *w, uint32_t job)
     return job < w->njobs ? w->home_rack[job] : UINT32_MAX;
 }
 
+/* This window's largest block, owner and home, under the blocks @p blk; adds each block's total to
+ * @p btotal if given. */
+static void window_max(dike_winprof *w, const uint32_t *blk, uint64_t mx[2], double *btotal)
+{
+    uint32_t nbt = 0;
+    for (uint32_t i = 0; i < w->ntouched; i++) {
+        uint32_t r = w->touched[i], b = blk[r];
+        if (!w->bis[b]) {
+            w->bis[b] = 1;
+            w->btouched[nbt++] = b;
+            w->bsum[0][b] = w->bsum[1][b] = 0;
+        }
+        w->bsum[0][b] += w->t[0][r];
+        w->bsum[1][b] += w->t[1][r];
+    }
+    mx[0] = mx[1] = 0;
+    for (uint32_t i = 0; i < nbt; i++) {
+        uint32_t b = w->btouched[i];
+        for (int ph = 0; ph < 2; ph++)
+            if (w->bsum[ph][b] > mx[ph])
+                mx[ph] = w->bsum[ph][b];
+        if (btotal)
+            btotal[b] += (double)(w->bsum[0][b] + w->bsum[1][b]);
+        w->bis[b] = 0;
+    }
+}
+
+/* Racks in order, filled into blocks up to @p cap each: how many blocks that takes (into @p blk
+ * if given). */
+static uint32_t fill(const dike_winprof *w, double cap, uint32_t *blk)
+{
+    uint32_t b = 0;
+    double acc = 0;
+    for (uint32_t r = 0; r < w->nracks; r++) {
+        if (acc > 0 && acc + w->cum[r] > cap) {
+            b++;
+            acc = 0;
+        }
+        acc += w->cum[r];
+        if (blk)
+            blk[r] = b;
+    }
+    return b + 1;
+}
+
+/* Recut @p k contiguous blocks so that the heaviest carries the least of the work so far: the
+ * smallest cap with which filling racks in order takes at most k blocks (bisection between the
+ * heaviest rack and the whole), then that filling. Nothing charged yet: the blocks stay. */
+static void recut(const dike_winprof *w, int k, uint32_t *blk)
+{
+    double lo = 0, hi = 0;
+    for (uint32_t r = 0; r < w->nracks; r++) {
+        hi += w->cum[r];
+        if (w->cum[r] > lo)
+            lo = w->cum[r];
+    }
+    if (hi <= 0)
+        return;
+    if (fill(w, lo, NULL) > (uint32_t)k)
+        for (int it = 0; it < 60 && hi - lo > 1e-9 * hi; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (fill(w, mid, NULL) <= (uint32_t)k)
+                hi = mid;
+            else
+                lo = mid;
+        }
+    else
+        hi = lo;
+    fill(w, hi, blk);
+}
+
 void dike_winprof_window(dike_winprof *w, double coord_seconds)
 {
     w->windows++;
@@ -156,31 +241,20 @@ void dike_winprof_window(dike_winprof *w, double coord_seconds)
             w->total[ph] += w->t[ph][w->touched[i]];
     }
     for (int p = 0; p < w->np; p++) {
-        const uint32_t *blk = w->block + (size_t)p * w->nracks;
-        uint32_t nbt = 0;
-        for (uint32_t i = 0; i < w->ntouched; i++) {
-            uint32_t r = w->touched[i], b = blk[r];
-            if (!w->bis[b]) {
-                w->bis[b] = 1;
-                w->btouched[nbt++] = b;
-                w->bsum[0][b] = w->bsum[1][b] = 0;
-            }
-            w->bsum[0][b] += w->t[0][r];
-            w->bsum[1][b] += w->t[1][r];
-        }
-        for (int ph = 0; ph < 2; ph++) {
-            uint64_t mx = 0;
-            for (uint32_t i = 0; i < nbt; i++)
-                if (w->bsum[ph][w->btouched[i]] > mx)
-                    mx = w->bsum[ph][w->btouched[i]];
-            w->crit[p][ph] += (double)mx + (double)w->loose[ph] / w->nblocks[p];
-        }
-        for (uint32_t i = 0; i < nbt; i++) {
-            uint32_t b = w->btouched[i];
-            w->btotal[p][b] += (double)(w->bsum[0][b] + w->bsum[1][b]);
-            w->bis[b] = 0;
-        }
+        uint64_t mx[2];
+        window_max(w, w->block + (size_t)p * w->nracks, mx, w->btotal[p]);
+        for (int ph = 0; ph < 2; ph++)
+            w->crit[p][ph] += (double)mx[ph] + (double)w->loose[ph] / w->nblocks[p];
+        window_max(w, w->rblock + (size_t)p * w->nracks, mx, NULL);
+        w->rcrit[p] += (double)(mx[0] + mx[1]) + (double)(w->loose[0] + w->loose[1]) / w->nblocks[p];
     }
+    for (uint32_t i = 0; i < w->ntouched; i++) {
+        uint32_t r = w->touched[i];
+        w->cum[r] += (double)(w->t[0][r] + w->t[1][r]);
+    }
+    if (w->every && w->windows % w->every == 0)
+        for (int p = 0; p < w->np; p++)
+            recut(w, w->nblocks[p], w->rblock + (size_t)p * w->nracks);
     for (uint32_t i = 0; i < w->ntouched; i++) {
         uint32_t r = w->touched[i];
         w->t[0][r] = w->t[1][r] = 0;
@@ -199,13 +273,14 @@ void dike_winprof_get(const dike_winprof *w, int i, dike_winprof_row *row)
         row->ranks = row->blocks = 1;
         row->owner = (double)(w->total[0] + w->total_loose[0]);
         row->home = (double)(w->total[1] + w->total_loose[1]);
-        row->heaviest = row->owner + row->home;
+        row->heaviest = row->rebalanced = row->owner + row->home;
         return;
     }
     row->ranks = w->P[i];
     row->blocks = w->nblocks[i];
     row->owner = w->crit[i][0];
     row->home = w->crit[i][1];
+    row->rebalanced = w->rcrit[i];
     /* work of no rack counts as spread evenly over the blocks */
     double even = (double)(w->total_loose[0] + w->total_loose[1]) / w->nblocks[i];
     for (int k = 0; k < w->nblocks[i]; k++)
@@ -225,18 +300,22 @@ char *dike_winprof_report(const dike_winprof *w)
     char *out = dike_xmalloc(cap);
     n += (size_t)snprintf(out + n, cap - n,
                           "  window bound (output.window_bound; docs/scaling.md): %llu windows, owner %.3f s, "
-                          "home %.3f s (no rack: %.3f + %.3f s), coordinator %.3f s\n",
+                          "home %.3f s (no rack: %.3f + %.3f s), coordinator %.3f s; rebalanced: blocks recut "
+                          "every %u windows\n",
                           (unsigned long long)w->windows, own, home, (double)w->total_loose[0] * s,
-                          (double)w->total_loose[1] * s, w->coord_s);
-    n += (size_t)snprintf(out + n, cap - n, "    %6s %7s %9s %9s %9s %9s %8s %12s\n", "ranks", "blocks",
-                          "owner_s", "home_s", "coord_s", "bound_s", "speedup", "heaviest_s");
-    n += (size_t)snprintf(out + n, cap - n, "    %6d %7d %9.3f %9.3f %9.3f %9.3f %8.2f %12.3f\n", 1, 1, own,
-                          home, w->coord_s, one, 1.0, own + home);
+                          (double)w->total_loose[1] * s, w->coord_s, w->every);
+    n += (size_t)snprintf(out + n, cap - n, "    %6s %7s %9s %9s %9s %9s %8s %12s %9s %8s\n", "ranks",
+                          "blocks", "owner_s", "home_s", "coord_s", "bound_s", "speedup", "heaviest_s",
+                          "rebal_s", "rebal_x");
+    n += (size_t)snprintf(out + n, cap - n, "    %6d %7d %9.3f %9.3f %9.3f %9.3f %8.2f %12.3f %9.3f %8.2f\n", 1,
+                          1, own, home, w->coord_s, one, 1.0, own + home, one, 1.0);
     for (int p = 0; p < w->np; p++) {
         dike_winprof_get(w, p, &row);
         double o = row.owner * s, h = row.home * s, b = o + h + w->coord_s, heavy = row.heaviest;
-        n += (size_t)snprintf(out + n, cap - n, "    %6d %7d %9.3f %9.3f %9.3f %9.3f %8.2f %12.3f\n", w->P[p],
-                              w->nblocks[p], o, h, w->coord_s, b, b > 0 ? one / b : 0, heavy * s);
+        double rb = row.rebalanced * s + w->coord_s;
+        n += (size_t)snprintf(out + n, cap - n, "    %6d %7d %9.3f %9.3f %9.3f %9.3f %8.2f %12.3f %9.3f %8.2f\n",
+                              w->P[p], w->nblocks[p], o, h, w->coord_s, b, b > 0 ? one / b : 0, heavy * s, rb,
+                              rb > 0 ? one / rb : 0);
     }
     return out;
 }

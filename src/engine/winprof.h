@@ -27,10 +27,14 @@ typedef struct dike_winprof dike_winprof;
 
 enum { DIKE_WP_OWNER = 0, DIKE_WP_HOME = 1 };
 
-/** A bound for P = 2, 3, 4, 8, 16, ... up to the cluster's racks; @p coord_owns_auto: whether
- *  a P-rank run's coordinator owns a block (engine.coordinator_owns_nodes: 1 = true, 0 = false,
- *  -1 = auto, as the run would decide). */
-dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord_owns);
+/** A bound for P = 2, 3, 4, 8, 16, ... up to the cluster's racks; @p coord_owns: whether a
+ *  P-rank run's coordinator owns a block (engine.coordinator_owns_nodes: 1 = true, 0 = false,
+ *  -1 = auto, as the run would decide). A second bound recuts the blocks every
+ *  @p rebalance_every windows (0 = never) from the work charged so far: contiguous racks, the
+ *  heaviest block as light as possible (what moving racks between ranks during a run could give
+ *  if the moves were free). */
+dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord_owns,
+                               uint32_t rebalance_every);
 void dike_winprof_free(dike_winprof *w);
 
 /** A clock in ticks (the time-stamp counter on x86-64, else nanoseconds). */
@@ -54,11 +58,11 @@ uint32_t dike_winprof_home_rack(const dike_winprof *w, uint32_t job);
 /** Close a window whose coordinator part took @p coord_seconds. */
 void dike_winprof_window(dike_winprof *w, double coord_seconds);
 /** One row of the bound, in ticks: for P ranks (@p blocks of racks), the sum over windows of
- *  the largest block's owner time and of its home time, and the largest block's total over the
- *  run (the bound if the windows were free to balance). */
+ *  the largest block's owner time and of its home time, the largest block's total over the
+ *  run (the bound if the windows were free to balance), and owner + home with the recut blocks. */
 typedef struct dike_winprof_row {
     int ranks, blocks;
-    double owner, home, heaviest;
+    double owner, home, heaviest, rebalanced;
 } dike_winprof_row;
 /** Rows measured (P = 2, 3, 4, 8, ...); row -1 is one rank (the totals). */
 int dike_winprof_count(const dike_winprof *w);

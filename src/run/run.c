@@ -231,8 +231,10 @@ static void setup_nodes(run_state *rs)
     rs->ns = dike_nodes_new(&np, &rs->cl, &rs->layout, rs->rank, &rs->part, (uint32_t)njobs);
     if (cfg->output_window_bound) { /* 1 rank (check_mode) */
         const char *own = cfg->engine_coordinator_owns_nodes;
+        /* recut every 1,024 windows: often enough to follow a run's drift (hundreds of recuts
+         * in the runs of docs/scaling.md), seldom enough that the recuts cost little */
         rs->wp = dike_winprof_new(&rs->cl, (uint32_t)njobs,
-                                  strcmp(own, "true") == 0 ? 1 : strcmp(own, "false") == 0 ? 0 : -1);
+                                  strcmp(own, "true") == 0 ? 1 : strcmp(own, "false") == 0 ? 0 : -1, 1024);
         dike_nodes_window_bound(rs->ns, rs->wp);
     }
     if (rs->rank == 0)

@@ -22,8 +22,8 @@ run_ok plain run -q "${W[@]}" --out plain.h5
 run_ok bound run "${W[@]}" --set output.window_bound=true --out bound.h5
 same_objects plain.h5 bound.h5 "with the window bound = without" /jobs /tenants /timeseries /nodes
 contains "$T/bound.out" "window bound (output.window_bound"
-# the rows: ranks blocks owner_s home_s coord_s bound_s speedup heaviest_s
-rows=$(awk '/window bound/ { on = 1; next } on && /ranks +blocks/ { next } on && NF == 8 { print } on && NF != 8 { on = 0 }' "$T/bound.out")
+# the rows: ranks blocks owner_s home_s coord_s bound_s speedup heaviest_s rebal_s rebal_x
+rows=$(awk '/window bound/ { on = 1; next } on && /ranks +blocks/ { next } on && NF == 10 { print } on && NF != 10 { on = 0 }' "$T/bound.out")
 [ -n "$rows" ] || { show_file stdout "$T/bound.out"; fail "no rows in the window bound table"; }
 echo "$rows"
 got=$(echo "$rows" | awk '{ printf "%s:%s ", $1, $2 }')
@@ -36,6 +36,11 @@ echo "$rows" | awk 'NR == 1 { o1 = $3; h1 = $4; next }
           print "ranks " $1 ": owner " $3 " home " $4 " outside [1 rank / blocks, 1 rank] = [" o1 / $2 ", " o1 "], [" h1 / $2 ", " h1 "]"; bad = 1 } }
     END { exit bad }' || fail "a row outside its bounds"
 ok "every row between the perfect split and one rank"
+# the recut blocks cannot beat the perfect split either: rebal_s >= (owner + home) / blocks + coord
+echo "$rows" | awk 'NR == 1 { n1 = $3 + $4; next }
+    { if ($9 < n1 / $2 + $5 - 0.0015) { print "ranks " $1 ": rebalanced " $9 " below " n1 / $2 + $5; bad = 1 } }
+    END { exit bad }' || fail "a rebalanced bound below the perfect split"
+ok "every rebalanced bound at or above the perfect split"
 rc=0
 emu_mpi 2 run -q "${W[@]}" --set output.window_bound=true --out two.h5 >two.out 2>two.err || rc=$?
 [ "$rc" != 0 ] || fail "2 ranks: window_bound accepted"

@@ -32,7 +32,7 @@ static void test_bound_by_hand(void **state)
     cl.nodes = 4;
     cl.nodes_per_rack = 1;
     cl.nracks = 4;
-    dike_winprof *w = dike_winprof_new(&cl, 2, -1);
+    dike_winprof *w = dike_winprof_new(&cl, 2, -1, 0);
     dike_winprof_set_home(w, 0, 0);
     dike_winprof_set_home(w, 1, 2);
     assert_int_equal(dike_winprof_home_rack(w, 0), 0);
@@ -67,6 +67,7 @@ static void test_bound_by_hand(void **state)
     }
     dike_winprof_get(w, 0, &r);
     assert_true(r.heaviest == 35);
+    assert_true(r.rebalanced == 41 + 15); /* never recut (rebalance_every 0): the same blocks */
 
     char *txt = dike_winprof_report(w);
     assert_non_null(strstr(txt, "2 windows"));
@@ -85,7 +86,7 @@ static void test_rank_counts_without_coordinator_block(void **state)
     cl.nodes = 64;
     cl.nodes_per_rack = 4;
     cl.nracks = 16;
-    dike_winprof *w = dike_winprof_new(&cl, 0, 0);
+    dike_winprof *w = dike_winprof_new(&cl, 0, 0, 0);
     static const int ranks[] = {2, 3, 4, 8, 16, 17}, blocks[] = {1, 2, 3, 7, 15, 16};
     assert_int_equal(dike_winprof_count(w), 6);
     for (int i = 0; i < 6; i++) {
@@ -97,12 +98,49 @@ static void test_rank_counts_without_coordinator_block(void **state)
     dike_winprof_free(w);
 }
 
+/* Recut after every window, coordinator owning a block (engine.coordinator_owns_nodes = true):
+ * four racks of one node, two windows of owner work 30, 10, 10, 10 on racks 0-3.
+ *   2 ranks, layout blocks {0, 1} and {2, 3}: 40 in each window, 80. Recut after window 1 from
+ *     the charged work 30 | 10 10 10: blocks {0} and {1, 2, 3}, 30 each; so 40 + 30 = 70.
+ *   3 ranks, layout blocks {0}, {1}, {2, 3}: 30 in each window, 60. The recut's smallest cap is
+ *     30 (rack 0 alone), which fills {0} and {1, 2, 3}: 30 again, 60.
+ *   4 ranks (one rack each, the last row): 30 + 30 = 60 either way. */
+static void test_rebalanced_by_hand(void **state)
+{
+    (void)state;
+    dike_cluster cl;
+    memset(&cl, 0, sizeof cl);
+    cl.nodes = 4;
+    cl.nodes_per_rack = 1;
+    cl.nracks = 4;
+    dike_winprof *w = dike_winprof_new(&cl, 0, 1, 1);
+    for (int win = 0; win < 2; win++) {
+        dike_winprof_add(w, DIKE_WP_OWNER, 0, 30);
+        for (uint32_t rk = 1; rk < 4; rk++)
+            dike_winprof_add(w, DIKE_WP_OWNER, rk, 10);
+        dike_winprof_window(w, 0);
+    }
+    assert_int_equal(dike_winprof_count(w), 3);
+    static const int ranks[] = {2, 3, 4};
+    static const double fixed[] = {80, 60, 60}, recut[] = {70, 60, 60};
+    for (int i = 0; i < 3; i++) {
+        dike_winprof_row r;
+        dike_winprof_get(w, i, &r);
+        assert_int_equal(r.ranks, ranks[i]);
+        assert_int_equal(r.blocks, ranks[i]);
+        assert_true(r.owner == fixed[i]);
+        assert_true(r.rebalanced == recut[i]);
+    }
+    dike_winprof_free(w);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_by_hand),
         cmocka_unit_test(test_rank_counts_without_coordinator_block),
+        cmocka_unit_test(test_rebalanced_by_hand),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
