@@ -13,6 +13,17 @@
 #include "dike/cluster.h"
 #include "engine/winprof.h"
 
+/* A cluster of @p nracks racks of @p per nodes (all the bound reads of it). */
+static dike_cluster racks_of(uint32_t nracks, uint32_t per)
+{
+    dike_cluster cl;
+    memset(&cl, 0, sizeof cl);
+    cl.nodes = nracks * per;
+    cl.nodes_per_rack = per;
+    cl.nracks = nracks;
+    return cl;
+}
+
 /* Four racks of one node (the coordinator owns a block with 1-2 ranks, as `auto` decides):
  *   2 ranks: blocks {2, 3} (rank 0, the last racks) and {0, 1};
  *   3 ranks: the coordinator owns none, blocks {0, 1} and {2, 3};
@@ -27,11 +38,7 @@
 static void test_bound_by_hand(void **state)
 {
     (void)state;
-    dike_cluster cl;
-    memset(&cl, 0, sizeof cl);
-    cl.nodes = 4;
-    cl.nodes_per_rack = 1;
-    cl.nracks = 4;
+    dike_cluster cl = racks_of(4, 1);
     dike_winprof *w = dike_winprof_new(&cl, 2, -1, 0);
     dike_winprof_set_home(w, 0, 0);
     dike_winprof_set_home(w, 1, 2);
@@ -81,11 +88,7 @@ static void test_bound_by_hand(void **state)
 static void test_rank_counts_without_coordinator_block(void **state)
 {
     (void)state;
-    dike_cluster cl;
-    memset(&cl, 0, sizeof cl);
-    cl.nodes = 64;
-    cl.nodes_per_rack = 4;
-    cl.nracks = 16;
+    dike_cluster cl = racks_of(16, 4);
     dike_winprof *w = dike_winprof_new(&cl, 0, 0, 0);
     static const int ranks[] = {2, 3, 4, 8, 16, 17}, blocks[] = {1, 2, 3, 7, 15, 16};
     assert_int_equal(dike_winprof_count(w), 6);
@@ -108,11 +111,7 @@ static void test_rank_counts_without_coordinator_block(void **state)
 static void test_rebalanced_by_hand(void **state)
 {
     (void)state;
-    dike_cluster cl;
-    memset(&cl, 0, sizeof cl);
-    cl.nodes = 4;
-    cl.nodes_per_rack = 1;
-    cl.nracks = 4;
+    dike_cluster cl = racks_of(4, 1);
     dike_winprof *w = dike_winprof_new(&cl, 0, 1, 1);
     for (int win = 0; win < 2; win++) {
         dike_winprof_add(w, DIKE_WP_OWNER, 0, 30);
