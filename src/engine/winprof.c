@@ -67,9 +67,10 @@ dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord
         int owns = coord_owns == 1 || (coord_owns < 0 && P <= 2);
         int nb = owns ? P : P - 1;
         if ((uint32_t)nb >= cl->nracks) {
-            if (w->np == 0 || (uint32_t)w->nblocks[w->np - 1] < cl->nracks) {
-                /* the last: every rack its own block */
-                P = (int)cl->nracks + (coord_owns == 1 || (coord_owns < 0 && cl->nracks <= 2) ? 0 : 1);
+            /* the last: every rack its own block (none for a one-rack cluster with its coordinator
+             * owning it: that is one rank) */
+            P = (int)cl->nracks + (coord_owns == 1 || (coord_owns < 0 && cl->nracks <= 2) ? 0 : 1);
+            if (P >= 2 && (w->np == 0 || (uint32_t)w->nblocks[w->np - 1] < cl->nracks)) {
                 w->P[w->np] = P;
                 w->nblocks[w->np] = (int)cl->nracks;
                 w->np++;

@@ -233,8 +233,8 @@ static const key_def core_keys[] = {
     {"output", "node_timeseries_s", KEY_DOUBLE, FIELD(output_node_timeseries_s), "0",
      AT_LEAST(0, SECONDS_MAX), NULL, "sampling interval of /node_timeseries (per node), s; 0 = off"},
     {"output", "window_bound", KEY_BOOL, FIELD(output_window_bound), "false", ANY, NULL,
-     "emulating mode, 1 rank: print what the windows would cost on P ranks if communication were "
-     "free (docs/scaling.md)"},
+     "emulating mode, 1 rank: print with the summary what the windows would cost on P ranks if "
+     "communication were free (docs/scaling.md)"},
 };
 
 #define NCORE (sizeof core_keys / sizeof core_keys[0])
