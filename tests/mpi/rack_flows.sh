@@ -9,7 +9,7 @@
 #  2. the uplinks slow jobs down: the average JCT is higher than with network = off;
 #  3. /perf splits the 2-rank run's time consistently: each rank's owner steps are part of its
 #     node time, its three collective waits part of its comm time, and only rank 0 coordinates,
-#     its decisions part of that.
+#     its decisions (8 x the time of every 8th) no more than 8 times that.
 #
 #   rack_flows.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
@@ -41,7 +41,10 @@ for r in 0 1; do
     awk -v w="$waits" -v c="$comm" 'BEGIN { exit !(w > 0 && w <= c) }' ||
         fail "rank $r: collective waits $waits s, comm time $comm s"
     if [ $r = 0 ]; then
-        awk -v c="$coord" -v d="$dec" 'BEGIN { exit !(c > 0 && d <= c) }' ||
+        # decide_seconds is an estimate: every 8th decision is timed and the sum multiplied by 8
+        # (coord.c), so on a short run it may exceed the coordinator's time by the luck of the
+        # sample. The timed decisions lie within the coordinator's time, so it cannot exceed 8 times it.
+        awk -v c="$coord" -v d="$dec" 'BEGIN { exit !(c > 0 && d > 0 && d <= 8 * c) }' ||
             fail "rank 0: coordinator $coord s, decisions $dec s"
     else
         [ "$coord" = 0 ] || fail "rank 1 coordinates ($coord s)"
