@@ -10,7 +10,8 @@
 # The workload is small (3,000 jobs, ~0.4 s a run) but has contention (load 2: about half of the
 # FIFO jobs queue; SRTF preempts ~1,700 times) and a small engine.window_actions, so each run has
 # dozens of synchronisation windows. Two more cases run the emulating mode (node ranks track
-# progress) with every node model on, gangs spanning ranks. Registered by tests/mpi/CMakeLists.txt.
+# progress) with every node model on, gangs spanning ranks, also on 3 ranks whose coordinator owns
+# nodes. Registered by tests/mpi/CMakeLists.txt.
 set -eu
 . "$(dirname "$0")/../lib/testlib.sh"
 dike_mpi_args "$@"
@@ -172,6 +173,20 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-mod
     [ $((n1 + n2)) -eq 96 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
         fail "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 nodes, expected 96 in two non-empty blocks"
     ok "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 = 96 nodes"
+    case "$policy" in
+    *-models)
+        # The emulating mode with 3 ranks and a coordinator that owns nodes too (what
+        # docs/scaling.md advises for 3+ ranks): rank 0 holds the last block.
+        run_np "$policy/np3-own" 3 "${CONFIG[@]}" "${pargs[@]}" --set engine.coordinator_owns_nodes=true
+        check_same_as_ref "$ref" "$policy/np3-own" "$policy/np3 coordinator_owns_nodes=true"
+        o0=$(h5_column "$T/$policy/np3-own/out.h5" /perf nodes_owned 0)
+        o1=$(h5_column "$T/$policy/np3-own/out.h5" /perf nodes_owned 1)
+        o2=$(h5_column "$T/$policy/np3-own/out.h5" /perf nodes_owned 2)
+        [ $((o0 + o1 + o2)) -eq 96 ] && [ "$o0" -gt 0 ] && [ "$o1" -gt 0 ] && [ "$o2" -gt 0 ] ||
+            fail "$policy/np3-own: ranks own $o0 + $o1 + $o2 nodes, expected 96 in three non-empty blocks"
+        ok "$policy/np3-own: ranks 0, 1 and 2 own $o0 + $o1 + $o2 = 96 nodes"
+        ;;
+    esac
 done
 
 # The emulating mode with every model off and no latency computes the same progress as the
