@@ -13,6 +13,11 @@ PY=/usr/bin/python3
 SECTIONS=${2:-1 2 3 4}
 OLD_EMU=${3:-}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
+# The node-heavy case's models (sections 4 and 7; section 4's workload b and section 7 add
+# durations capped at 1 day).
+MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
+        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
+        --set output.progress_interval_s=0 -p fifo --set scheduler.placement=${PLACEMENT:-pack})
 
 if want 1; then
 echo "== 1. node-heavy workload: 12,500 nodes (100,000 GPUs), failures on (MTBF 10 days, MTTR 2 h), 500,000 jobs, fifo"
@@ -61,9 +66,6 @@ if want 4; then
 # remote_records: slice factors sent to another rank's home).
 echo "== 4. node-heavy, emulating: interference 0.1, rack uplinks, slowdowns (1/day/node), failures (MTBF 10 days, MTTR 2 h), fifo, placement ${PLACEMENT:-pack}"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
-        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
-        --set output.progress_interval_s=0 -p fifo --set scheduler.placement=${PLACEMENT:-pack})
 # PLACEMENT=tree (environment, default pack) places gangs on runs of adjacent racks, so fewer of
 # them span ranks (docs/scaling.md, "Where the windows' time goes").
 # Workload a: the synthetic defaults (durations up to 14 days: a long tail in which few jobs run,
@@ -182,15 +184,12 @@ if want 7; then
 # the 2-rank bound on the speedup; how much more the largest block's steps cost than a perfect
 # half of the node work (per-window imbalance); and the coordinator's share of the 2-rank bound.
 echo "== 7. window bound, workload b (section 4's models), one rank"
-MODELS=(--set workload.load=0.9 --set node_model.interference=0.1 --set node_model.network=rack
-        --set node_model.slowdown_mtbf_s=86400 --set faults.mtbf_s=864000 --set faults.mttr_s=7200
-        --set output.progress_interval_s=0 -p fifo --set workload.duration_max_s=86400
-        --set scheduler.placement=${PLACEMENT:-pack} --set output.window_bound=true)
 for lat in 1 60; do
   for run in "12500 500000" "25000 1000000"; do
     read -r nodes jobs <<<"$run"
-    "$B/dike-emu" run "${MODELS[@]}" --set scheduler.decision_latency_s=$lat --set cluster.nodes=$nodes \
-      --set workload.jobs=$jobs -o "$TMP/e.h5" >"$TMP/wb"
+    "$B/dike-emu" run "${MODELS[@]}" --set workload.duration_max_s=86400 --set output.window_bound=true \
+      --set scheduler.decision_latency_s=$lat --set cluster.nodes=$nodes --set workload.jobs=$jobs \
+      -o "$TMP/e.h5" >"$TMP/wb"
     echo "latency $lat s, $nodes nodes, $jobs jobs (load $(cut -d' ' -f1 /proc/loadavg)):"
     sed -n '/window bound/,$p' "$TMP/wb" | grep -v '^wrote'
     # rows: ranks blocks owner_s home_s coord_s bound_s speedup heaviest_s rebal_s rebal_x

@@ -55,8 +55,8 @@ uint64_t dike_winprof_ns(void)
 }
 #endif
 
-dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord_owns,
-                               uint32_t rebalance_every)
+dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, dike_winprof_owns_fn owns,
+                               const void *ctx, uint32_t rebalance_every)
 {
     dike_winprof *w = dike_xcalloc(1, sizeof *w);
     w->nracks = cl->nracks;
@@ -64,12 +64,11 @@ dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord
     w->npr = cl->nodes_per_rack;
     /* 2, 3, 4, then powers of two while a block can still hold a rack, then one rack per block */
     for (int P = 2; w->np < MAXP - 1; P = P < 4 ? P + 1 : 2 * P) {
-        int owns = coord_owns == 1 || (coord_owns < 0 && P <= 2);
-        int nb = owns ? P : P - 1;
+        int nb = owns(ctx, P) ? P : P - 1;
         if ((uint32_t)nb >= cl->nracks) {
             /* the last: every rack its own block (none for a one-rack cluster with its coordinator
              * owning it: that is one rank) */
-            P = (int)cl->nracks + (coord_owns == 1 || (coord_owns < 0 && cl->nracks <= 2) ? 0 : 1);
+            P = (int)cl->nracks + (owns(ctx, (int)cl->nracks) ? 0 : 1);
             if (P >= 2 && (w->np == 0 || (uint32_t)w->nblocks[w->np - 1] < cl->nracks)) {
                 w->P[w->np] = P;
                 w->nblocks[w->np] = (int)cl->nracks;
@@ -85,12 +84,12 @@ dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord
     int maxb = 1;
     for (int p = 0; p < w->np; p++) {
         dike_part_layout l;
-        int owns = w->nblocks[p] == w->P[p];
-        dike_part_layout_init(&l, cl, w->P[p], owns);
+        int coord_block = w->nblocks[p] == w->P[p];
+        dike_part_layout_init(&l, cl, w->P[p], coord_block);
         dike_part_layout_reverse(&l); /* the emulating mode's layout (run.c) */
         for (uint32_t r = 0; r < cl->nracks; r++) {
             int o = dike_part_owner(&l, r * cl->nodes_per_rack);
-            w->block[(size_t)p * cl->nracks + r] = (uint32_t)(owns ? o : o - 1);
+            w->block[(size_t)p * cl->nracks + r] = (uint32_t)(coord_block ? o : o - 1);
         }
         if (w->nblocks[p] > maxb)
             maxb = w->nblocks[p];

@@ -27,14 +27,17 @@ typedef struct dike_winprof dike_winprof;
 
 enum { DIKE_WP_OWNER = 0, DIKE_WP_HOME = 1 };
 
-/** A bound for P = 2, 3, 4, 8, 16, ... up to the cluster's racks; @p coord_owns: whether a
- *  P-rank run's coordinator owns a block (engine.coordinator_owns_nodes: 1 = true, 0 = false,
- *  -1 = auto, as the run would decide). A second bound recuts the blocks every
+/** Whether a P-rank run's coordinator owns a block of nodes: the run's own rule
+ *  (engine.coordinator_owns_nodes), asked for each P. */
+typedef int (*dike_winprof_owns_fn)(const void *ctx, int nranks);
+
+/** A bound for P = 2, 3, 4, 8, 16, ... up to the cluster's racks, with the blocks @p owns (called
+ *  with @p ctx) gives a P-rank run. A second bound recuts the blocks every
  *  @p rebalance_every windows (0 = never) from the work charged so far: contiguous racks, the
  *  heaviest block as light as possible (what moving racks between ranks during a run could give
  *  if the moves were free). */
-dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, int coord_owns,
-                               uint32_t rebalance_every);
+dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, dike_winprof_owns_fn owns,
+                               const void *ctx, uint32_t rebalance_every);
 void dike_winprof_free(dike_winprof *w);
 
 /** A clock in ticks (the time-stamp counter on x86-64, else nanoseconds). */

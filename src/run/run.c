@@ -27,6 +27,12 @@ static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
     return nranks <= 2; /* auto: with 1-2 ranks an idle coordinator would waste half the job */
 }
 
+/* The same rule for the window bound's other rank counts (winprof.h). */
+static int owns_for_bound(const void *cfg, int nranks)
+{
+    return coordinator_owns_nodes(cfg, nranks);
+}
+
 /* The emulating mode (node ranks track progress) is on when asked for, or in `auto` when a node
  * model is on or decisions take time to reach the nodes; otherwise the coordinator predicts every
  * completion, exactly as before the node models existed (docs/architecture.md#two-modes). */
@@ -230,11 +236,9 @@ static void setup_nodes(run_state *rs)
     dike_nodes_params_read(&np, cfg);
     rs->ns = dike_nodes_new(&np, &rs->cl, &rs->layout, rs->rank, &rs->part, (uint32_t)njobs);
     if (cfg->output_window_bound) { /* 1 rank (check_mode) */
-        const char *own = cfg->engine_coordinator_owns_nodes;
-        /* recut every 1,024 windows: often enough to follow a run's drift (hundreds of recuts
-         * in the runs of docs/scaling.md), seldom enough that the recuts cost little */
-        rs->wp = dike_winprof_new(&rs->cl, (uint32_t)njobs,
-                                  strcmp(own, "true") == 0 ? 1 : strcmp(own, "false") == 0 ? 0 : -1, 1024);
+        /* recut every 1,024 windows: 7 recuts at L = 60 s and 268 at L = 1 s in the 100,000-GPU
+         * runs of docs/scaling.md, so the recuts follow the run and cost little */
+        rs->wp = dike_winprof_new(&rs->cl, (uint32_t)njobs, owns_for_bound, cfg, 1024);
         dike_nodes_window_bound(rs->ns, rs->wp);
     }
     if (rs->rank == 0)

@@ -13,6 +13,11 @@
 #include "dike/cluster.h"
 #include "engine/winprof.h"
 
+/* engine.coordinator_owns_nodes as run.c decides it: auto (1-2 ranks), false, true. */
+static int owns_auto(const void *ctx, int nranks) { (void)ctx; return nranks <= 2; }
+static int owns_never(const void *ctx, int nranks) { (void)ctx; return nranks == 1; }
+static int owns_always(const void *ctx, int nranks) { (void)ctx; (void)nranks; return 1; }
+
 /* A cluster of @p nracks racks of @p per nodes (all the bound reads of it). */
 static dike_cluster racks_of(uint32_t nracks, uint32_t per)
 {
@@ -39,7 +44,7 @@ static void test_bound_by_hand(void **state)
 {
     (void)state;
     dike_cluster cl = racks_of(4, 1);
-    dike_winprof *w = dike_winprof_new(&cl, 2, -1, 0);
+    dike_winprof *w = dike_winprof_new(&cl, 2, owns_auto, NULL, 0);
     dike_winprof_set_home(w, 0, 0);
     dike_winprof_set_home(w, 1, 2);
     assert_int_equal(dike_winprof_home_rack(w, 0), 0);
@@ -89,7 +94,7 @@ static void test_rank_counts_without_coordinator_block(void **state)
 {
     (void)state;
     dike_cluster cl = racks_of(16, 4);
-    dike_winprof *w = dike_winprof_new(&cl, 0, 0, 0);
+    dike_winprof *w = dike_winprof_new(&cl, 0, owns_never, NULL, 0);
     static const int ranks[] = {2, 3, 4, 8, 16, 17}, blocks[] = {1, 2, 3, 7, 15, 16};
     assert_int_equal(dike_winprof_count(w), 6);
     for (int i = 0; i < 6; i++) {
@@ -112,7 +117,7 @@ static void test_rebalanced_by_hand(void **state)
 {
     (void)state;
     dike_cluster cl = racks_of(4, 1);
-    dike_winprof *w = dike_winprof_new(&cl, 0, 1, 1);
+    dike_winprof *w = dike_winprof_new(&cl, 0, owns_always, NULL, 1);
     for (int win = 0; win < 2; win++) {
         dike_winprof_add(w, DIKE_WP_OWNER, 0, 30);
         for (uint32_t rk = 1; rk < 4; rk++)
