@@ -33,6 +33,7 @@ static void usage(FILE *f)
           "       dike-emu trace-info [options] FILE...\n"
           "       mpirun -np P dike-emu campaign GRID.ini [options]   (dike-emu campaign --help)\n"
           "       mpirun -np P dike-emu resume CHECKPOINT [--out FILE.h5] [--checkpoint-every S]\n"
+          "                                         [--set engine.KEY=V]...\n"
           "       dike-emu export RUN.h5 [--jobs FILE.csv] [--summary FILE.json]\n"
           "       dike-emu list-policies | config-reference | --help | --version\n"
           "\n"
@@ -63,7 +64,8 @@ static void usage(FILE *f)
           "\n"
           "On SIGTERM or SIGUSR1 (e.g. #SBATCH --signal=USR1@120) a run writes a checkpoint at the next\n"
           "window boundary and stops with status 4; `dike-emu resume CHECKPOINT` continues it, with any\n"
-          "number of ranks, and gives the output an uninterrupted run would have given.\n"
+          "number of ranks, and gives the output an uninterrupted run would have given; its --set takes\n"
+          "engine.* keys only (they change how the run is carried out, not its results).\n"
           "\n"
           "export RUN.h5 writes the per-job table as CSV (--jobs, Batsim-like columns) and the summary\n"
           "as JSON (--summary); '-' is standard output. analysis/compare.py compares two runs.\n"
@@ -464,6 +466,8 @@ static int cmd_run(int argc, char **argv)
 typedef struct resume_opts {
     const char *out, *ckpt, *every;
     int quiet;
+    char **sets; /* --set engine.KEY=V, in order */
+    int nsets;
 } resume_opts;
 
 static int resume_adjust(dike_config *cfg, void *ctx, dike_err *e)
@@ -483,6 +487,15 @@ static int resume_adjust(dike_config *cfg, void *ctx, dike_err *e)
         snprintf(a, sizeof a, "run.checkpoint_every_s=%s", o->every);
         rc = dike_config_set(cfg, a, "--checkpoint-every", e);
     }
+    /* Only [engine] keys: they say how the run is carried out (layout, testing hooks), never what
+     * it computes, so the resumed run still continues the checkpointed one. */
+    for (int i = 0; !rc && i < o->nsets; i++) {
+        if (strncmp(o->sets[i], "engine.", 7) != 0)
+            return dike_err_set(e, DIKE_EINVAL, "resume: --set %s: only engine.* keys can change on "
+                                "resume (the others would change the results of the run it continues)",
+                                o->sets[i]);
+        rc = dike_config_set(cfg, o->sets[i], "--set", e);
+    }
     if (o->quiet)
         cfg->output_progress_interval_s = 0;
     return rc;
@@ -494,15 +507,23 @@ static int cmd_resume(int argc, char **argv)
         {"out", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
         {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'},
-        {"progress", required_argument, 0, OPT_PROGRESS}, {0, 0, 0, 0}};
+        {"progress", required_argument, 0, OPT_PROGRESS}, {"set", required_argument, 0, 'S'},
+        {0, 0, 0, 0}};
     dike_err e = {0};
     resume_opts o = {0};
+    char *sets[64];
+    o.sets = sets;
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qhS:", opts, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;
+        case 'S':
+            if (o.nsets == (int)(sizeof sets / sizeof *sets))
+                return fail(DIKE_EINVAL, "resume: more than 64 --set options");
+            sets[o.nsets++] = optarg;
+            break;
         case 'q': o.quiet = 1; break;
         case OPT_CKPT_EVERY: o.every = optarg; break;
         case OPT_CKPT: o.ckpt = optarg; break;

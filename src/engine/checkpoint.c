@@ -954,9 +954,9 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
 void (*dike_ckpt_fuzz_mutate)(char *coord, size_t clen, char *nodes, size_t nlen, char *emu, size_t elen);
 
 /* Every rank's node-side state back from the emulator blob (rank 0's @p eb), which holds one part
- * per rank of the layout that wrote it. On as many ranks, each rank takes its part; on another
- * number, rank 0 first moves every node, rack, queued action and run to its new owner
- * (dike_nodes_relayout). */
+ * per rank of the layout that wrote it. On as many ranks cut the same way, each rank takes its
+ * part; on another number, or another cut (engine.coordinator_owns_nodes), rank 0 first moves every
+ * node, rack, queued action and run to its new owner (dike_nodes_relayout). */
 static int restore_emulator(const char *path, MPI_Comm comm, const dike_bytes *eb, dike_nodes *ns, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), np = dike_mpi_size(comm), rc = 0;
@@ -987,7 +987,7 @@ static int restore_emulator(const char *path, MPI_Comm comm, const dike_bytes *e
         }
         if (!rc && head + total != eb->len)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: node ranks' state is damaged", path);
-        if (!rc && nr == (uint64_t)np) {
+        if (!rc && nr == (uint64_t)np && dike_nodes_parts_fit(ns, np, parts, plens)) {
             for (int r = 0; r < np; r++) {
                 counts[r] = (int)plens[r];
                 displs[r] = (int)(parts[r] - parts[0]);

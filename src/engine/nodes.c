@@ -1522,6 +1522,22 @@ static void copy_event(dike_nodes *to, dike_heap *h, const dike_event *src)
     dike_heap_push(h, ev);
 }
 
+int dike_nodes_parts_fit(const dike_nodes *mine, int nold, char *const *blobs, const size_t *lens)
+{
+    if (nold != mine->l->nranks)
+        return 0;
+    for (int r = 0; r < nold; r++) {
+        uint32_t hdr[8], first, n;
+        if (lens[r] < sizeof hdr)
+            return 0;
+        memcpy(hdr, blobs[r], sizeof hdr); /* xfer_nodes' header: magic, rank, ranks, first, n, ... */
+        dike_part_block(mine->l, r, &first, &n);
+        if (hdr[1] != (uint32_t)r || hdr[3] != first || hdr[4] != n)
+            return 0;
+    }
+    return 1;
+}
+
 char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const size_t *lens,
                            size_t **out_lens, const char **bad)
 {

@@ -127,7 +127,12 @@ char *dike_nodes_save(dike_nodes *ns, size_t *len);
 /** Restore what dike_nodes_save wrote, into a dike_nodes just made by dike_nodes_new for the same
  *  rank of the same layout. Returns NULL, or what is wrong with the bytes. */
 const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len);
-/** Rank 0, resuming on another number of ranks: the parts @p blobs (one per old rank, @p nold of
+/** The parts @p blobs (one per old rank, @p nold of them) are one per rank of @p mine's layout,
+ *  each holding that rank's block: they can be loaded as they are. Otherwise (another number of
+ *  ranks, or the same number cut differently, e.g. under another engine.coordinator_owns_nodes)
+ *  they go through dike_nodes_relayout. */
+int dike_nodes_parts_fit(const dike_nodes *mine, int nold, char *const *blobs, const size_t *lens);
+/** Rank 0, resuming on another number of ranks or layout: the parts @p blobs (one per old rank, @p nold of
  *  them) redistributed over @p mine's layout — each node's state, rack and queued actions to its
  *  new owner, each run to the owner of its gang's first node. Returns one malloc'd part per new
  *  rank (lengths in *out_lens), or NULL with *bad saying what is wrong with the parts. The

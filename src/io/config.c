@@ -208,7 +208,8 @@ static const key_def core_keys[] = {
     {"engine", "inject_fatal_rank", KEY_INT, FIELD(engine_inject_fatal_rank), "-1", AT_LEAST(-1, 1e6),
      NULL, "testing: this rank stops with a fatal error in its first window (-1 = none)"},
     {"engine", "coordinator_owns_nodes", KEY_STRING, FIELD(engine_coordinator_owns_nodes), "auto", ANY,
-     check_auto_bool, "whether rank 0 also owns nodes: `auto` (yes for 1-2 ranks), `true`, `false`"},
+     check_auto_bool, "whether rank 0 also owns nodes: `auto` (yes for 1-2 ranks, and for any number in the "
+     "emulating mode), `true`, `false`"},
     /* node models and node-side progress: docs/models.md */
     {"node_model", "progress", KEY_STRING, FIELD(node_model_progress), "auto", ANY, check_progress,
      "who tracks job progress: `auto` (the node ranks when a node model is on or "

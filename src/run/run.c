@@ -18,21 +18,6 @@
 #include "run/run_internal.h"
 #include "base/mpi.h"
 
-static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
-{
-    if (strcmp(cfg->engine_coordinator_owns_nodes, "true") == 0)
-        return 1;
-    if (strcmp(cfg->engine_coordinator_owns_nodes, "false") == 0)
-        return nranks == 1;
-    return nranks <= 2; /* auto: with 1-2 ranks an idle coordinator would waste half the job */
-}
-
-/* The same rule for the window bound's other rank counts (winprof.h). */
-static int owns_for_bound(const void *cfg, int nranks)
-{
-    return coordinator_owns_nodes(cfg, nranks);
-}
-
 /* The emulating mode (node ranks track progress) is on when asked for, or in `auto` when a node
  * model is on or decisions take time to reach the nodes; otherwise the coordinator predicts every
  * completion, exactly as before the node models existed (docs/architecture.md#two-modes). */
@@ -45,6 +30,27 @@ static int emulating(const dike_config *cfg)
     return cfg->node_model_interference > 0 || strcmp(cfg->node_model_network, "rack") == 0 ||
            cfg->node_model_slowdown_mtbf_s > 0 || cfg->scheduler_decision_latency_s > 0;
 }
+
+/* engine.coordinator_owns_nodes. `auto`: with 1-2 ranks an idle coordinator would waste half the
+ * job; in the emulating mode the coordinator's part of a window runs after every rank's node
+ * steps, while the node ranks wait for it, so a block of nodes on rank 0 delays nobody and every
+ * rank shares the node work (docs/scaling.md, "What the windows allow"). In the predicting mode
+ * with 3+ ranks rank 0 runs ahead alone and keeps no block. */
+static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
+{
+    if (strcmp(cfg->engine_coordinator_owns_nodes, "true") == 0)
+        return 1;
+    if (strcmp(cfg->engine_coordinator_owns_nodes, "false") == 0)
+        return nranks == 1;
+    return nranks <= 2 || emulating(cfg);
+}
+
+/* The same rule for the window bound's other rank counts (winprof.h). */
+static int owns_for_bound(const void *cfg, int nranks)
+{
+    return coordinator_owns_nodes(cfg, nranks);
+}
+
 
 /* Accepted values whose combination would exhaust memory or never end: each bound names the key
  * and what it protects. The span is the last submit time, a lower bound of the simulated time. */

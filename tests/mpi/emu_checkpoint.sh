@@ -3,8 +3,9 @@
 # resumed gives the output of the uninterrupted run (/jobs /tenants /timeseries /summary /nodes
 # /job_nodes /node_timeseries identical with h5diff) for three policies, on the same number of
 # ranks and on another (the node-side state is moved to the new owners and homes); periodic
-# checkpoints change nothing and can be resumed; SIGTERM during a 2-rank run leaves a valid
-# checkpoint (exit 4).
+# checkpoints change nothing and can be resumed; a checkpoint resumed on as many ranks cut another
+# way (engine.coordinator_owns_nodes) is moved to the new blocks; resume takes --set for engine.*
+# keys only; SIGTERM during a 2-rank run leaves a valid checkpoint (exit 4).
 #
 #   emu_checkpoint.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
@@ -45,6 +46,16 @@ emu_mpi 3 run "${W[@]}" -p dike --set engine.coordinator_owns_nodes=false --set 
     --out g.h5 2>/dev/null || true
 emu_mpi 2 resume g.h5.ckpt.h5 --quiet --out h.h5 --checkpoint h.ckpt.h5 || fail "resume of g failed"
 same_as_full h.h5 "dike: 3 ranks (coordinator without nodes) -> 2 ranks"
+# the same number of ranks cut another way (a checkpoint of a build whose `auto` kept rank 0 free of
+# nodes, resumed where rank 0 owns a block): the parts are moved, not taken as they are
+emu_mpi 3 resume g.h5.ckpt.h5 --quiet --set engine.coordinator_owns_nodes=true --out i.h5 \
+    --checkpoint i.ckpt.h5 || fail "resume of g on 3 ranks owning nodes failed"
+same_as_full i.h5 "dike: 3 ranks (coordinator without nodes) -> 3 ranks (coordinator with nodes)"
+rc=0
+emu resume g.h5.ckpt.h5 --quiet --set workload.load=2 --out j.h5 2>err || rc=$?
+[ "$rc" = 2 ] && [ ! -e j.h5 ] && grep -q "only engine.\* keys can change on resume" err ||
+    { show_file stderr err; fail "resume --set workload.load: status $rc, expected 2 and one message"; }
+ok "resume refuses --set outside [engine] (status 2, no output)"
 
 # Periodic checkpoints on 2 ranks change nothing, and the last one resumes to the same output.
 rm -f ./*.h5

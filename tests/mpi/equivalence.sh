@@ -10,8 +10,9 @@
 # The workload is small (3,000 jobs, ~0.4 s a run) but has contention (load 2: about half of the
 # FIFO jobs queue; SRTF preempts ~1,700 times) and a small engine.window_actions, so each run has
 # dozens of synchronisation windows. Two more cases run the emulating mode (node ranks track
-# progress) with every node model on, gangs spanning ranks, also on 3 ranks whose coordinator owns
-# nodes. Registered by tests/mpi/CMakeLists.txt.
+# progress) with every node model on and gangs spanning ranks. On 3 ranks, engine.coordinator_owns_nodes
+# = auto gives rank 0 a block in the emulating mode and none in the predicting mode (checked from
+# /perf). Registered by tests/mpi/CMakeLists.txt.
 set -eu
 . "$(dirname "$0")/../lib/testlib.sh"
 dike_mpi_args "$@"
@@ -173,18 +174,21 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-mod
     [ $((n1 + n2)) -eq 96 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
         fail "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 nodes, expected 96 in two non-empty blocks"
     ok "$policy/np3-coord: ranks 1 and 2 own $n1 + $n2 = 96 nodes"
+    # engine.coordinator_owns_nodes = auto on 3 ranks: rank 0 keeps a block in the emulating mode
+    # (it would only wait during the node steps), none in the predicting mode (it runs ahead alone)
+    o0=$(h5_column "$T/$policy/np3/out.h5" /perf nodes_owned 0)
+    o1=$(h5_column "$T/$policy/np3/out.h5" /perf nodes_owned 1)
+    o2=$(h5_column "$T/$policy/np3/out.h5" /perf nodes_owned 2)
+    [ $((o0 + o1 + o2)) -eq 96 ] || fail "$policy/np3: ranks own $o0 + $o1 + $o2 nodes, expected 96"
     case "$policy" in
     *-models)
-        # The emulating mode with 3 ranks and a coordinator that owns nodes too (what
-        # docs/scaling.md advises for 3+ ranks): rank 0 holds the last block.
-        run_np "$policy/np3-own" 3 "${CONFIG[@]}" "${pargs[@]}" --set engine.coordinator_owns_nodes=true
-        check_same_as_ref "$ref" "$policy/np3-own" "$policy/np3 coordinator_owns_nodes=true"
-        o0=$(h5_column "$T/$policy/np3-own/out.h5" /perf nodes_owned 0)
-        o1=$(h5_column "$T/$policy/np3-own/out.h5" /perf nodes_owned 1)
-        o2=$(h5_column "$T/$policy/np3-own/out.h5" /perf nodes_owned 2)
-        [ $((o0 + o1 + o2)) -eq 96 ] && [ "$o0" -gt 0 ] && [ "$o1" -gt 0 ] && [ "$o2" -gt 0 ] ||
-            fail "$policy/np3-own: ranks own $o0 + $o1 + $o2 nodes, expected 96 in three non-empty blocks"
-        ok "$policy/np3-own: ranks 0, 1 and 2 own $o0 + $o1 + $o2 = 96 nodes"
+        [ "$o0" -gt 0 ] && [ "$o1" -gt 0 ] && [ "$o2" -gt 0 ] ||
+            fail "$policy/np3: ranks own $o0 + $o1 + $o2 nodes, expected three non-empty blocks (auto, emulating)"
+        ok "$policy/np3 (auto, emulating): ranks 0, 1 and 2 own $o0 + $o1 + $o2 = 96 nodes"
+        ;;
+    *)
+        [ "$o0" = 0 ] || fail "$policy/np3: rank 0 owns $o0 nodes (auto, predicting: expected none)"
+        ok "$policy/np3 (auto, predicting): rank 0 owns no nodes, ranks 1 and 2 own $o1 + $o2 = 96"
         ;;
     esac
 done

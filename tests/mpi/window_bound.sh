@@ -3,8 +3,8 @@
 # emulating mode predicts what its windows would cost on P ranks if communication were free.
 #  1. it changes nothing the run computes: /jobs /tenants /timeseries /nodes identical to the run
 #     without it;
-#  2. the table has the rows the layout gives (2 ranks: 2 blocks; 3 ranks: 2 blocks, the
-#     coordinator owns none; 4 ranks: 3 blocks; ...), and each row's owner and home parts lie
+#  2. the table has the rows the layout gives (`auto`: P ranks, P blocks; with
+#     engine.coordinator_owns_nodes = false, 3 ranks: 2 blocks, 4 ranks: 3 blocks, ...), and each row's owner and home parts lie
 #     between the perfect split (1 rank's / blocks) and 1 rank's: a window's largest block does no
 #     more than all of them and no less than their average;
 #  3. with 2 ranks, or in the predicting mode, it is refused with one message.
@@ -27,9 +27,15 @@ rows=$(awk '/window bound/ { on = 1; next } on && /ranks +blocks/ { next } on &&
 [ -n "$rows" ] || { show_file stdout "$T/bound.out"; fail "no rows in the window bound table"; }
 echo "$rows"
 got=$(echo "$rows" | awk '{ printf "%s:%s ", $1, $2 }')
-# 32 racks: 2 ranks own 2 blocks (the coordinator one), then P - 1 blocks, up to one rack each
-[ "$got" = "1:1 2:2 3:2 4:3 8:7 16:15 32:31 33:32 " ] || fail "rows (ranks:blocks) $got"
-ok "rows for 2, 3, 4, 8, 16, 32 and 33 ranks (the last: one rack per block)"
+# 32 racks: in the emulating mode the coordinator owns a block under `auto`, so P ranks have P
+# blocks, up to one rack each
+[ "$got" = "1:1 2:2 3:3 4:4 8:8 16:16 32:32 " ] || fail "rows (ranks:blocks) $got"
+ok "rows for 2, 3, 4, 8, 16 and 32 ranks (the last: one rack per block)"
+# with engine.coordinator_owns_nodes = false: P ranks, P - 1 blocks
+run_ok free run "${W[@]}" --set output.window_bound=true --set engine.coordinator_owns_nodes=false --out free.h5
+got=$(awk '/window bound/ { on = 1; next } on && /ranks +blocks/ { next } on && NF == 10 { printf "%s:%s ", $1, $2 } on && NF != 10 { on = 0 }' "$T/free.out")
+[ "$got" = "1:1 2:1 3:2 4:3 8:7 16:15 32:31 33:32 " ] || fail "coordinator_owns_nodes=false: rows (ranks:blocks) $got"
+ok "coordinator_owns_nodes=false: rows for 2, 3, 4, 8, 16, 32 and 33 ranks (P - 1 blocks)"
 echo "$rows" | awk 'NR == 1 { o1 = $3; h1 = $4; next }
     { eps = 0.0015; # the table prints milliseconds
       if ($3 > o1 + eps || $3 < o1 / $2 - eps || $4 > h1 + eps || $4 < h1 / $2 - eps) {

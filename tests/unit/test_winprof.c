@@ -13,7 +13,9 @@
 #include "dike/cluster.h"
 #include "engine/winprof.h"
 
-/* engine.coordinator_owns_nodes as run.c decides it: auto (1-2 ranks), false, true. */
+/* engine.coordinator_owns_nodes as the layout may decide it: a block for rank 0 with 1-2 ranks only
+ * (`auto` in the predicting mode; the winprof code takes whatever rule it is given), false, true
+ * (`auto` in the emulating mode). */
 static int owns_auto(const void *ctx, int nranks) { (void)ctx; return nranks <= 2; }
 static int owns_never(const void *ctx, int nranks) { (void)ctx; return nranks == 1; }
 static int owns_always(const void *ctx, int nranks) { (void)ctx; (void)nranks; return 1; }
@@ -29,7 +31,7 @@ static dike_cluster racks_of(uint32_t nracks, uint32_t per)
     return cl;
 }
 
-/* Four racks of one node (the coordinator owns a block with 1-2 ranks, as `auto` decides):
+/* Four racks of one node (the coordinator owns a block with 1-2 ranks only, owns_auto):
  *   2 ranks: blocks {2, 3} (rank 0, the last racks) and {0, 1};
  *   3 ranks: the coordinator owns none, blocks {0, 1} and {2, 3};
  *   4 ranks: 3 blocks {0}, {1}, {2, 3} (block b holds racks [floor(4b/3), floor(4(b+1)/3)));
