@@ -125,8 +125,9 @@ struct dike_nodes {
     nrun *runs;
     uint32_t nruns, runcap, *freeruns, nfree;
     /* Completions: an indexed min-heap of runs by (completion time, job), so a new rate moves the
-     * run's one entry instead of leaving a stale one behind (long jobs change rate many times). */
-    uint32_t *ch;          /* heap of run indices */
+     * run's one entry instead of leaving a stale one behind (long jobs change rate many times).
+     * Each entry carries its key, so a sift reads the heap array only, not the runs. */
+    struct chent { dike_time tc; uint32_t job, ri; } *ch;
     uint32_t nch;
     uint32_t *chpos;       /* per run: position in ch, UINT32_MAX = not in it */
     uint32_t *dirty, ndirty, dirtycap;
@@ -934,22 +935,21 @@ static void mark_dirty(dike_nodes *ns, uint32_t ri)
     ns->dirty[ns->ndirty++] = ri;
 }
 
-static int ch_before(const dike_nodes *ns, uint32_t a, uint32_t b)
+static int ch_before(const struct chent *x, const struct chent *y)
 {
-    const nrun *x = &ns->runs[a], *y = &ns->runs[b];
     return x->tc != y->tc ? x->tc < y->tc : x->job < y->job;
 }
 
-static void ch_set(dike_nodes *ns, uint32_t i, uint32_t ri)
+static void ch_set(dike_nodes *ns, uint32_t i, struct chent e)
 {
-    ns->ch[i] = ri;
-    ns->chpos[ri] = i;
+    ns->ch[i] = e;
+    ns->chpos[e.ri] = i;
 }
 
 static void ch_sift(dike_nodes *ns, uint32_t i)
 {
-    uint32_t ri = ns->ch[i];
-    while (i > 0 && ch_before(ns, ri, ns->ch[(i - 1) / 2])) {
+    struct chent e = ns->ch[i];
+    while (i > 0 && ch_before(&e, &ns->ch[(i - 1) / 2])) {
         ch_set(ns, i, ns->ch[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
@@ -957,23 +957,26 @@ static void ch_sift(dike_nodes *ns, uint32_t i)
         uint32_t c = 2 * i + 1;
         if (c >= ns->nch)
             break;
-        if (c + 1 < ns->nch && ch_before(ns, ns->ch[c + 1], ns->ch[c]))
+        if (c + 1 < ns->nch && ch_before(&ns->ch[c + 1], &ns->ch[c]))
             c++;
-        if (!ch_before(ns, ns->ch[c], ri))
+        if (!ch_before(&ns->ch[c], &e))
             break;
         ch_set(ns, i, ns->ch[c]);
         i = c;
     }
-    ch_set(ns, i, ri);
+    ch_set(ns, i, e);
 }
 
 /* Put run ri in the heap at its r->tc, or move it there. */
 static void ch_update(dike_nodes *ns, uint32_t ri)
 {
+    const nrun *r = &ns->runs[ri];
+    struct chent e = {r->tc, r->job, ri};
     if (ns->chpos[ri] == UINT32_MAX) {
         ns->chpos[ri] = ns->nch;
-        ns->ch[ns->nch++] = ri;
+        ns->nch++;
     }
+    ns->ch[ns->chpos[ri]] = e;
     ch_sift(ns, ns->chpos[ri]);
 }
 
@@ -983,7 +986,7 @@ static void ch_remove(dike_nodes *ns, uint32_t ri)
     if (i == UINT32_MAX)
         return;
     ns->chpos[ri] = UINT32_MAX;
-    uint32_t last = ns->ch[--ns->nch];
+    struct chent last = ns->ch[--ns->nch];
     if (i < ns->nch) {
         ch_set(ns, i, last);
         ch_sift(ns, i);
@@ -1110,7 +1113,7 @@ static void reschedule(dike_nodes *ns, uint32_t ri, dike_time x)
 
 static dike_time ch_top_time(const dike_nodes *ns)
 {
-    return ns->nch ? ns->runs[ns->ch[0]].tc : DIKE_TIME_INF;
+    return ns->nch ? ns->ch[0].tc : DIKE_TIME_INF;
 }
 
 void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, dike_time end)
@@ -1131,7 +1134,7 @@ void dike_nodes_home_advance(dike_nodes *ns, const dike_jrec *in, size_t nin, di
         /* completions first: they follow from the rates before x */
         while (ch_top_time(ns) == x) {
             uint64_t c1 = ns->wp ? dike_winprof_clock() : 0;
-            uint32_t ri = ns->ch[0];
+            uint32_t ri = ns->ch[0].ri;
             nrun *r = &ns->runs[ri];
             ch_remove(ns, ri);
             r->done = 1;
@@ -1394,7 +1397,13 @@ static void xfer_nodes(dike_bytes *b, int save, dike_nodes *ns)
     if (ns->freeruns)
         dike_bytes_xfer(b, save, ns->freeruns, (size_t)nfree * sizeof *ns->freeruns);
     if (nruns) {
-        dike_bytes_xfer(b, save, ns->ch, (size_t)nch * sizeof *ns->ch);
+        /* the heap's run indices (its keys are the runs' own: check_loaded sets them) */
+        for (uint32_t i = 0; i < nch; i++) {
+            uint32_t ri = ns->ch[i].ri;
+            WX(b, save, ri);
+            if (!save)
+                ns->ch[i] = (struct chent){0, 0, ri};
+        }
         dike_bytes_xfer(b, save, ns->chpos, (size_t)nruns * sizeof *ns->chpos);
     }
     /* samples so far */
@@ -1456,15 +1465,19 @@ static const char *check_loaded(const dike_nodes *ns)
             return "a run out of range, or two runs of one job";
         if (r->active && ns->run_of)
             ((dike_nodes *)ns)->run_of[r->job] = i;
-        if (ns->chpos[i] != UINT32_MAX && (ns->chpos[i] >= ns->nch || ns->ch[ns->chpos[i]] != i || !r->active))
+        if (ns->chpos[i] != UINT32_MAX && (ns->chpos[i] >= ns->nch || ns->ch[ns->chpos[i]].ri != i || !r->active))
             return "the completion heap out of range";
     }
     for (uint32_t i = 0; i < ns->nfree; i++)
         if (ns->freeruns[i] >= ns->nruns || ns->runs[ns->freeruns[i]].active)
             return "the free-run list out of range";
-    for (uint32_t i = 0; i < ns->nch; i++)
-        if (ns->ch[i] >= ns->nruns || ns->chpos[ns->ch[i]] != i)
+    for (uint32_t i = 0; i < ns->nch; i++) {
+        struct chent *e = &((dike_nodes *)ns)->ch[i];
+        if (e->ri >= ns->nruns || ns->chpos[e->ri] != i)
             return "the completion heap out of range";
+        e->tc = ns->runs[e->ri].tc;
+        e->job = ns->runs[e->ri].job;
+    }
     return NULL;
 }
 
