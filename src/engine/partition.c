@@ -60,24 +60,28 @@ void dike_part_block(const dike_part_layout *l, int rank, uint32_t *first, uint3
 void dike_part_bucket(const dike_part_layout *l, const void *recs, size_t n, size_t size,
                       size_t node_offset, void *out, int *counts, int *displs)
 {
+    /* No scratch array: owner() is a few integer operations, so it is computed twice, and counts
+     * serves as each owner's write cursor before it gets its counts back. (A malloc per call cost
+     * 2-3 % of a 1,000,000-GPU run in glibc's consolidation of freed chunks.) */
     const char *in = recs;
-    int *owner = dike_xmalloc((n + 1) * sizeof *owner);
     memset(counts, 0, (size_t)l->nranks * sizeof *counts);
     for (size_t i = 0; i < n; i++) {
         uint32_t node;
         memcpy(&node, in + i * size + node_offset, sizeof node);
-        owner[i] = dike_part_owner(l, node);
-        counts[owner[i]]++;
+        counts[dike_part_owner(l, node)]++;
     }
-    int *pos = dike_xmalloc((size_t)l->nranks * sizeof *pos);
     for (int r = 0, off = 0; r < l->nranks; r++) {
-        displs[r] = pos[r] = off;
+        displs[r] = off;
         off += counts[r];
+        counts[r] = displs[r];
     }
-    for (size_t i = 0; i < n; i++)
-        memcpy((char *)out + (size_t)pos[owner[i]]++ * size, in + i * size, size);
-    free(pos);
-    free(owner);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node;
+        memcpy(&node, in + i * size + node_offset, sizeof node);
+        memcpy((char *)out + (size_t)counts[dike_part_owner(l, node)]++ * size, in + i * size, size);
+    }
+    for (int r = 0; r < l->nranks; r++)
+        counts[r] -= displs[r];
 }
 
 static dike_time draw_exp(dike_rng *r, double mean_us)
