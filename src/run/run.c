@@ -51,7 +51,6 @@ static int owns_for_bound(const void *cfg, int nranks)
     return coordinator_owns_nodes(cfg, nranks);
 }
 
-
 /* Accepted values whose combination would exhaust memory or never end: each bound names the key
  * and what it protects. The span is the last submit time, a lower bound of the simulated time. */
 #define MAX_TIMESERIES_BYTES (4.0 * 1024 * 1024 * 1024) /* /timeseries in memory on rank 0 */
