@@ -1278,14 +1278,28 @@ static void xfer_run(dike_bytes *b, int save, nrun *r)
     WX(b, save, r->t_last); WX(b, save, r->t_prog); WX(b, save, r->t_ckpt); WX(b, save, r->covered);
 }
 
+/* A part's header, its first HDR_N uint32 (read back by dike_nodes_parts_fit and the relayout). */
+enum { HDR_MAGIC, HDR_RANK, HDR_NRANKS, HDR_FIRST, HDR_NNODES, HDR_G, HDR_NRACKS, HDR_NJOBS, HDR_N };
+
+/* The header of @p blob into @p hdr; 0 if the blob is too short to hold one. */
+static int part_header(const char *blob, size_t len, uint32_t hdr[HDR_N])
+{
+    if (len < HDR_N * sizeof *hdr)
+        return 0;
+    memcpy(hdr, blob, HDR_N * sizeof *hdr);
+    return 1;
+}
+
 /* The walk: a header that must match this rank's own, then the owner's and the home's state in a
  * fixed order. Between windows the scratch lists (records, touched nodes and racks, dirty runs,
  * reports) are empty, so they are not part of it. */
 static void xfer_nodes(dike_bytes *b, int save, dike_nodes *ns)
 {
-    uint32_t hdr[8] = {0x4e554d45u /* "EMUN" */, (uint32_t)ns->rank, (uint32_t)ns->l->nranks, ns->first,
-                       ns->n, ns->G, ns->nracks, ns->njobs};
-    uint32_t got[8];
+    uint32_t hdr[HDR_N] = {[HDR_MAGIC] = 0x4e554d45u /* "EMUN" */, [HDR_RANK] = (uint32_t)ns->rank,
+                           [HDR_NRANKS] = (uint32_t)ns->l->nranks, [HDR_FIRST] = ns->first,
+                           [HDR_NNODES] = ns->n, [HDR_G] = ns->G, [HDR_NRACKS] = ns->nracks,
+                           [HDR_NJOBS] = ns->njobs};
+    uint32_t got[HDR_N];
     memcpy(got, hdr, sizeof hdr);
     dike_bytes_xfer(b, save, got, sizeof got);
     if (!save && memcmp(got, hdr, sizeof hdr) != 0) {
@@ -1397,7 +1411,7 @@ static void xfer_nodes(dike_bytes *b, int save, dike_nodes *ns)
     if (ns->freeruns)
         dike_bytes_xfer(b, save, ns->freeruns, (size_t)nfree * sizeof *ns->freeruns);
     if (nruns) {
-        /* the heap's run indices (its keys are the runs' own: check_loaded sets them) */
+        /* the heap's run indices (its keys are the runs' own: dike_nodes_load sets them) */
         for (uint32_t i = 0; i < nch; i++) {
             uint32_t ri = ns->ch[i].ri;
             WX(b, save, ri);
@@ -1471,13 +1485,9 @@ static const char *check_loaded(const dike_nodes *ns)
     for (uint32_t i = 0; i < ns->nfree; i++)
         if (ns->freeruns[i] >= ns->nruns || ns->runs[ns->freeruns[i]].active)
             return "the free-run list out of range";
-    for (uint32_t i = 0; i < ns->nch; i++) {
-        struct chent *e = &((dike_nodes *)ns)->ch[i];
-        if (e->ri >= ns->nruns || ns->chpos[e->ri] != i)
+    for (uint32_t i = 0; i < ns->nch; i++)
+        if (ns->ch[i].ri >= ns->nruns || ns->chpos[ns->ch[i].ri] != i)
             return "the completion heap out of range";
-        e->tc = ns->runs[e->ri].tc;
-        e->job = ns->runs[e->ri].job;
-    }
     return NULL;
 }
 
@@ -1496,9 +1506,15 @@ const char *dike_nodes_load(dike_nodes *ns, const char *p, size_t len)
     if (ns->run_of)
         memset(ns->run_of, 0xff, ((size_t)ns->njobs + 1) * sizeof *ns->run_of);
     const char *bad = check_loaded(ns);
-    if (!bad && ns->grp_of)
+    if (bad)
+        return bad;
+    for (uint32_t i = 0; i < ns->nch; i++) { /* the heap's keys are its runs' own */
+        ns->ch[i].tc = ns->runs[ns->ch[i].ri].tc;
+        ns->ch[i].job = ns->runs[ns->ch[i].ri].job;
+    }
+    if (ns->grp_of)
         groups_rebuild(ns);
-    return bad;
+    return NULL;
 }
 
 /* ---- resume on another number of ranks (rank 0) ---- */
@@ -1540,12 +1556,11 @@ int dike_nodes_parts_fit(const dike_nodes *mine, int nold, char *const *blobs, c
     if (nold != mine->l->nranks)
         return 0;
     for (int r = 0; r < nold; r++) {
-        uint32_t hdr[8], first, n;
-        if (lens[r] < sizeof hdr)
+        uint32_t hdr[HDR_N], first, n;
+        if (!part_header(blobs[r], lens[r], hdr))
             return 0;
-        memcpy(hdr, blobs[r], sizeof hdr); /* xfer_nodes' header: magic, rank, ranks, first, n, ... */
         dike_part_block(mine->l, r, &first, &n);
-        if (hdr[1] != (uint32_t)r || hdr[3] != first || hdr[4] != n)
+        if (hdr[HDR_RANK] != (uint32_t)r || hdr[HDR_FIRST] != first || hdr[HDR_NNODES] != n)
             return 0;
     }
     return 1;
@@ -1577,17 +1592,17 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
         owner_old[k] = -1;
     /* the old ranks' objects, from their bytes */
     for (int i = 0; i < nold && !*bad; i++) {
-        uint32_t hdr[8];
-        if (lens[i] < sizeof hdr) {
+        uint32_t hdr[HDR_N];
+        if (!part_header(blobs[i], lens[i], hdr)) {
             *bad = "a rank's part is truncated";
             break;
         }
-        memcpy(hdr, blobs[i], sizeof hdr);
-        if (hdr[3] > cl->nodes || hdr[4] > cl->nodes - hdr[3] || hdr[5] != G || hdr[7] != njobs) {
+        if (hdr[HDR_FIRST] > cl->nodes || hdr[HDR_NNODES] > cl->nodes - hdr[HDR_FIRST] || hdr[HDR_G] != G ||
+            hdr[HDR_NJOBS] != njobs) {
             *bad = "a rank's block does not fit this cluster";
             break;
         }
-        dike_part_init(&op[i], cl, NULL, hdr[3], hdr[4]);
+        dike_part_init(&op[i], cl, NULL, hdr[HDR_FIRST], hdr[HDR_NNODES]);
         old[i] = nodes_new(&mine->np, cl, &lo, i, &op[i], njobs, 0);
         if ((*bad = dike_nodes_load(old[i], blobs[i], lens[i])))
             break;
