@@ -9,6 +9,7 @@
 #   DIKE_TEST_TMP      parent folder of the per-test temporary folders (under the build tree)
 #   DIKE_EMU_WRAPPER   optional command put before dike-emu, e.g. "valgrind -q --error-exitcode=99"
 #   DIKE_KEEP_TMP=1    keep the temporary folder (its path is printed) instead of removing it
+#   DIKE_SANITIZE_PASS=1  set by scripts/test-sanitize.sh: in_sanitizer_pass is true
 #
 # Every check prints what it checked; the first failed check prints FAIL and exits 1.
 
@@ -161,6 +162,14 @@ emu_mpi()
     shift
     # shellcheck disable=SC2086
     "${DIKE_MPIEXEC[@]}" "$DIKE_NP_FLAG" "$np" ${DIKE_EMU_WRAPPER:-} "$DIKE_EMU" "$@"
+}
+
+# in_sanitizer_pass WHAT: true under scripts/test-sanitize.sh (DIKE_SANITIZE_PASS=1), saying that
+# WHAT is left to the README suite there.
+in_sanitizer_pass()
+{
+    [ "${DIKE_SANITIZE_PASS:-}" = 1 ] || return 1
+    echo "note: $1 left to the README suite (sanitizer pass)"
 }
 
 # wait_engine_running PID LOG JOBS: wait until the progress LOG of the run PID (started with

@@ -82,9 +82,7 @@ ok "periodic checkpoints write the checkpoint file"
 # The sanitizer pass (scripts/test-sanitize.sh) leaves it to the README suite: the stop path it
 # takes is the one engine.inject_stop_s takes above, and its 500,000-job runs are the slowest
 # part of this test under the sanitizers.
-if [ "${DIKE_SANITIZE_PASS:-}" = 1 ]; then
-    echo "note: SIGTERM run left to the README suite (sanitizer pass)"
-else
+if ! in_sanitizer_pass "SIGTERM run"; then
     L=(--set workload.jobs=500000 --set cluster.nodes=12500 --set workload.load=0.9 -p srtf)
     "$DIKE_EMU" run "${L[@]}" --progress log --set output.progress_interval_s=0.05 --out long.h5 \
         >/dev/null 2>progress.log &   # the binary itself, so the signal reaches it

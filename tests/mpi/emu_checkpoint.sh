@@ -71,9 +71,7 @@ same_as_full e.h5 "dike with a checkpoint every 100,000 s on 2 ranks"
 # SIGTERM to both ranks once the engine runs (Slurm signals every task at its time limit).
 # The sanitizer pass (scripts/test-sanitize.sh) leaves it to the README suite, as in
 # checkpoint.sh: the stop path is engine.inject_stop_s's above.
-if [ "${DIKE_SANITIZE_PASS:-}" = 1 ]; then
-    echo "note: SIGTERM run left to the README suite (sanitizer pass)"
-else
+if ! in_sanitizer_pass "SIGTERM run"; then
     L=(--set workload.jobs=100000 --set cluster.nodes=1000 --set cluster.nodes_per_rack=8 --set workload.load=0.9
        --set node_model.interference=0.1 --set node_model.network=rack --set node_model.slowdown_mtbf_s=86400
        --set faults.mtbf_s=864000 --set scheduler.decision_latency_s=1 -p fifo)
