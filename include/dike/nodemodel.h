@@ -33,6 +33,10 @@ void dike_slowdown_step(dike_slowdown *d, double mtbf_us, dike_time duration_us)
  *  link of capacity @p cap; each gets min(demand, level), where the level fills the link or
  *  satisfies everyone. @p order is scratch for n indices. */
 void dike_netshare_maxmin(double cap, size_t n, const double *demand, double *share, uint32_t *order);
+/** The same, with @p order holding on entry a permutation of 0..n-1 to start from. It is sorted in
+ *  place by (demand, index), the same order dike_netshare_maxmin makes, so the shares are the same;
+ *  the cost is the distance each flow moves, small when @p order is nearly sorted already. */
+void dike_netshare_maxmin_from(double cap, size_t n, const double *demand, double *share, uint32_t *order);
 /** Speed factor of a gang whose cross-rack communication takes a fraction @p iota of its step at
  *  full bandwidth, when it gets a fraction @p q (0 < q <= 1) of the bandwidth it needs: the
  *  communication part stretches by 1/q, so the step takes (1 - iota) + iota / q. */

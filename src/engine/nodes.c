@@ -42,6 +42,7 @@ typedef struct ngrp {
 typedef struct rflow {
     uint32_t job, epoch;
     uint32_t gpus;  /**< the gang's GPUs in this rack */
+    uint32_t dord;  /**< its place in the rack's demand order at the last rack_shares; UINT32_MAX new */
     double iota;    /**< communication fraction of its step */
     double netf;    /**< its speed factor from this uplink */
 } rflow;
@@ -97,7 +98,7 @@ struct dike_nodes {
     uint32_t *tr, ntr;     /* touched racks */
     uint8_t *trf;
     double *sc_d, *sc_s;   /* scratch for shares */
-    uint32_t *sc_o;
+    uint32_t *sc_o, *sc_p;
     size_t sc_cap;
 
     ngrp *grps;            /* gang groups (see ngrp) */
@@ -286,6 +287,7 @@ void dike_nodes_free(dike_nodes *ns)
     free(ns->sc_d);
     free(ns->sc_s);
     free(ns->sc_o);
+    free(ns->sc_p);
     free(ns->q);
     free(ns->loc);
     free(ns->tmp);
@@ -603,7 +605,7 @@ static void apply_action(dike_nodes *ns, const dike_nact *a)
                     r->cap = r->cap ? 2 * r->cap : 8;
                     r->f = dike_xrealloc(r->f, r->cap * sizeof *r->f);
                 }
-                r->f[r->n++] = (rflow){a->job, a->epoch, a->gpus, a->iota, 1.0};
+                r->f[r->n++] = (rflow){a->job, a->epoch, a->gpus, UINT32_MAX, a->iota, 1.0};
             }
             touch_rack(ns, rk);
         }
@@ -672,8 +674,10 @@ static void node_event(dike_nodes *ns, dike_event *ev)
 static void rack_shares(dike_nodes *ns, uint32_t rk)
 {
     rack *r = &ns->racks[rk];
-    if (r->n > ns->sc_cap) {
-        ns->sc_cap = 2 * r->n;
+    uint32_t m = r->cap > r->n ? r->cap : r->n; /* every dord < m */
+    if (m > ns->sc_cap) {
+        ns->sc_cap = 2 * m;
+        ns->sc_p = dike_xrealloc(ns->sc_p, ns->sc_cap * sizeof *ns->sc_p);
         ns->sc_d = dike_xrealloc(ns->sc_d, ns->sc_cap * sizeof *ns->sc_d);
         ns->sc_s = dike_xrealloc(ns->sc_s, ns->sc_cap * sizeof *ns->sc_s);
         ns->sc_o = dike_xrealloc(ns->sc_o, ns->sc_cap * sizeof *ns->sc_o);
@@ -690,7 +694,27 @@ static void rack_shares(dike_nodes *ns, uint32_t rk)
     }
     for (uint32_t i = 0; i < r->n; i++)
         ns->sc_d[i] = r->f[i].iota * r->f[i].gpus * ns->np.gpu_gbps;
-    dike_netshare_maxmin(ns->np.uplink_gbps, r->n, ns->sc_d, ns->sc_s, ns->sc_o);
+    /* Start from the demand order of the last call, the flows new since then after it: the sort
+     * in dike_netshare_maxmin_from then moves only the flows whose demand changed. */
+    uint32_t *place = ns->sc_p, no = 0;
+    for (uint32_t j = 0; j < m; j++)
+        place[j] = UINT32_MAX;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t d = r->f[i].dord;
+        if (d < m && place[d] == UINT32_MAX)
+            place[d] = i;
+        else
+            r->f[i].dord = UINT32_MAX;
+    }
+    for (uint32_t j = 0; j < m; j++)
+        if (place[j] != UINT32_MAX)
+            ns->sc_o[no++] = place[j];
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->f[i].dord == UINT32_MAX)
+            ns->sc_o[no++] = i;
+    dike_netshare_maxmin_from(ns->np.uplink_gbps, r->n, ns->sc_d, ns->sc_s, ns->sc_o);
+    for (uint32_t j = 0; j < r->n; j++)
+        r->f[ns->sc_o[j]].dord = j;
     for (uint32_t i = 0; i < r->n; i++)
         r->f[i].netf = dike_net_factor(r->f[i].iota, ns->sc_s[i] / ns->sc_d[i]);
     /* every node of the rack may host one of these gangs */
@@ -1306,6 +1330,8 @@ static void xfer_flow(dike_bytes *b, int save, rflow *f)
     WX(b, save, f->gpus);
     WX(b, save, f->iota);
     WX(b, save, f->netf);
+    if (!save)
+        f->dord = UINT32_MAX; /* not saved: the first rack_shares after a resume sorts afresh */
 }
 
 static void xfer_run(dike_bytes *b, int save, nrun *r)

@@ -52,6 +52,26 @@ static void test_maxmin_by_hand(void **st)
     assert_float_equal(dike_net_factor(0.5, 1.0), 1.0, 0);
 }
 
+/* From any starting order the shares and the final order are those of a fresh sort. 16 Gb/s,
+ * demands 15, 5, 5: by (demand, index) the order is 1, 2, 0. Flow 1 gets 5 (level 16/3), flow 2
+ * gets 5 (level 11/2), flow 0 the 6 left. */
+static void test_maxmin_from_any_order(void **st)
+{
+    (void)st;
+    static const uint32_t starts[][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}};
+    for (size_t t = 0; t < sizeof starts / sizeof *starts; t++) {
+        double share[3];
+        uint32_t order[3] = {starts[t][0], starts[t][1], starts[t][2]};
+        dike_netshare_maxmin_from(16, 3, (double[]){15, 5, 5}, share, order);
+        assert_int_equal(order[0], 1);
+        assert_int_equal(order[1], 2);
+        assert_int_equal(order[2], 0);
+        assert_float_equal(share[0], 6, 1e-12);
+        assert_float_equal(share[1], 5, 1e-12);
+        assert_float_equal(share[2], 5, 1e-12);
+    }
+}
+
 /* ---- interference ---- */
 
 /* One node of 8 GPUs, A (4 GPUs, 100 s) and B (4 GPUs, 50 s) submitted at 0, interference 0.2,
@@ -289,6 +309,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interference_factor),
         cmocka_unit_test(test_maxmin_by_hand),
+        cmocka_unit_test(test_maxmin_from_any_order),
         cmocka_unit_test(test_interference_two_jobs),
         cmocka_unit_test(test_interference_latency),
         cmocka_unit_test(test_interference_direction),
