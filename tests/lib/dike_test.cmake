@@ -6,12 +6,15 @@
 #       file.c (relative to tests/) linked with the library; without RANKS one ctest `name` run as
 #       `mpiexec -n 1`; with RANKS one ctest `name_np<N>` per rank count. CMOCKA links cmocka.
 #   dike_script_test(NAME name SCRIPT file [ARGS a...] [MPI] [NEEDS_SHARED] [LABELS l...]
-#                    [TIMEOUT s] [PROCESSORS n] [SKIP77] [RUN_SERIAL] [DISABLED] [ENV k=v...])
+#                    [TIMEOUT s] [PROCESSORS n] [COST s] [SKIP77] [RUN_SERIAL] [DISABLED] [ENV k=v...])
 #       `bash file ARGS` (`/usr/bin/python3 file ARGS` for a .py file), file relative to tests/ or
 #       absolute. MPI appends the mpiexec command (MPIEXEC_NUMPROC_FLAG, then DIKE_MPIEXEC: the
 #       scripts take them as their last arguments), adds the label `mpi` and PROCESSORS 2 (up to 4
 #       ranks share the 2 cores, oversubscribed). NEEDS_SHARED passes DIKE_SHARED_DIR and lets exit
 #       status 77 mean "skipped" (the script prints SKIP and why); SKIP77 does the latter alone.
+#       COST: about how many seconds the test takes. ctest -j starts the costliest tests first,
+#       and a clean build has no timing data of its own, so a long test would otherwise wait for
+#       its turn in file order and could end up running alone at the end.
 #   Every test gets DIKE_MPI_ENV and DIKE_TEST_TMP (its scripts' temporary folders, under the
 #   build tree); ENV adds more. TIMEOUT defaults to 300 s (C) and 120 s (scripts).
 
@@ -58,7 +61,7 @@ function(dike_c_test)
 endfunction()
 
 function(dike_script_test)
-  cmake_parse_arguments(T "MPI;NEEDS_SHARED;SKIP77;RUN_SERIAL;DISABLED" "NAME;SCRIPT;TIMEOUT;PROCESSORS"
+  cmake_parse_arguments(T "MPI;NEEDS_SHARED;SKIP77;RUN_SERIAL;DISABLED" "NAME;SCRIPT;TIMEOUT;PROCESSORS;COST"
                         "ARGS;LABELS;ENV" ${ARGN})
   if(NOT T_NAME OR NOT T_SCRIPT)
     message(FATAL_ERROR "dike_script_test: NAME and SCRIPT are required")
@@ -102,6 +105,9 @@ function(dike_script_test)
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT})
   if(T_PROCESSORS)
     set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_PROCESSORS})
+  endif()
+  if(T_COST)
+    set_tests_properties(${T_NAME} PROPERTIES COST ${T_COST})
   endif()
   if(T_NEEDS_SHARED OR T_SKIP77)
     set_tests_properties(${T_NAME} PROPERTIES SKIP_RETURN_CODE 77)
