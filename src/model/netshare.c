@@ -9,7 +9,7 @@
 /* Insertion sort of a permutation by (demand, index): each element costs the places it moves, so
  * an order that is nearly right already (the previous call's, on a link where few flows changed)
  * costs little. From the identity, on docs/scaling.md's workload b (about 126 crossing gangs per
- * rack) about a quarter of all pairs were out of order; a heapsort took twice the time. */
+ * rack) about a fifth of all pairs were out of order; a heapsort took twice the time. */
 static void sort_by_demand(size_t n, const double *demand, uint32_t *order)
 {
     for (size_t i = 1; i < n; i++) {
