@@ -770,7 +770,8 @@ static void node_factors(dike_nodes *ns, uint32_t k)
 /* The slot factors node_factors collected, into their groups, in the order they were found (so
  * the groups are touched, and their records sent, in the same order as if applied at once). Each
  * group is fetched PF_GRP entries ahead and its factor list PF_V ahead, once the group is there:
- * most of the owner step's time was these two cache misses, one after the other per update. */
+ * about a third of the owner step's time was these two cache misses, one after the other per
+ * update (perf, docs/performance.md). */
 static void grp_apply(dike_nodes *ns)
 {
     const struct gupd *u = ns->gu;
