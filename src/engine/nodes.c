@@ -390,6 +390,13 @@ static void touch_grp(dike_nodes *ns, uint32_t g)
     ns->tg[ns->ntg++] = g;
 }
 
+/* Slot gi of group g takes factor v; the group is sent at the timestamp's end (groups_send). */
+static void grp_set(dike_nodes *ns, uint32_t g, uint32_t gi, double v)
+{
+    ns->grps[g].v[gi] = v;
+    touch_grp(ns, g);
+}
+
 /* Slot si (already filled) joins its run's group, which is made if it is the first here. */
 static void grp_join(dike_nodes *ns, uint32_t si)
 {
@@ -755,8 +762,7 @@ static void node_factors(dike_nodes *ns, uint32_t k)
             continue;
         sl[i].value = v;
         if (ns->wp) { /* the window bound charges each group's update to this node's rack */
-            ns->grps[sl[i].grp].v[sl[i].gi] = v;
-            touch_grp(ns, sl[i].grp);
+            grp_set(ns, sl[i].grp, sl[i].gi, v);
             continue;
         }
         if (ns->ngu == ns->gucap) {
@@ -781,8 +787,7 @@ static void grp_apply(dike_nodes *ns)
             __builtin_prefetch(&ns->grps[u[i + PF_GRP].g]);
         if (i + PF_V < n)
             __builtin_prefetch(&ns->grps[u[i + PF_V].g].v[u[i + PF_V].gi], 1);
-        ns->grps[u[i].g].v[u[i].gi] = u[i].v;
-        touch_grp(ns, u[i].g);
+        grp_set(ns, u[i].g, u[i].gi, u[i].v);
     }
     ns->ngu = 0;
 }
