@@ -55,6 +55,7 @@ typedef struct rack {
 /* A run this rank is home to. */
 typedef struct nrun {
     uint32_t job, epoch, nslices, version;
+    uint32_t fcap;      /**< entries f has room for (kept when the run is freed, for the next) */
     dike_time tc;       /**< completion at the current rate (valid while in the heap) */
     int active, done;
     double work;        /**< reference work left at t_last, us */
@@ -403,8 +404,14 @@ static void grp_join(dike_nodes *ns, uint32_t si)
     nslot *s = &ns->slots[si];
     uint32_t g = grp_find(ns, s->job, s->epoch);
     if (g == UINT32_MAX) {
+        /* A freed group keeps its factor list for the next one: most groups hold one or two
+         * slices, and a list per run made and freed was 1-3 % of the node steps in malloc. */
+        double *v = NULL;
+        uint32_t cap = 0;
         if (ns->nfreegrp) {
             g = ns->freegrps[--ns->nfreegrp];
+            v = ns->grps[g].v;
+            cap = ns->grps[g].cap;
         } else {
             if (ns->ngrps == ns->grpcap) {
                 ns->grpcap = ns->grpcap ? 2 * ns->grpcap : 256;
@@ -413,7 +420,7 @@ static void grp_join(dike_nodes *ns, uint32_t si)
             }
             g = ns->ngrps++;
         }
-        ns->grps[g] = (ngrp){s->job, s->epoch, s->home, s->slice, 0, 0, 0, ns->grp_of[s->job], 0, 0, NAN, NULL};
+        ns->grps[g] = (ngrp){s->job, s->epoch, s->home, s->slice, 0, 0, cap, ns->grp_of[s->job], 0, 0, NAN, v};
         ns->grp_of[s->job] = g;
     }
     ngrp *gp = &ns->grps[g];
@@ -449,9 +456,7 @@ static void grp_leave(dike_nodes *ns, uint32_t si)
         jp = &ns->grps[*jp].jnext;
     *jp = gp->jnext;
     gp->job = UINT32_MAX;
-    free(gp->v);
-    gp->v = NULL;
-    ns->freegrps[ns->nfreegrp++] = g;
+    ns->freegrps[ns->nfreegrp++] = g; /* its list stays, for the next group (grp_join) */
 }
 
 /* After a timestamp's factors: each touched group's minimum, sent to its home if it changed. */
@@ -500,6 +505,7 @@ static void groups_rebuild(dike_nodes *ns)
         if (ns->grps[g].job != UINT32_MAX)
             ns->grp_of[ns->grps[g].job] = UINT32_MAX;
         free(ns->grps[g].v);
+        ns->grps[g].v = NULL;
     }
     ns->ngrps = ns->nfreegrp = ns->ntg = 0;
     for (uint32_t si = 0; si < ns->n * ns->G; si++) {
@@ -1068,8 +1074,7 @@ static void free_run(dike_nodes *ns, uint32_t ri)
     ns->run_of[r->job] = UINT32_MAX;
     r->active = 0;
     r->version++; /* its completion event, if any, is stale */
-    free(r->f);
-    r->f = NULL;
+    /* f stays allocated (fcap) for the next run in this entry: not saved in a checkpoint */
     if (!ns->freeruns)
         ns->freeruns = dike_xmalloc((ns->runcap + 1) * sizeof *ns->freeruns);
     ns->freeruns[ns->nfree++] = ri;
@@ -1101,9 +1106,16 @@ static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
             dike_fatal("job %u starts run %u while run %u is on", rec->job, rec->epoch, r->epoch);
         ri = new_run(ns);
         r = &ns->runs[ri];
-        uint32_t version = r->version;
+        uint32_t version = r->version, fcap = r->fcap;
+        double *f = r->f;
         memset(r, 0, sizeof *r);
         r->version = version + 1;
+        if (fcap < rec->nslices) {
+            fcap = rec->nslices;
+            f = dike_xrealloc(f, fcap * sizeof *f);
+        }
+        r->f = f;
+        r->fcap = fcap;
         r->job = rec->job;
         r->epoch = rec->epoch;
         r->nslices = rec->nslices;
@@ -1112,7 +1124,6 @@ static void apply_rec(dike_nodes *ns, const dike_jrec *rec)
         r->rate0 = rec->rate;
         r->t_last = rec->time;
         r->t_prog = r->t_ckpt = rec->time + rec->aux;
-        r->f = dike_xmalloc(rec->nslices * sizeof *r->f);
         for (uint32_t i = 0; i < rec->nslices; i++)
             r->f[i] = -1;
         ns->run_of[rec->job] = ri;
@@ -1464,7 +1475,7 @@ static void xfer_nodes(dike_bytes *b, int save, dike_nodes *ns)
     for (uint32_t i = 0; i < nruns && !b->bad; i++) {
         nrun *r = &ns->runs[i];
         xfer_run(b, save, r);
-        uint8_t hasf = r->f != NULL;
+        uint8_t hasf = r->active && r->f != NULL; /* a freed run's kept list is not state */
         WX(b, save, hasf);
         if (!save && hasf) {
             if (r->nslices == 0 || !count_ok(b, 0, r->nslices, sizeof *r->f)) {
@@ -1472,6 +1483,7 @@ static void xfer_nodes(dike_bytes *b, int save, dike_nodes *ns)
                 break;
             }
             r->f = dike_xmalloc(r->nslices * sizeof *r->f);
+            r->fcap = r->nslices;
         }
         if (hasf)
             dike_bytes_xfer(b, save, r->f, r->nslices * sizeof *r->f);
@@ -1810,6 +1822,7 @@ char **dike_nodes_relayout(dike_nodes *mine, int nold, char *const *blobs, const
             *to = *from;
             to->dirty = 0;
             to->f = dike_xmalloc(from->nslices * sizeof *to->f);
+            to->fcap = from->nslices;
             memcpy(to->f, from->f, from->nslices * sizeof *to->f);
             run_at[to->job] = ni;
             if (o->chpos[ri] != UINT32_MAX)
