@@ -13,6 +13,9 @@ double dike_t_ideal(double duration_s, uint32_t num_gpus, double navg, uint64_t 
 double dike_jain(const double *x, size_t n);
 /** Quantile q in [0,1] of sorted data, linear interpolation (GSL, R type 7). */
 double dike_quantile_sorted(const double *sorted, size_t n, double q);
+/** The same quantile of unsorted data, by selection (O(n) on average instead of a sort); the
+ *  data's order changes. Equal, bit for bit, to dike_quantile_sorted on the sorted data. */
+double dike_quantile_select(double *data, size_t n, double q);
 
 /** Fill tenants[].finished, avg_jct, mean_rho, fairness_ratio from the job rows (tenants[].tenant,
  *  name, weight, jobs and gpu_seconds are the caller's), then the whole summary. */

@@ -1,7 +1,6 @@
 /* Metrics: JCT quantiles, finish-time fairness, Jain's index, utilisation. */
 #include "dike/metrics.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +29,21 @@ double dike_quantile_sorted(const double *sorted, size_t n, double q)
     if (n == 0)
         return 0.0;
     return gsl_stats_quantile_from_sorted_data(sorted, 1, n, q);
+}
+
+double dike_quantile_select(double *data, size_t n, double q)
+{
+    if (n == 0)
+        return 0.0;
+    /* gsl_stats_quantile_from_sorted_data's formula, on the two order statistics it reads */
+    const double index = q * (double)(n - 1);
+    const size_t lhs = (size_t)index;
+    const double delta = index - (double)lhs;
+    double a = gsl_stats_select(data, 1, n, lhs);
+    if (lhs == n - 1)
+        return a;
+    double b = gsl_stats_select(data, 1, n, lhs + 1);
+    return (1 - delta) * a + delta * b;
 }
 
 void dike_summarize(const dike_job_record *jobs, size_t njobs, dike_tenant_record *tenants,
@@ -82,13 +96,17 @@ void dike_summarize(const dike_job_record *jobs, size_t njobs, dike_tenant_recor
         }
         out->avg_jct = s / (double)nf;
         out->mean_rho = sr / (double)nf;
-        gsl_sort(jct, 1, nf);
-        gsl_sort(rho, 1, nf);
-        out->p50_jct = dike_quantile_sorted(jct, nf, 0.50);
-        out->p95_jct = dike_quantile_sorted(jct, nf, 0.95);
-        out->p99_jct = dike_quantile_sorted(jct, nf, 0.99);
-        out->p99_rho = dike_quantile_sorted(rho, nf, 0.99);
-        out->max_rho = rho[nf - 1];
+        /* Selection, not a sort: gsl_sort (a heapsort) of 5,000,000 JCTs and rhos took about 3.6 s
+         * of a 1,000,000-GPU run's output (docs/performance.md). */
+        double max_rho = rho[0];
+        for (size_t i = 1; i < nf; i++)
+            if (rho[i] > max_rho)
+                max_rho = rho[i];
+        out->p50_jct = dike_quantile_select(jct, nf, 0.50);
+        out->p95_jct = dike_quantile_select(jct, nf, 0.95);
+        out->p99_jct = dike_quantile_select(jct, nf, 0.99);
+        out->p99_rho = dike_quantile_select(rho, nf, 0.99);
+        out->max_rho = max_rho;
         out->unfair_fraction = (double)unfair / (double)nf;
         out->makespan = last_finish - first_submit;
     }

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
 #include <mpi.h>
 
 #include "dike/metrics.h"
@@ -34,6 +36,47 @@ static void test_quantiles(void **st)
     double d[] = {10, 20, 30, 40, 50};
     assert_float_equal(dike_quantile_sorted(d, 5, 0.5), 30, EPS);
     assert_float_equal(dike_quantile_sorted(d, 5, 0.99), 49.6, EPS); /* 40 + 0.96 * 10 */
+}
+
+/* dike_quantile_select: the same values from unsorted data. By hand: {50, 10, 40, 30, 20} sorted
+ * is {10, 20, 30, 40, 50}; q = 0.5 -> index 2 -> 30; q = 0.99 -> index 3.96 -> 40 + 0.96 * 10;
+ * q = 1 -> the maximum; q = 0 -> the minimum; one value -> itself. Then, for arrays with ties in
+ * every order, bit-equal to dike_quantile_sorted on a sorted copy. */
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_quantile_select(void **st)
+{
+    (void)st;
+    double d[] = {50, 10, 40, 30, 20};
+    assert_float_equal(dike_quantile_select(d, 5, 0.5), 30, EPS);
+    double e[] = {50, 10, 40, 30, 20};
+    assert_float_equal(dike_quantile_select(e, 5, 0.99), 49.6, EPS);
+    double f[] = {50, 10, 40, 30, 20};
+    assert_true(dike_quantile_select(f, 5, 1.0) == 50);
+    assert_true(dike_quantile_select(f, 5, 0.0) == 10);
+    double one[] = {7.5};
+    assert_true(dike_quantile_select(one, 1, 0.99) == 7.5);
+    assert_true(dike_quantile_select(one, 0, 0.5) == 0);
+    uint32_t x = 12345;
+    for (int round = 0; round < 50; round++) {
+        size_t n = 1 + (size_t)(round * 37 % 997);
+        double a[1000], b[1000];
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1664525u + 1013904223u;
+            a[i] = b[i] = (double)(x >> 22) * 0.37; /* values repeat: 1,024 distinct */
+        }
+        qsort(b, n, sizeof *b, cmp_d);
+        const double qs[] = {0, 0.01, 0.5, 0.95, 0.99, 1};
+        for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+            double c[1000];
+            memcpy(c, a, n * sizeof *c);
+            assert_true(dike_quantile_select(c, n, qs[k]) == dike_quantile_sorted(b, n, qs[k]));
+        }
+    }
 }
 
 /* FIFO on one 8-GPU node, J0 (0, 100 s, tenant a), J1 (10, 50 s, a), J2 (20, 20 s, b), all 8 GPUs.
@@ -77,6 +120,7 @@ int main(void)
         cmocka_unit_test(test_t_ideal),
         cmocka_unit_test(test_jain),
         cmocka_unit_test(test_quantiles),
+        cmocka_unit_test(test_quantile_select),
         cmocka_unit_test(test_fifo_rho_and_jain),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
