@@ -2,6 +2,7 @@
 """Check Dike on configurations outside the shipped grid (issue 12: "held-out configurations").
 
     /usr/bin/python3 analysis/held_out.py [--emu build/dike-emu] [--traces ../shared/traces] [--out DIR]
+                                          [--sample N [--seed S]]
 
 Seven (trace window, load, cluster size) points that experiments/trace-comparison.ini does not
 hold, each run with every baseline and with Dike at w = 0, 0.5 and 1, under oracle and noisy
@@ -10,9 +11,15 @@ mode: whether a baseline dominates Dike at w = 0.5 (lower average JCT, lower unf
 higher Jain's index at once), whether the knob is monotone (unfair fraction at w = 1 no higher
 than at w = 0, average JCT at w = 0 no higher than at w = 1), and Dike's numbers against the best
 baseline of each metric. Runs already in --out are reused.
+
+--sample N replaces the seven points with N drawn at random (seeded by --seed): one of the four
+multi-tenant traces of the grid (or two ElasticFlow clusters merged), a random window of its jobs
+(at least 5,000 of them, or the whole trace), an offered load between 0.7 and 1.3, and 24 to 128
+nodes of 8 GPUs. The same seed draws the same points, so a failure can be rerun.
 """
 import argparse
 import os
+import random
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +44,35 @@ def points(t):
                             "--set", "cluster.nodes=64"],
         "ef-load1.1-768gpus": ["-t", ef, "--set", "workload.trace_load=1.1", "--set", "cluster.nodes=96"],
     }
+
+
+def sample(t, n, seed):
+    """n random (trace, window, load, size) points; the draw depends only on seed."""
+    ef = os.path.join(t, "elasticflow-traces")
+    gp = os.path.join(t, "Gen-Parallel-Workloads")
+    traces = [("titan", os.path.join(t, "TitanSched", "philly.csv"), 82248),
+              ("helios", os.path.join(gp, "helios_data_training.csv"), 15000),
+              ("gpphilly", os.path.join(gp, "philly_data_training.csv"), 15000),
+              ("ef", ef, None), ("efpair", None, None)]
+    rng = random.Random(seed)
+    pts = {}
+    while len(pts) < n:
+        tag, path, njobs = rng.choice(traces)
+        args = []
+        if tag == "efpair":
+            a, b = rng.sample([2, 4, 7, 8, 9], 2)
+            path = ",".join(os.path.join(ef, "cluster%02d.csv" % c) for c in (a, b))
+            tag = "ef%02d+%02d" % (a, b)
+        elif njobs and rng.random() < 0.7:
+            size = rng.randint(5000, min(njobs, 30000))
+            first = rng.randint(0, njobs - size)
+            args += ["--set", "workload.first_job=%d" % first, "--set", "workload.last_job=%d" % (first + size - 1)]
+            tag += "-jobs%d-%d" % (first, first + size - 1)
+        load = round(rng.uniform(0.7, 1.3), 2)
+        nodes = rng.randint(24, 128)
+        args = ["-t", path] + args + ["--set", "workload.trace_load=%g" % load, "--set", "cluster.nodes=%d" % nodes]
+        pts["%s-load%g-%dgpus" % (tag, load, 8 * nodes)] = args
+    return pts
 
 
 COMMON = ["--set", "cluster.gpus_per_node=8", "--set", "cluster.nodes_per_rack=16", "--set", "scheduler.placement=pack",
@@ -65,10 +101,12 @@ def main():
     ap.add_argument("--emu", default=os.path.join(here, "..", "build", "dike-emu"))
     ap.add_argument("--traces", default=os.path.join(here, "..", "..", "shared", "traces"))
     ap.add_argument("--out", default="results/held-out")
+    ap.add_argument("--sample", type=int, default=0, help="draw this many random points instead of the seven")
+    ap.add_argument("--seed", type=int, default=1, help="seed of --sample's draw")
     a = ap.parse_args()
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
-    pts = points(a.traces)
+    pts = sample(a.traces, a.sample, a.seed) if a.sample > 0 else points(a.traces)
 
     def one(r):
         c, p, k, w = r
@@ -89,6 +127,7 @@ def main():
         return s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]
 
     bad = 0
+    fails = {"dominated": 0, "knob": 0, "over 2 preemptions/job": 0}
     for c in pts:
         for k in MODES:
             base = {p: summary(c, name(p, k if p in ("sjf", "srtf", "themis") else "oracle", None))
@@ -100,10 +139,14 @@ def main():
             bj = min(base, key=lambda p: base[p][0])
             bu = min(base, key=lambda p: base[p][1])
             bad += bool(dom) + (not mono)
+            fails["dominated"] += bool(dom)
+            fails["knob"] += not mono
+            fails["over 2 preemptions/job"] += dk[3] > 2
             print("%-26s %-6s dominated by: %-8s knob monotone: %-3s | dike w=0.5: avg JCT %.2f h (%+.0f%% vs %s), "
                   "unfair %.4f (best baseline %.4f, %s), %.2f preemptions/job | w=0: %.2f h, %.4f; w=1: %.2f h, %.4f" %
                   (c, k, ",".join(dom) or "none", "yes" if mono else "NO", dk[0] / 3600, 100 * (dk[0] / base[bj][0] - 1),
                    bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600, d["0"][1], d["1"][0] / 3600, d["1"][1]))
+    print("%d points x %d modes: %s" % (len(pts), len(MODES), ", ".join("%s %d" % kv for kv in fails.items())))
     return 0
 
 
