@@ -22,6 +22,7 @@ struct dike_capacity {
     uint32_t *count;         /**< [type][k] nodes in bucket */
     uint32_t *rack_free;     /**< free GPUs per rack (all types) */
     uint32_t *rack_full;     /**< fully free nodes per rack */
+    uint32_t *rack_cnt;      /**< [rack][k] nodes of the rack (up) with k free GPUs */
     uint8_t *down;           /**< node failed: in no bucket, free = 0, its GPUs counted nowhere */
     uint64_t type_free[DIKE_MAX_GPU_TYPES]; /**< free GPUs per type */
     uint64_t total_free;     /**< free GPUs, all types */
