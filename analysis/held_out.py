@@ -50,8 +50,8 @@ def sample(t, n, seed):
     """n random (trace, window, load, size) points; the draw depends only on seed."""
     ef = os.path.join(t, "elasticflow-traces")
     gp = os.path.join(t, "Gen-Parallel-Workloads")
-    traces = [("titan", os.path.join(t, "TitanSched", "philly.csv"), 82248),
-              ("helios", os.path.join(gp, "helios_data_training.csv"), 15000),
+    traces = [("titan", os.path.join(t, "TitanSched", "philly.csv"), 82247),
+              ("helios", os.path.join(gp, "helios_data_training.csv"), 10796),
               ("gpphilly", os.path.join(gp, "philly_data_training.csv"), 15000),
               ("ef", ef, None), ("efpair", None, None)]
     rng = random.Random(seed)

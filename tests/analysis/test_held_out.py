@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""analysis/held_out.py's random points (--sample N --seed S), without running the emulator (used
+by ctest analysis_held_out).
+
+    test_held_out.py SOURCE_DIR
+
+Checks, on draws of 200 points from a made-up traces folder (the draw only builds paths):
+  - the same seed draws the same points with the same arguments; another seed other points;
+  - every point asks for what the help text promises: a load in [0.7, 1.3], 24-128 nodes, and a
+    job window (when there is one) of at least 5,000 jobs inside the trace's job count
+    (TitanSched 82,247 jobs with a valid row, Gen-Parallel Helios 10,796, Gen-Parallel Philly 15,000) or no window;
+  - the traces drawn are the grid's four (TitanSched, Gen-Parallel Helios and Philly, all of
+    ElasticFlow) or two distinct ElasticFlow clusters of 02, 04, 07, 08, 09, and each kind occurs;
+  - the names are unique and carry the load and the GPU count (8 per node).
+Prints one line per check; exits 1 if any failed.
+"""
+import os
+import re
+import sys
+
+SRC = sys.argv[1] if len(sys.argv) > 1 else "."
+sys.path.insert(0, SRC + "/analysis")
+import held_out  # noqa: E402
+
+T = "/nonexistent/traces"
+bad = 0
+
+
+def check(ok, what):
+    global bad
+    bad += not ok
+    print("%s %s" % ("ok  " if ok else "FAIL", what))
+
+
+def opt(args, key):
+    for i in range(len(args) - 1):
+        if args[i] == "--set" and args[i + 1].startswith(key + "="):
+            return args[i + 1].split("=", 1)[1]
+    return None
+
+
+a = held_out.sample(T, 200, 7)
+b = held_out.sample(T, 200, 7)
+c = held_out.sample(T, 200, 8)
+check(len(a) == 200, "200 points drawn (%d)" % len(a))
+check(a == b, "the same seed draws the same points and arguments")
+check(set(a) != set(c), "another seed draws other points")
+check(list(held_out.sample(T, 5, 7).items()) == list(a.items())[:5],
+      "a smaller draw with the same seed is the start of the larger one")
+
+njobs = {os.path.join(T, "TitanSched", "philly.csv"): 82247,
+         os.path.join(T, "Gen-Parallel-Workloads", "helios_data_training.csv"): 10796,
+         os.path.join(T, "Gen-Parallel-Workloads", "philly_data_training.csv"): 15000}
+ef = os.path.join(T, "elasticflow-traces")
+kinds = set()
+for name, args in a.items():
+    trace = args[args.index("-t") + 1]
+    load = float(opt(args, "workload.trace_load"))
+    nodes = int(opt(args, "cluster.nodes"))
+    first, last = opt(args, "workload.first_job"), opt(args, "workload.last_job")
+    ok = 0.7 <= load <= 1.3 and 24 <= nodes <= 128
+    if trace in njobs:
+        kinds.add(os.path.basename(trace))
+        if first is not None:
+            f, l = int(first), int(last)
+            ok &= 0 <= f and l - f + 1 >= 5000 and l < njobs[trace]
+            ok &= ("-jobs%d-%d-" % (f, l)) in name
+        else:
+            ok &= last is None
+    elif trace == ef:
+        kinds.add("ef")
+        ok &= first is None
+    else:
+        parts = trace.split(",")
+        cl = [re.fullmatch(re.escape(ef) + r"/cluster(\d\d)\.csv", p) for p in parts]
+        ok &= len(parts) == 2 and all(cl) and first is None
+        if ok:
+            ids = [m.group(1) for m in cl]
+            ok &= ids[0] != ids[1] and set(ids) <= {"02", "04", "07", "08", "09"}
+            kinds.add("pair")
+    ok &= name.endswith("-load%g-%dgpus" % (load, 8 * nodes))
+    if not ok:
+        check(False, "point %s: %s" % (name, " ".join(args)))
+check(bad == 0, "every point's load, size, window and trace are in range, and named by them")
+check(kinds == {"philly.csv", "helios_data_training.csv", "philly_data_training.csv", "ef", "pair"},
+      "every kind of trace is drawn (%s)" % ", ".join(sorted(kinds)))
+sys.exit(1 if bad else 0)
