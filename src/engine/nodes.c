@@ -52,9 +52,9 @@ typedef struct rack {
     uint32_t n, cap;
 } rack;
 
-/* A run this rank is home to. */
-/* The fields a factor record and the rate that follows it read come first, in one cache line:
- * at scale the home step is bound by fetching the runs its records name (prefetch_rec). */
+/* A run this rank is home to. The fields a factor record and the rate that follows it read come
+ * first, within 64 bytes, so that such a record touches at most two cache lines of its run: at
+ * scale the home step is bound by fetching the runs its records name (prefetch_rec). */
 typedef struct nrun {
     uint32_t job, epoch, nslices;
     uint32_t covered;   /**< slices covered by the groups heard from (the rate is 0 until all) */
