@@ -42,7 +42,18 @@ double dike_quantile_select(double *data, size_t n, double q)
     double a = gsl_stats_select(data, 1, n, lhs);
     if (lhs == n - 1)
         return a;
-    double b = gsl_stats_select(data, 1, n, lhs + 1);
+    /* The next order statistic from one pass, not a second select: if more than lhs + 1 values
+     * are <= a, it is a itself (a tie); otherwise it is the smallest value above a. */
+    size_t at_most = 0;
+    double b = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (data[i] <= a)
+            at_most++;
+        else if (data[i] < b)
+            b = data[i];
+    }
+    if (at_most > lhs + 1)
+        b = a;
     return (1 - delta) * a + delta * b;
 }
 
