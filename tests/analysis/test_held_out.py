@@ -11,7 +11,9 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
     (TitanSched 82,247 jobs with a valid row, Gen-Parallel Helios 10,796, Gen-Parallel Philly 15,000) or no window;
   - the traces drawn are the grid's four (TitanSched, Gen-Parallel Helios and Philly, all of
     ElasticFlow) or two distinct ElasticFlow clusters of 02, 04, 07, 08, 09, and each kind occurs;
-  - the names are unique and carry the load and the GPU count (8 per node).
+  - the names are unique and carry the load and the GPU count (8 per node);
+  - --knob-only asks for Dike alone at w = 0 and 1 in each mode, four runs a point, all of them
+    also in the full list (so a later full run reuses them); the knob check on hand-made numbers.
 Prints one line per check; exits 1 if any failed.
 """
 import os
@@ -84,4 +86,16 @@ for name, args in a.items():
 check(bad == 0, "every point's load, size, window and trace are in range, and named by them")
 check(kinds == {"philly.csv", "helios_data_training.csv", "philly_data_training.csv", "ef", "pair"},
       "every kind of trace is drawn (%s)" % ", ".join(sorted(kinds)))
+
+few = held_out.sample(T, 3, 7)
+ko = list(held_out.runs(few, knob_only=True))
+full = list(held_out.runs(few))
+check(len(ko) == 3 * 4 and {(p, w) for _, p, _, w in ko} == {("dike", "0"), ("dike", "1")}
+      and {k for _, _, k, _ in ko} == {"oracle", "noisy"}, "--knob-only: Dike at w = 0 and 1, both modes, 4 runs a point")
+check(set(ko) <= set(full), "--knob-only's runs are among the full list's (reused by a later full run)")
+# (avg JCT s, unfair fraction): w = 1 must be no less fair, w = 0 no slower; ties pass
+check(held_out.knob_monotone((100.0, 0.05), (110.0, 0.01)), "knob: w = 0 faster and w = 1 fairer passes")
+check(held_out.knob_monotone((100.0, 0.01), (100.0, 0.01)), "knob: equal values pass")
+check(not held_out.knob_monotone((101.0, 0.05), (100.0, 0.01)), "knob: w = 0 slower fails (the JCT side)")
+check(not held_out.knob_monotone((100.0, 0.01), (110.0, 0.02)), "knob: w = 1 less fair fails (the unfair side)")
 sys.exit(1 if bad else 0)
