@@ -21,6 +21,11 @@ nodes of 8 GPUs. The same seed draws the same points, so a failure can be rerun.
 of the time of a full draw (the baselines on the large traces take most of it), for trying a
 change to Dike on many points. A draw's baselines are not needed for that check, and a later run
 without --knob-only on the same --out reuses these runs.
+
+--noise-seeds K asks whether the knob's failures under noisy durations are chance: Dike at w = 0
+and 1 under `noisy` with run.seed 1..K (the seed of the estimates' errors; seed 1 is the runs
+above), and per point how many seeds fail the knob, w = 0's mean average-JCT difference to w = 1,
+and whether that mean is above zero by more than two standard errors ("systematic").
 """
 import argparse
 import os
@@ -102,14 +107,31 @@ def runs(pts, knob_only=False):
                 yield c, "dike", k, w
 
 
+def noise_runs(pts, k):
+    """Dike at w = 0 and 1 under noisy durations, run.seed 1..k (seed 1: the draw's own runs)."""
+    for c in pts:
+        for rs in range(1, k + 1):
+            for w in ("0", "1"):
+                yield c, "dike", "noisy", w, rs
+
+
+def systematic(diffs):
+    """More than two standard errors above zero: the mean of per-seed differences (w = 0 minus
+    w = 1, average JCT) says w = 0 is slower beyond the seeds' spread. Needs two seeds or more."""
+    n = len(diffs)
+    m = sum(diffs) / n
+    sd = (sum((x - m) ** 2 for x in diffs) / (n - 1)) ** 0.5
+    return m > 2 * sd / n ** 0.5
+
+
 def knob_monotone(d0, d1):
     """The issue's knob check from (avg JCT, unfair fraction, ...) at w = 0 and w = 1: w = 1 no less
     fair, w = 0 no slower."""
     return d1[1] <= d0[1] and d0[0] <= d1[0]
 
 
-def name(p, k, w):
-    return "%s-%s%s" % (p, k, "-w" + w if w else "")
+def name(p, k, w, rs=1):
+    return "%s-%s%s%s" % (p, k, "-w" + w if w else "", "-rs%d" % rs if rs != 1 else "")
 
 
 def main():
@@ -121,28 +143,58 @@ def main():
     ap.add_argument("--sample", type=int, default=0, help="draw this many random points instead of the seven")
     ap.add_argument("--seed", type=int, default=1, help="seed of --sample's draw")
     ap.add_argument("--knob-only", action="store_true", help="run Dike at w = 0 and 1 only; check only the knob")
+    ap.add_argument("--noise-seeds", type=int, default=0, metavar="K",
+                    help="Dike at w = 0 and 1 under noisy durations with run.seed 1..K: are the knob's failures chance?")
     a = ap.parse_args()
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
     pts = sample(a.traces, a.sample, a.seed) if a.sample > 0 else points(a.traces)
 
+    if a.noise_seeds == 1 or a.noise_seeds < 0:
+        sys.exit("held_out: --noise-seeds needs 2 seeds or more")
+
     def one(r):
-        c, p, k, w = r
-        out = os.path.join(a.out, c, name(p, k, w) + ".h5")
+        c, p, k, w, rs = r if len(r) == 5 else r + (1,)
+        out = os.path.join(a.out, c, name(p, k, w, rs) + ".h5")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         if os.path.exists(out):
             return
         cmd = [a.emu, "run"] + pts[c] + COMMON + ["-p", p, "--set", "scheduler.duration_knowledge=" + k, "--out", out]
         if w:
             cmd += ["--set", "dike.fairness_weight=" + w]
+        if rs != 1:
+            cmd += ["--seed", str(rs)]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
 
+    todo = list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else list(runs(pts, a.knob_only))
     with ThreadPoolExecutor(2) as ex:
-        list(ex.map(one, list(runs(pts, a.knob_only))))
+        list(ex.map(one, todo))
 
     def summary(c, n):
         s = h5py.File(os.path.join(a.out, c, n + ".h5"), "r")["/summary"].attrs
         return s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]
+
+    if a.noise_seeds:
+        K = a.noise_seeds
+        pairs = fails = unfair_side = nsys = 0
+        by = [0] * (K + 1)
+        for c in pts:
+            d = [(summary(c, name("dike", "noisy", "0", rs)), summary(c, name("dike", "noisy", "1", rs)))
+                 for rs in range(1, K + 1)]
+            diffs = [100 * (x[0] / y[0] - 1) for x, y in d]
+            nf = sum(not knob_monotone(x, y) for x, y in d)
+            unfair_side += sum(y[1] > x[1] for x, y in d)
+            sysf = systematic(diffs)
+            pairs += K
+            fails += nf
+            by[nf] += 1
+            nsys += sysf
+            print("%-42s noisy  knob fails %d of %d seeds; w=0 vs w=1 avg JCT %+.3f%% (seeds: %s)%s" %
+                  (c, nf, K, sum(diffs) / K, " ".join("%+.2f" % x for x in diffs), "  SYSTEMATIC" if sysf else ""))
+        print("%d points x %d noise seeds: knob fails %d of %d (%d on the unfair side); points by failing seeds 0..%d: %s; "
+              "systematic (w = 0 slower by more than 2 standard errors): %d" %
+              (len(pts), K, fails, pairs, unfair_side, K, " ".join(map(str, by)), nsys))
+        return 0
 
     if a.knob_only:
         fails = {k: 0 for k in MODES}

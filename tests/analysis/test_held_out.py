@@ -13,7 +13,9 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
     ElasticFlow) or two distinct ElasticFlow clusters of 02, 04, 07, 08, 09, and each kind occurs;
   - the names are unique and carry the load and the GPU count (8 per node);
   - --knob-only asks for Dike alone at w = 0 and 1 in each mode, four runs a point, all of them
-    also in the full list (so a later full run reuses them); the knob check on hand-made numbers.
+    also in the full list (so a later full run reuses them); the knob check on hand-made numbers;
+  - --noise-seeds K asks for Dike noisy at w = 0 and 1 with run seeds 1..K, seed 1 in the draw's
+    own files; "systematic" (mean difference above two standard errors) on hand-made numbers.
 Prints one line per check; exits 1 if any failed.
 """
 import os
@@ -98,4 +100,15 @@ check(held_out.knob_monotone((100.0, 0.05), (110.0, 0.01)), "knob: w = 0 faster 
 check(held_out.knob_monotone((100.0, 0.01), (100.0, 0.01)), "knob: equal values pass")
 check(not held_out.knob_monotone((101.0, 0.05), (100.0, 0.01)), "knob: w = 0 slower fails (the JCT side)")
 check(not held_out.knob_monotone((100.0, 0.01), (110.0, 0.02)), "knob: w = 1 less fair fails (the unfair side)")
+nr = list(held_out.noise_runs(few, 3))
+check(len(nr) == 3 * 3 * 2 and {(p, k) for _, p, k, _, _ in nr} == {("dike", "noisy")}
+      and {rs for *_, rs in nr} == {1, 2, 3}, "--noise-seeds 3: Dike noisy at w = 0 and 1, run seeds 1-3, 6 runs a point")
+check(held_out.name("dike", "noisy", "0") == held_out.name("dike", "noisy", "0", 1) == "dike-noisy-w0"
+      and held_out.name("dike", "noisy", "1", 4) == "dike-noisy-w1-rs4",
+      "run seed 1 is the draw's own run; other seeds get their own files")
+# mean 0.3, sd 0.082 over 4 seeds: standard error 0.041, 0.3 > 0.082 -> systematic
+check(held_out.systematic([0.2, 0.3, 0.4, 0.3]), "systematic: mean 0.3, standard error 0.041")
+# mean 0.1, sd 0.183 over 4 seeds: standard error 0.0913, 0.1 < 0.183 -> chance
+check(not held_out.systematic([-0.1, 0.3, 0.0, 0.2]), "chance: mean 0.1, standard error 0.091")
+check(not held_out.systematic([-0.3, -0.2, -0.4, -0.3]), "w = 0 faster on every seed: not systematic")
 sys.exit(1 if bad else 0)
