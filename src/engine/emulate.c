@@ -326,40 +326,45 @@ static void gather_reports(emu *m)
     dike_nodes_clear_reports(m->ns);
 }
 
+/* The reports' jobs are handled in time order, and at 400,000 GPUs and more the coordinator's
+ * state is far larger than the caches. Ahead of report i, fetch a finished or stopped job's three
+ * cache lines PF_REP * 2 reports ahead, and its spec, first slice and that node's entry PF_REP
+ * ahead (the job is there by then), so that the handling does not wait on them one by one.
+ * always_inline for the reason nodes.c's prefetch_rec gives: GCC drops calls of a function that
+ * only prefetches before inlining it. */
+enum { PF_REP = 8 };
+__attribute__((always_inline)) static inline void
+prefetch_rep(const dike_sched *s, const dike_nrep *ra, size_t nra, size_t i)
+{
+    size_t a = i + 2 * PF_REP, b = i + PF_REP;
+    if (a < nra && (ra[a].kind == DIKE_NREP_FINISH || ra[a].kind == DIKE_NREP_STOPPED)) {
+        const char *jp = (const char *)&s->jobs[ra[a].entity];
+        __builtin_prefetch(jp);
+        __builtin_prefetch(jp + 64);
+        __builtin_prefetch(jp + 128);
+    }
+    if (b < nra && (ra[b].kind == DIKE_NREP_FINISH || ra[b].kind == DIKE_NREP_STOPPED)) {
+        const dike_job *j = &s->jobs[ra[b].entity];
+        __builtin_prefetch(j->spec);
+        if (j->nslices) {
+            __builtin_prefetch(j->slices);
+            if (s->node_jobs)
+                __builtin_prefetch(&s->node_jobs[(size_t)j->slices[0].node * s->cl->gpus_per_node],
+                                   1);
+        }
+    }
+}
+
 /* Step 3b (rank 0): run the coordinator's events of [T, E) with the reports, decide, and fill each
  * rank's down block: its actions, the next window (the earliest node-side time, new action or
  * coordinator event) and the flags. */
-enum { PF_REP = 8 }; /* how far ahead coordinate() fetches the reports' jobs */
 static void coordinate(emu *m, dike_time E)
 {
     double t0 = MPI_Wtime();
     dike_sched *s = m->s;
-    /* The reports' jobs are handled right after, in time order: fetch each job (three cache
-     * lines), its spec and its first slice's node entry now, in stages, so that the handling does
-     * not wait on them one by one (at 400,000 GPUs and more the coordinator's state is far larger
-     * than the caches). Written out here, not in a helper: GCC drops calls of a function that only
-     * prefetches (nodes.c, prefetch_rec). */
-    const dike_nrep *ra = m->rall;
-    size_t nra = m->nrall;
-    uint32_t G = s->cl->gpus_per_node;
-    for (size_t i = 0; i < nra; i++) {
-        size_t a = i + 2 * PF_REP, b = i + PF_REP;
-        if (a < nra && (ra[a].kind == DIKE_NREP_FINISH || ra[a].kind == DIKE_NREP_STOPPED)) {
-            const char *jp = (const char *)&s->jobs[ra[a].entity];
-            __builtin_prefetch(jp);
-            __builtin_prefetch(jp + 64);
-            __builtin_prefetch(jp + 128);
-        }
-        if (b < nra && (ra[b].kind == DIKE_NREP_FINISH || ra[b].kind == DIKE_NREP_STOPPED)) {
-            const dike_job *j = &s->jobs[ra[b].entity];
-            __builtin_prefetch(j->spec);
-            if (j->nslices) {
-                __builtin_prefetch(j->slices);
-                if (s->node_jobs)
-                    __builtin_prefetch(&s->node_jobs[(size_t)j->slices[0].node * G], 1);
-            }
-        }
-        dike_coord_report(s, &ra[i]);
+    for (size_t i = 0; i < m->nrall; i++) {
+        prefetch_rep(s, m->rall, m->nrall, i);
+        dike_coord_report(s, &m->rall[i]);
     }
     dike_coord_run(s, E, SIZE_MAX);
     m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
