@@ -18,8 +18,9 @@ multi-tenant traces of the grid (or two ElasticFlow clusters merged), a random w
 nodes of 8 GPUs. The same seed draws the same points, so a failure can be rerun.
 
 --knob-only runs Dike alone, at w = 0 and w = 1, and prints only the knob's check: 39 s for 30
-points against about 3 minutes for a full draw on 2 cores (the baselines on the large traces take
-most of it), for trying a change to Dike on many points. A draw's baselines are not needed for that check, and a later run
+points against about 3 minutes for a full draw on 2 cores (both measured 2026-12-02; the
+baselines on the large traces take most of a full draw), for trying a change to Dike on many
+points. A draw's baselines are not needed for that check, and a later run
 without --knob-only on the same --out reuses these runs.
 
 --noise-seeds K asks whether the knob's failures under noisy durations are chance: Dike at w = 0
