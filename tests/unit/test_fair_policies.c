@@ -503,6 +503,41 @@ static void test_dike_estimate_margin(void **st)
     dike_results_free(&r);
 }
 
+/* A chain of swaps taken at its end. Two nodes of 8 GPUs (pack). At 0 J0 (8 GPUs, 1000 s, a) starts
+ * on node 0 and J1 (8 GPUs, 10,000 s, b) on node 1; J2 (8 GPUs, 100 s, c) arrives at 100. w = 0,
+ * hysteresis 0.1, restore cost 10 s.
+ *   J2 may take either: 100 x 8 <= (0.9 x 900 - 10) x 8 = 6400 and <= (0.9 x 9900 - 10) x 8 = 71,200
+ *   GPU-s. Both nodes stop 8 GPUs; the first, node 0 (J0), is chosen.
+ *   J0, if taken, would at once take J1's GPUs: (900 + 10 restore) x 8 = 7280 <= 71,200 (and J1
+ *   may not take J0's: (9900 + 10) x 8 > 6400). So J2 takes J1's node directly, the job the chain
+ *   would have ended with: J2 100-200 on node 1, J0 keeps node 0, 0-1000; J1 resumes at 200,
+ *   pays 10 s: 200-10,110. One preemption.
+ *   (Without the chain followed: J2 takes J0's node, J0 takes J1's at 100 and ends at
+ *   100 + 10 + 900 = 1010: two preemptions, and J0 pays a restore for nothing.)
+ * With w = 1 neither may be taken (N_avg = 2, G = 16: T_ideal = duration, slack 0 < 100): J2 runs
+ * when J0 ends, 1000-1100. */
+static void test_dike_chain(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 10000, 8, "b"}, {100, 100, 8, "c"}};
+    const char *w0[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
+                        "scheduler.placement=pack", "dike.fairness_weight=0",
+                        "scheduler.preemption_cost_s=10", NULL};
+    const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
+                        "scheduler.placement=pack", "dike.fairness_weight=1",
+                        "scheduler.preemption_cost_s=10", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 3, w0, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 0, 10110, 1);
+    expect_job(&r, 2, 100, 200, 0);
+    dike_results_free(&r);
+    assert_int_equal(sc_run(jobs, 3, w1, &r), 0);
+    expect_job(&r, 0, 0, 1000, 0);
+    expect_job(&r, 1, 0, 10000, 0);
+    expect_job(&r, 2, 1000, 1100, 0);
+    dike_results_free(&r);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -514,7 +549,7 @@ int main(void)
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
         cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
-        cmocka_unit_test(test_dike_estimate_margin),
+        cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
