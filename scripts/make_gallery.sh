@@ -6,8 +6,8 @@
 #   bash scripts/make_gallery.sh [--run-campaign] [--week-only] [--results DIR] [--allow-drop] [DIKE_EMU]
 #                                                          # default DIKE_EMU: build/dike-emu
 #
-# The grid's 720 points take about 14 minutes on 2 cores (the header of the grid file has
-# the measurement), so by default the script expects them done, in $TRACES (default
+# The grid's 720 points take 5-14 minutes on 2 cores (the header of the grid file has
+# the measurements), so by default the script expects them done, in $TRACES (default
 # results/trace-comparison), e.g. by
 #   mpirun -np 2 build/dike-emu campaign experiments/trace-comparison.ini
 # or on Slurm (slurm-jobs/submit.sh experiments/trace-comparison.ini); --run-campaign runs (or
