@@ -27,6 +27,12 @@ without --knob-only on the same --out reuses these runs.
 and 1 under `noisy` with run.seed 1..K (the seed of the estimates' errors; seed 1 is the runs
 above), and per point how many seeds fail the knob, w = 0's mean average-JCT difference to w = 1,
 and whether that mean is above zero by more than two standard errors ("systematic").
+
+--against DIR (with a full draw or --knob-only) then compares Dike's runs with those of the same
+draw in DIR, run by another build: per mode and knob value, the median, lowest and highest change
+of average JCT, the median change of the unfair fraction, and preemptions per job before and
+after. To try a change to Dike: run a draw with the current build into DIR, the same draw with the
+changed build (`--emu`) into another folder with `--against DIR`.
 """
 import argparse
 import os
@@ -131,6 +137,22 @@ def knob_monotone(d0, d1):
     return d1[1] <= d0[1] and d0[0] <= d1[0]
 
 
+def against(pairs):
+    """Dike's change from an older build's runs to this build's on the same points: @p pairs is a
+    list of (old, new) summaries (avg JCT, unfair fraction, ...). Returns the median, lowest and
+    highest change of average JCT in percent, the median change of the unfair fraction, and the
+    mean preemptions per job of the old and the new runs."""
+    d = sorted(100 * (n[0] / o[0] - 1) for o, n in pairs)
+    u = sorted(n[1] - o[1] for o, n in pairs)
+
+    def median(x):
+        m = len(x) // 2
+        return x[m] if len(x) % 2 else (x[m - 1] + x[m]) / 2
+
+    return (median(d), d[0], d[-1], median(u), sum(o[3] for o, n in pairs) / len(pairs),
+            sum(n[3] for o, n in pairs) / len(pairs))
+
+
 def name(p, k, w, rs=1):
     return "%s-%s%s%s" % (p, k, "-w" + w if w else "", "-rs%d" % rs if rs != 1 else "")
 
@@ -146,6 +168,8 @@ def main():
     ap.add_argument("--knob-only", action="store_true", help="run Dike at w = 0 and 1 only; check only the knob")
     ap.add_argument("--noise-seeds", type=int, default=0, metavar="K",
                     help="Dike at w = 0 and 1 under noisy durations with run.seed 1..K: are the knob's failures chance?")
+    ap.add_argument("--against", metavar="DIR",
+                    help="after the checks, Dike's change from the runs in DIR (the same draw run with another build)")
     a = ap.parse_args()
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
@@ -208,6 +232,7 @@ def main():
                       "w=1: %.1f s, unfair %.4f, %.2f preemptions/job" %
                       (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3]))
         print("%d points: knob not monotone: %s" % (len(pts), ", ".join("%s %d" % kv for kv in fails.items())))
+        compare_with(a, pts, ("0", "1"), summary)
         return 0
 
     bad = 0
@@ -231,7 +256,30 @@ def main():
                   (c, k, ",".join(dom) or "none", "yes" if mono else "NO", dk[0] / 3600, 100 * (dk[0] / base[bj][0] - 1),
                    bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600, d["0"][1], d["1"][0] / 3600, d["1"][1]))
     print("%d points x %d modes: %s" % (len(pts), len(MODES), ", ".join("%s %d" % kv for kv in fails.items())))
+    compare_with(a, pts, ("0", "0.5", "1"), summary)
     return 0
+
+
+def compare_with(a, pts, ws, summary):
+    """--against DIR: per mode and knob value, Dike's runs of this draw in DIR against --out's."""
+    if not a.against:
+        return
+    print("against %s (Dike, this build against that one, points run in both):" % a.against)
+    for k in MODES:
+        for w in ws:
+            pairs = []
+            for c in pts:
+                f = os.path.join(a.against, c, name("dike", k, w) + ".h5")
+                if os.path.exists(f):
+                    s = h5py.File(f, "r")["/summary"].attrs
+                    pairs.append(((s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]),
+                                  summary(c, name("dike", k, w))))
+            if not pairs:
+                print("  %-6s w=%-3s no runs in %s" % (k, w, a.against))
+                continue
+            m, lo, hi, du, p0, p1 = against(pairs)
+            print("  %-6s w=%-3s %2d points: avg JCT median %+.3f%% (%+.2f to %+.2f%%), unfair fraction median %+.4f, "
+                  "preemptions/job mean %.3f -> %.3f" % (k, w, len(pairs), m, lo, hi, du, p0, p1))
 
 
 if __name__ == "__main__":

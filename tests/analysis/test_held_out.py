@@ -15,7 +15,8 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
   - --knob-only asks for Dike alone at w = 0 and 1 in each mode, four runs a point, all of them
     also in the full list (so a later full run reuses them); the knob check on hand-made numbers;
   - --noise-seeds K asks for Dike noisy at w = 0 and 1 with run seeds 1..K, seed 1 in the draw's
-    own files; "systematic" (mean difference above two standard errors) on hand-made numbers.
+    own files; "systematic" (mean difference above two standard errors) on hand-made numbers;
+  - --against's comparison of two builds' runs on hand-made numbers (medians, range, means).
 Prints one line per check; exits 1 if any failed.
 """
 import os
@@ -111,4 +112,15 @@ check(held_out.systematic([0.2, 0.3, 0.4, 0.3]), "systematic: mean 0.3, standard
 # mean 0.1, sd 0.183 over 4 seeds: standard error 0.0913, 0.1 < 0.183 -> chance
 check(not held_out.systematic([-0.1, 0.3, 0.0, 0.2]), "chance: mean 0.1, standard error 0.091")
 check(not held_out.systematic([-0.3, -0.2, -0.4, -0.3]), "w = 0 faster on every seed: not systematic")
+# --against: (old, new) summaries (avg JCT s, unfair fraction, Jain, preemptions/job). Changes of
+# JCT +10 %, -5 %, +2 % -> sorted -5, +2, +10: median +2, lowest -5, highest +10; unfair changes
+# -0.02, 0, +0.01 -> median 0; preemptions/job old (1 + 2 + 0) / 3 = 1, new (0.5 + 1 + 0) / 3 = 0.5.
+ag = held_out.against([((100.0, 0.10, 0.9, 1.0), (110.0, 0.08, 0.9, 0.5)),
+                       ((200.0, 0.05, 0.9, 2.0), (190.0, 0.05, 0.9, 1.0)),
+                       ((50.0, 0.01, 0.9, 0.0), (51.0, 0.02, 0.9, 0.0))])
+check(all(abs(x - y) < 1e-9 for x, y in zip(ag, (2.0, -5.0, 10.0, 0.0, 1.0, 0.5))),
+      "--against: JCT change median +2%, -5% to +10%; unfair median 0; preemptions 1 -> 0.5")
+# an even count: the median is the mean of the middle two (+2 and +10 -> +6)
+ag = held_out.against([((100.0, 0.1, 0, 0), (110.0, 0.1, 0, 0)), ((100.0, 0.1, 0, 0), (102.0, 0.1, 0, 0))])
+check(abs(ag[0] - 6.0) < 1e-9, "--against: median of two changes is their mean")
 sys.exit(1 if bad else 0)
