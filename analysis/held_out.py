@@ -195,8 +195,8 @@ def main():
     with ThreadPoolExecutor(2) as ex:
         list(ex.map(one, todo))
 
-    def summary(c, n):
-        s = h5py.File(os.path.join(a.out, c, n + ".h5"), "r")["/summary"].attrs
+    def summary(c, n, d=a.out):
+        s = h5py.File(os.path.join(d, c, n + ".h5"), "r")["/summary"].attrs
         return s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]
 
     if a.noise_seeds:
@@ -269,11 +269,9 @@ def compare_with(a, pts, ws, summary):
         for w in ws:
             pairs = []
             for c in pts:
-                f = os.path.join(a.against, c, name("dike", k, w) + ".h5")
-                if os.path.exists(f):
-                    s = h5py.File(f, "r")["/summary"].attrs
-                    pairs.append(((s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]),
-                                  summary(c, name("dike", k, w))))
+                n = name("dike", k, w)
+                if os.path.exists(os.path.join(a.against, c, n + ".h5")):
+                    pairs.append((summary(c, n, a.against), summary(c, n)))
             if not pairs:
                 print("  %-6s w=%-3s no runs in %s" % (k, w, a.against))
                 continue
