@@ -37,6 +37,7 @@ changed build (`--emu`) into another folder with `--against DIR`.
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -142,15 +143,9 @@ def against(pairs):
     list of (old, new) summaries (avg JCT, unfair fraction, ...). Returns the median, lowest and
     highest change of average JCT in percent, the median change of the unfair fraction, and the
     mean preemptions per job of the old and the new runs."""
-    d = sorted(100 * (n[0] / o[0] - 1) for o, n in pairs)
-    u = sorted(n[1] - o[1] for o, n in pairs)
-
-    def median(x):
-        m = len(x) // 2
-        return x[m] if len(x) % 2 else (x[m - 1] + x[m]) / 2
-
-    return (median(d), d[0], d[-1], median(u), sum(o[3] for o, n in pairs) / len(pairs),
-            sum(n[3] for o, n in pairs) / len(pairs))
+    d = [100 * (n[0] / o[0] - 1) for o, n in pairs]
+    return (statistics.median(d), min(d), max(d), statistics.median(n[1] - o[1] for o, n in pairs),
+            statistics.mean(o[3] for o, n in pairs), statistics.mean(n[3] for o, n in pairs))
 
 
 def name(p, k, w, rs=1):
