@@ -2,6 +2,7 @@
 #ifndef DIKE_TEST_SCENARIO_H
 #define DIKE_TEST_SCENARIO_H
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,42 @@ static inline void expect_job(const dike_results *r, size_t i, double start, dou
     assert_float_equal(r->jobs[i].start_time, start, SC_EPS);
     assert_float_equal(r->jobs[i].finish_time, finish, SC_EPS);
     assert_int_equal(r->jobs[i].preemptions, preemptions);
+}
+
+/* A job's expected start, finish (s) and preemptions, worked out by hand. */
+typedef struct sc_want {
+    double start, finish;
+    unsigned preemptions;
+} sc_want;
+
+/* Runs the scenario and checks every one of its @p n jobs against @p want, in job order. A
+ * failure names the calling line and every job that differs. */
+#define sc_expect(jobs, n, sets, ...) sc_expect_at(jobs, n, sets, __FILE__, __LINE__, __VA_ARGS__)
+
+static inline void sc_expect_at(const sc_job *jobs, size_t n, const char *const *sets,
+                                const char *file, int line, const sc_want *want)
+{
+    dike_results r;
+    if (sc_run(jobs, n, sets, &r) != 0) {
+        print_error("%s:%d: the scenario did not run\n", file, line);
+        fail();
+    }
+    int bad = r.njobs != n;
+    if (bad)
+        print_error("%s:%d: %zu jobs in the results, expected %zu\n", file, line, r.njobs, n);
+    for (size_t i = 0; i < n && i < r.njobs; i++) {
+        const dike_job_record *j = &r.jobs[i];
+        if (fabs(j->start_time - want[i].start) > SC_EPS ||
+            fabs(j->finish_time - want[i].finish) > SC_EPS || j->preemptions != want[i].preemptions) {
+            print_error("%s:%d: job %zu: start %.6f, finish %.6f, %u preemptions; expected %.6f, %.6f, %u\n",
+                        file, line, i, j->start_time, j->finish_time, j->preemptions, want[i].start,
+                        want[i].finish, want[i].preemptions);
+            bad = 1;
+        }
+    }
+    dike_results_free(&r);
+    if (bad)
+        fail();
 }
 #endif
 

@@ -295,12 +295,11 @@ static void test_sjf_none_by_history(void **st)
     dike_results_free(&r);
 
     const char *oracle[] = {ONE_NODE, "scheduler.policy=sjf", NULL};
-    assert_int_equal(sc_run(sjf_jobs, 4, oracle, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    expect_job(&r, 1, 110, 160, 0);
-    expect_job(&r, 2, 100, 110, 0);
-    expect_job(&r, 3, 160, 360, 0);
-    dike_results_free(&r);
+    sc_expect(sjf_jobs, 4, oracle, (const sc_want[]){
+        {0, 100, 0},
+        {110, 160, 0},
+        {100, 110, 0},
+        {160, 360, 0}});
 }
 
 /* The same output metrics whatever the knowledge: T_ideal and rho come from the true duration.
@@ -332,12 +331,7 @@ static void test_srtf_noisy_sigma0(void **st)
     static const sc_job three[] = {{0, 100, 8, "a"}, {10, 50, 8, "a"}, {20, 20, 8, "b"}};
     const char *sets[] = {ONE_NODE, "scheduler.policy=srtf", "scheduler.preemption_cost_s=0",
                           "scheduler.duration_knowledge=noisy", "scheduler.duration_error_sigma=0", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(three, 3, sets, &r), 0);
-    expect_job(&r, 0, 0, 170, 1);
-    expect_job(&r, 1, 10, 80, 1);
-    expect_job(&r, 2, 20, 40, 0);
-    dike_results_free(&r);
+    sc_expect(three, 3, sets, (const sc_want[]){{0, 170, 1}, {10, 80, 1}, {20, 40, 0}});
 }
 
 /* SRTF under `none`, one 8-GPU node, no preemption cost:
@@ -356,13 +350,11 @@ static void test_srtf_none_doubling(void **st)
     static const sc_job jobs[] = {{0, 100, 8, "a"}, {200, 1000, 8, "a"}, {300, 30, 8, "b"}, {400, 40, 8, "a"}};
     const char *sets[] = {ONE_NODE, "scheduler.policy=srtf", "scheduler.preemption_cost_s=0",
                           "scheduler.duration_knowledge=none", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 4, sets, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    expect_job(&r, 1, 200, 1270, 1);
-    expect_job(&r, 2, 400, 430, 0);
-    expect_job(&r, 3, 430, 470, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 4, sets, (const sc_want[]){
+        {0, 100, 0},
+        {200, 1270, 1},
+        {400, 430, 0},
+        {430, 470, 0}});
 }
 
 int main(void)

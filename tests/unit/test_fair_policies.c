@@ -61,11 +61,7 @@ static void test_las_queues(void **st)
     const char *sets[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
                           "scheduler.preemption_cost_s=0", "las.thresholds_gpu_s=800",
                           "las.promote_knob=0", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 2, sets, &r), 0);
-    expect_job(&r, 0, 0, 400, 1);
-    expect_job(&r, 1, 100, 200, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 2, sets, (const sc_want[]){{0, 400, 1}, {100, 200, 0}});
 }
 
 /* Starvation promotion. J0 (8 GPUs, 300 s) at 0, J1 (8 GPUs, 1000 s) at 50; threshold 800 GPU-s,
@@ -87,15 +83,8 @@ static void test_las_promotion(void **st)
     const char *on[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
                         "scheduler.preemption_cost_s=0", "las.thresholds_gpu_s=800",
                         "las.promote_knob=0.5", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 2, off, &r), 0);
-    expect_job(&r, 0, 0, 400, 1);
-    expect_job(&r, 1, 100, 1300, 1);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 2, on, &r), 0);
-    expect_job(&r, 0, 0, 500, 2);
-    expect_job(&r, 1, 100, 1300, 2);
-    dike_results_free(&r);
+    sc_expect(jobs, 2, off, (const sc_want[]){{0, 400, 1}, {100, 1300, 1}});
+    sc_expect(jobs, 2, on, (const sc_want[]){{0, 500, 2}, {100, 1300, 2}});
 }
 
 /* ---- themis ---- */
@@ -110,11 +99,7 @@ static void test_themis(void **st)
     static const sc_job jobs[] = {{0, 1000, 8, "a"}, {10, 100, 8, "b"}};
     const char *sets[] = {"cluster.nodes=1", "scheduler.policy=themis", "scheduler.round_s=100",
                           "scheduler.preemption_cost_s=0", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 2, sets, &r), 0);
-    expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 100, 200, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 2, sets, (const sc_want[]){{0, 1100, 1}, {100, 200, 0}});
 }
 
 /* ---- gandiva-fair ---- */
@@ -132,11 +117,7 @@ static void test_gandiva_fair(void **st)
     static const sc_job jobs[] = {{0, 250, 8, "a"}, {0, 250, 8, "b"}};
     const char *sets[] = {"cluster.nodes=1", "scheduler.policy=gandiva-fair", "scheduler.round_s=100",
                           "scheduler.preemption_cost_s=0", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 2, sets, &r), 0);
-    expect_job(&r, 0, 0, 450, 2);
-    expect_job(&r, 1, 100, 500, 2);
-    dike_results_free(&r);
+    sc_expect(jobs, 2, sets, (const sc_want[]){{0, 450, 2}, {100, 500, 2}});
 }
 
 /* ---- drf ---- */
@@ -185,14 +166,12 @@ static void test_dike_shortest_first(void **st)
                                   {0, 700, 1, "b"}, {10, 50, 4, "b"}};
     const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
                           "dike.hysteresis=1", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 5, sets, &r), 0);
-    expect_job(&r, 0, 700, 800, 0);
-    expect_job(&r, 1, 250, 550, 0);
-    expect_job(&r, 2, 0, 200, 0);
-    expect_job(&r, 3, 0, 700, 0);
-    expect_job(&r, 4, 200, 250, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 5, sets, (const sc_want[]){
+        {700, 800, 0},
+        {250, 550, 0},
+        {0, 200, 0},
+        {0, 700, 0},
+        {200, 250, 0}});
 }
 
 /* Preemption and the fairness guard (the worked example of docs/dike.md).
@@ -219,27 +198,10 @@ static void test_dike_preemption(void **st)
                            "dike.fairness_weight=1", "dike.min_lease_s=200", NULL};
     const char *cost[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
                           "dike.fairness_weight=1", "scheduler.preemption_cost_s=10", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 3, plain, &r), 0);
-    expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 1100, 3100, 0);
-    expect_job(&r, 2, 100, 200, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, hyst, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 1100, 3100, 0);
-    expect_job(&r, 2, 1000, 1100, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, lease, &r), 0);
-    expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 1100, 3100, 0);
-    expect_job(&r, 2, 200, 300, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, cost, &r), 0);
-    expect_job(&r, 0, 0, 1110, 1);
-    expect_job(&r, 1, 1110, 3110, 0);
-    expect_job(&r, 2, 100, 200, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 3, plain, (const sc_want[]){{0, 1100, 1}, {1100, 3100, 0}, {100, 200, 0}});
+    sc_expect(jobs, 3, hyst, (const sc_want[]){{0, 1000, 0}, {1100, 3100, 0}, {1000, 1100, 0}});
+    sc_expect(jobs, 3, lease, (const sc_want[]){{0, 1100, 1}, {1100, 3100, 0}, {200, 300, 0}});
+    sc_expect(jobs, 3, cost, (const sc_want[]){{0, 1110, 1}, {1110, 3110, 0}, {100, 200, 0}});
 }
 
 /* The knob: a victim without slack. J0 (8 GPUs, 500 s, a) and J1 (8 GPUs, 1000 s, b) at 0: J0
@@ -314,19 +276,16 @@ static void test_dike_victim_nodes(void **st)
                         "scheduler.placement=pack", "dike.fairness_weight=0", NULL};
     const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
                         "scheduler.placement=pack", "dike.fairness_weight=1", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 4, w0, &r), 0);
-    expect_job(&r, 0, 0, 1100, 1);
-    expect_job(&r, 1, 0, 1000, 0);
-    expect_job(&r, 2, 0, 400, 0);
-    expect_job(&r, 3, 100, 200, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 4, w1, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 0, 1000, 0);
-    expect_job(&r, 2, 0, 500, 1);
-    expect_job(&r, 3, 100, 200, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 4, w0, (const sc_want[]){
+        {0, 1100, 1},
+        {0, 1000, 0},
+        {0, 400, 0},
+        {100, 200, 0}});
+    sc_expect(jobs, 4, w1, (const sc_want[]){
+        {0, 1000, 0},
+        {0, 1000, 0},
+        {0, 500, 1},
+        {100, 200, 0}});
 }
 
 /* Starts where the gang runs at its best rate. Two nodes of 8 GPUs in one rack; no preemption
@@ -344,11 +303,7 @@ static void test_dike_local_start(void **st)
                           "scheduler.round_s=100000", "dike.hysteresis=1",
                           "cluster.locality_rack=1", "cluster.locality_cross_rack=1", NULL};
     dike_results r;
-    assert_int_equal(sc_run(jobs, 3, slow, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 0, 2000, 0);
-    expect_job(&r, 2, 1000, 1300, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 3, slow, (const sc_want[]){{0, 1000, 0}, {0, 2000, 0}, {1000, 1300, 0}});
     assert_int_equal(sc_run(jobs, 3, flat, &r), 0);
     expect_job(&r, 2, 10, 310, 0);
     dike_results_free(&r);
@@ -378,24 +333,18 @@ static void test_dike_lease_knob(void **st)
     static const char *const w[] = {"dike.fairness_weight=0", "dike.fairness_weight=0.5",
                                     "dike.fairness_weight=1"};
     static const double at[] = {100, 200, 100};
-    dike_results r;
     for (int k = 0; k < 3; k++) {
         const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                               "dike.min_lease_s=400", w[k], NULL};
-        assert_int_equal(sc_run(jobs, 3, sets, &r), 0);
-        expect_job(&r, 0, 0, 1100, 1);
-        expect_job(&r, 1, 1100, 4100, 0);
-        expect_job(&r, 2, at[k], at[k] + 100, 0);
-        dike_results_free(&r);
+        sc_expect(jobs, 3, sets, (const sc_want[]){
+            {0, 1100, 1},
+            {1100, 4100, 0},
+            {at[k], at[k] + 100, 0}});
     }
     static const sc_job patient[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 200, 8, "c"}};
     const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                           "dike.min_lease_s=400", "dike.fairness_weight=1", NULL};
-    assert_int_equal(sc_run(patient, 3, sets, &r), 0);
-    expect_job(&r, 0, 0, 1200, 1);
-    expect_job(&r, 1, 1200, 4200, 0);
-    expect_job(&r, 2, 400, 600, 0);
-    dike_results_free(&r);
+    sc_expect(patient, 3, sets, (const sc_want[]){{0, 1200, 1}, {1200, 4200, 0}, {400, 600, 0}});
 }
 
 /* Each restore is paid on the GPUs of the job that pays it. One node of 8 GPUs, restore cost
@@ -412,15 +361,8 @@ static void test_dike_victim_restore(void **st)
     static const sc_job small[] = {{0, 1000, 8, "a"}, {100, 5000, 1, "b"}};
     const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
                           "dike.fairness_weight=0", "scheduler.preemption_cost_s=100", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(big, 2, sets, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 1000, 7000, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(small, 2, sets, &r), 0);
-    expect_job(&r, 0, 0, 6100, 1);
-    expect_job(&r, 1, 100, 5100, 0);
-    dike_results_free(&r);
+    sc_expect(big, 2, sets, (const sc_want[]){{0, 1000, 0}, {1000, 7000, 0}});
+    sc_expect(small, 2, sets, (const sc_want[]){{0, 6100, 1}, {100, 5100, 0}});
 }
 
 /* A gang wider than a node takes whole nodes in one rack when one suffices. Four nodes of 8 GPUs,
@@ -438,14 +380,12 @@ static void test_dike_wide_rack(void **st)
                                   {0, 5000, 8, "d"}, {100, 1000, 16, "e"}};
     const char *sets[] = {"cluster.nodes=4", "cluster.nodes_per_rack=2", DK_BASE,
                           "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 5, sets, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 0, 5000, 0);
-    expect_job(&r, 2, 0, 5900, 1);
-    expect_job(&r, 3, 0, 6000, 1);
-    expect_job(&r, 4, 100, 1100, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 5, sets, (const sc_want[]){
+        {0, 1000, 0},
+        {0, 5000, 0},
+        {0, 5900, 1},
+        {0, 6000, 1},
+        {100, 1100, 0}});
 }
 
 /* The swap margin learned from estimate errors (noisy durations: a job's estimate is its duration
@@ -483,24 +423,21 @@ static void test_dike_estimate_margin(void **st)
                           "dike.fairness_weight=0", "dike.hysteresis=0",
                           "scheduler.duration_knowledge=noisy", "scheduler.duration_error_sigma=1",
                           "run.seed=1", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(noisy, 3, sets, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 1000, 101000, 0);
-    expect_job(&r, 2, 101000, 101100, 0);
-    dike_results_free(&r);
+    sc_expect(noisy, 3, sets, (const sc_want[]){
+        {0, 1000, 0},
+        {1000, 101000, 0},
+        {101000, 101100, 0}});
 
     static const sc_job none[] = {{0, 3600, 8, "b"}, {3600, 900, 8, "a"}, {4500, 10000, 8, "b"},
                                   {6500, 500, 8, "a"}};
     const char *nsets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
                            "dike.fairness_weight=0", "dike.hysteresis=0",
                            "scheduler.duration_knowledge=none", NULL};
-    assert_int_equal(sc_run(none, 4, nsets, &r), 0);
-    expect_job(&r, 0, 0, 3600, 0);
-    expect_job(&r, 1, 3600, 4500, 0);
-    expect_job(&r, 2, 4500, 15000, 1);
-    expect_job(&r, 3, 6500, 7000, 0);
-    dike_results_free(&r);
+    sc_expect(none, 4, nsets, (const sc_want[]){
+        {0, 3600, 0},
+        {3600, 4500, 0},
+        {4500, 15000, 1},
+        {6500, 7000, 0}});
 }
 
 /* A chain of swaps taken at its end. Two nodes of 8 GPUs (pack). At 0 J0 (8 GPUs, 1000 s, a) starts
@@ -525,17 +462,8 @@ static void test_dike_chain(void **st)
     const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
                         "scheduler.placement=pack", "dike.fairness_weight=1",
                         "scheduler.preemption_cost_s=10", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 3, w0, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 0, 10110, 1);
-    expect_job(&r, 2, 100, 200, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, w1, &r), 0);
-    expect_job(&r, 0, 0, 1000, 0);
-    expect_job(&r, 1, 0, 10000, 0);
-    expect_job(&r, 2, 1000, 1100, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 3, w0, (const sc_want[]){{0, 1000, 0}, {0, 10110, 1}, {100, 200, 0}});
+    sc_expect(jobs, 3, w1, (const sc_want[]){{0, 1000, 0}, {0, 10000, 0}, {1000, 1100, 0}});
 }
 
 int main(void)

@@ -89,12 +89,7 @@ static void test_fifo_two_fit_together(void **st)
 {
     static const sc_job jobs[] = {{0, 100, 8, "a"}, {10, 50, 4, "a"}, {20, 30, 4, "a"}};
     const char *sets[] = {ONE_NODE, "scheduler.policy=fifo", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 3, sets, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    expect_job(&r, 1, 100, 150, 0);
-    expect_job(&r, 2, 100, 130, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 3, sets, (const sc_want[]){{0, 100, 0}, {100, 150, 0}, {100, 130, 0}});
 }
 
 /* Head-of-line blocking vs fill-in: J0 (6 GPUs, 100) at 0, J1 (8, 10) at 1, J2 (2, 10) at 2.
@@ -105,17 +100,8 @@ static void test_fifo_backfill(void **st)
     static const sc_job jobs[] = {{0, 100, 6, "a"}, {1, 10, 8, "a"}, {2, 10, 2, "a"}};
     const char *blocking[] = {ONE_NODE, "scheduler.policy=fifo", NULL};
     const char *fill[] = {ONE_NODE, "scheduler.policy=fifo", "scheduler.backfill=true", NULL};
-    dike_results r;
-    assert_int_equal(sc_run(jobs, 3, blocking, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    expect_job(&r, 1, 100, 110, 0);
-    expect_job(&r, 2, 110, 120, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, fill, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    expect_job(&r, 1, 100, 110, 0);
-    expect_job(&r, 2, 2, 12, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 3, blocking, (const sc_want[]){{0, 100, 0}, {100, 110, 0}, {110, 120, 0}});
+    sc_expect(jobs, 3, fill, (const sc_want[]){{0, 100, 0}, {100, 110, 0}, {2, 12, 0}});
 }
 
 /* Placement on two 8-GPU nodes of one rack, locality_rack = 0.5:
@@ -136,11 +122,7 @@ static void test_pack_vs_spread(void **st)
     assert_int_equal(sc_run(jobs, 3, pack, &r), 0);
     expect_job(&r, 2, 2, 102, 0);
     dike_results_free(&r);
-    assert_int_equal(sc_run(jobs, 3, spread, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    expect_job(&r, 1, 1, 101, 0);
-    expect_job(&r, 2, 2, 202, 0);
-    dike_results_free(&r);
+    sc_expect(jobs, 3, spread, (const sc_want[]){{0, 100, 0}, {1, 101, 0}, {2, 202, 0}});
     /* Locality factors of 1 make placement irrelevant to run time. */
     assert_int_equal(sc_run(jobs, 3, spread_flat, &r), 0);
     expect_job(&r, 2, 2, 102, 0);
@@ -160,12 +142,8 @@ static void test_gang_locality(void **st)
     const char *cross[] = {"cluster.nodes=2", "cluster.nodes_per_rack=1", "cluster.locality_rack=0.5",
                            "cluster.locality_cross_rack=0.25", NULL};
     dike_results r;
-    assert_int_equal(sc_run(big, 1, rack, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(big, 1, cross, &r), 0);
-    expect_job(&r, 0, 0, 100, 0);
-    dike_results_free(&r);
+    sc_expect(big, 1, rack, (const sc_want[]){{0, 100, 0}});
+    sc_expect(big, 1, cross, (const sc_want[]){{0, 100, 0}});
 
     static const sc_job split[] = {{0, 1000, 4, "a"}, {0, 1000, 4, "a"}, {1, 100, 8, "a"}};
     const char *in_rack[] = {"cluster.nodes=2", "cluster.locality_rack=0.5",
