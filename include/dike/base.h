@@ -39,6 +39,11 @@ typedef struct dike_err {
 /** Fill @p e (if not NULL) with a printf-style message; returns @p code for `return dike_err_set(...)`. */
 int dike_err_set(dike_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+#ifdef __clang_analyzer__
+/* For clang's static analyzer only (scripts/analyze.sh): it cannot see across files that the call
+ * returns its code, so every `return dike_err_set(...)` would look as if it might return 0. */
+#define dike_err_set(e, code, ...) (dike_err_set((e), (code), __VA_ARGS__), (code))
+#endif
 
 /** Print @p prefix and @p msg to stderr as one line: newlines and tabs become spaces, other
  *  control characters '?' (messages echo file names and values the user gave). */
