@@ -296,10 +296,7 @@ static void test_sjf_none_by_history(void **st)
 
     const char *oracle[] = {ONE_NODE, "scheduler.policy=sjf", NULL};
     sc_expect(sjf_jobs, 4, oracle, (const sc_want[]){
-        {0, 100, 0},
-        {110, 160, 0},
-        {100, 110, 0},
-        {160, 360, 0}});
+        {0, 100, 0}, {110, 160, 0}, {100, 110, 0}, {160, 360, 0}});
 }
 
 /* The same output metrics whatever the knowledge: T_ideal and rho come from the true duration.
@@ -351,10 +348,7 @@ static void test_srtf_none_doubling(void **st)
     const char *sets[] = {ONE_NODE, "scheduler.policy=srtf", "scheduler.preemption_cost_s=0",
                           "scheduler.duration_knowledge=none", NULL};
     sc_expect(jobs, 4, sets, (const sc_want[]){
-        {0, 100, 0},
-        {200, 1270, 1},
-        {400, 430, 0},
-        {430, 470, 0}});
+        {0, 100, 0}, {200, 1270, 1}, {400, 430, 0}, {430, 470, 0}});
 }
 
 int main(void)

@@ -167,11 +167,7 @@ static void test_dike_shortest_first(void **st)
     const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000",
                           "dike.hysteresis=1", NULL};
     sc_expect(jobs, 5, sets, (const sc_want[]){
-        {700, 800, 0},
-        {250, 550, 0},
-        {0, 200, 0},
-        {0, 700, 0},
-        {200, 250, 0}});
+        {700, 800, 0}, {250, 550, 0}, {0, 200, 0}, {0, 700, 0}, {200, 250, 0}});
 }
 
 /* Preemption and the fairness guard (the worked example of docs/dike.md).
@@ -277,15 +273,9 @@ static void test_dike_victim_nodes(void **st)
     const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
                         "scheduler.placement=pack", "dike.fairness_weight=1", NULL};
     sc_expect(jobs, 4, w0, (const sc_want[]){
-        {0, 1100, 1},
-        {0, 1000, 0},
-        {0, 400, 0},
-        {100, 200, 0}});
+        {0, 1100, 1}, {0, 1000, 0}, {0, 400, 0}, {100, 200, 0}});
     sc_expect(jobs, 4, w1, (const sc_want[]){
-        {0, 1000, 0},
-        {0, 1000, 0},
-        {0, 500, 1},
-        {100, 200, 0}});
+        {0, 1000, 0}, {0, 1000, 0}, {0, 500, 1}, {100, 200, 0}});
 }
 
 /* Starts where the gang runs at its best rate. Two nodes of 8 GPUs in one rack; no preemption
@@ -337,9 +327,7 @@ static void test_dike_lease_knob(void **st)
         const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                               "dike.min_lease_s=400", w[k], NULL};
         sc_expect(jobs, 3, sets, (const sc_want[]){
-            {0, 1100, 1},
-            {1100, 4100, 0},
-            {at[k], at[k] + 100, 0}});
+            {0, 1100, 1}, {1100, 4100, 0}, {at[k], at[k] + 100, 0}});
     }
     static const sc_job patient[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 200, 8, "c"}};
     const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
@@ -381,11 +369,7 @@ static void test_dike_wide_rack(void **st)
     const char *sets[] = {"cluster.nodes=4", "cluster.nodes_per_rack=2", DK_BASE,
                           "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
     sc_expect(jobs, 5, sets, (const sc_want[]){
-        {0, 1000, 0},
-        {0, 5000, 0},
-        {0, 5900, 1},
-        {0, 6000, 1},
-        {100, 1100, 0}});
+        {0, 1000, 0}, {0, 5000, 0}, {0, 5900, 1}, {0, 6000, 1}, {100, 1100, 0}});
 }
 
 /* The swap margin learned from estimate errors (noisy durations: a job's estimate is its duration
@@ -424,9 +408,7 @@ static void test_dike_estimate_margin(void **st)
                           "scheduler.duration_knowledge=noisy", "scheduler.duration_error_sigma=1",
                           "run.seed=1", NULL};
     sc_expect(noisy, 3, sets, (const sc_want[]){
-        {0, 1000, 0},
-        {1000, 101000, 0},
-        {101000, 101100, 0}});
+        {0, 1000, 0}, {1000, 101000, 0}, {101000, 101100, 0}});
 
     static const sc_job none[] = {{0, 3600, 8, "b"}, {3600, 900, 8, "a"}, {4500, 10000, 8, "b"},
                                   {6500, 500, 8, "a"}};
@@ -434,10 +416,7 @@ static void test_dike_estimate_margin(void **st)
                            "dike.fairness_weight=0", "dike.hysteresis=0",
                            "scheduler.duration_knowledge=none", NULL};
     sc_expect(none, 4, nsets, (const sc_want[]){
-        {0, 3600, 0},
-        {3600, 4500, 0},
-        {4500, 15000, 1},
-        {6500, 7000, 0}});
+        {0, 3600, 0}, {3600, 4500, 0}, {4500, 15000, 1}, {6500, 7000, 0}});
 }
 
 /* A chain of swaps taken at its end. Two nodes of 8 GPUs (pack). At 0 J0 (8 GPUs, 1000 s, a) starts
