@@ -53,23 +53,41 @@ static inline int sc_run(const sc_job *jobs, size_t n, const char *const *sets, 
     return rc;
 }
 
-/* The expected start, finish (s) and preemptions of job @p i; include <cmocka.h> first. */
+/* The checks of one job against its expected start, finish (s) and preemptions; include
+ * <cmocka.h> first. */
 #ifdef cmocka_unit_test
 #define SC_EPS 1e-6
-static inline void expect_job(const dike_results *r, size_t i, double start, double finish,
-                              unsigned preemptions)
-{
-    assert_true(i < r->njobs);
-    assert_float_equal(r->jobs[i].start_time, start, SC_EPS);
-    assert_float_equal(r->jobs[i].finish_time, finish, SC_EPS);
-    assert_int_equal(r->jobs[i].preemptions, preemptions);
-}
 
 /* A job's expected start, finish (s) and preemptions, worked out by hand. */
 typedef struct sc_want {
     double start, finish;
     unsigned preemptions;
 } sc_want;
+
+/* Does job @p i match @p want? If not, prints the calling line, the job and both values. */
+static inline int sc_job_ok(const dike_results *r, size_t i, sc_want want, const char *file, int line)
+{
+    const dike_job_record *j = &r->jobs[i];
+    if (fabs(j->start_time - want.start) <= SC_EPS && fabs(j->finish_time - want.finish) <= SC_EPS &&
+        j->preemptions == want.preemptions)
+        return 1;
+    print_error("%s:%d: job %zu: start %.6f, finish %.6f, %u preemptions; expected %.6f, %.6f, %u\n",
+                file, line, i, j->start_time, j->finish_time, j->preemptions, want.start, want.finish,
+                want.preemptions);
+    return 0;
+}
+
+/* Job @p i of results @p r against its expected start, finish and preemptions. */
+#define expect_job(r, i, start, finish, preemptions) \
+    sc_expect_job_at(r, i, (sc_want){start, finish, preemptions}, __FILE__, __LINE__)
+
+static inline void sc_expect_job_at(const dike_results *r, size_t i, sc_want want, const char *file,
+                                    int line)
+{
+    assert_true(i < r->njobs);
+    if (!sc_job_ok(r, i, want, file, line))
+        fail();
+}
 
 /* Runs the scenario and checks every one of its @p n jobs against @p want, in job order. A
  * failure names the calling line and every job that differs. */
@@ -86,16 +104,8 @@ static inline void sc_expect_at(const sc_job *jobs, size_t n, const char *const 
     int bad = r.njobs != n;
     if (bad)
         print_error("%s:%d: %zu jobs in the results, expected %zu\n", file, line, r.njobs, n);
-    for (size_t i = 0; i < n && i < r.njobs; i++) {
-        const dike_job_record *j = &r.jobs[i];
-        if (fabs(j->start_time - want[i].start) > SC_EPS ||
-            fabs(j->finish_time - want[i].finish) > SC_EPS || j->preemptions != want[i].preemptions) {
-            print_error("%s:%d: job %zu: start %.6f, finish %.6f, %u preemptions; expected %.6f, %.6f, %u\n",
-                        file, line, i, j->start_time, j->finish_time, j->preemptions, want[i].start,
-                        want[i].finish, want[i].preemptions);
-            bad = 1;
-        }
-    }
+    for (size_t i = 0; i < n && i < r.njobs; i++)
+        bad |= !sc_job_ok(&r, i, want[i], file, line);
     dike_results_free(&r);
     if (bad)
         fail();
