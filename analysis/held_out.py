@@ -6,7 +6,8 @@
 
 Seven (trace window, load, cluster size) points that experiments/trace-comparison.ini does not
 hold, each run with every baseline and with Dike at w = 0, 0.5 and 1, under oracle and noisy
-duration knowledge (two processes at a time; about 5 minutes on 2 cores). Prints per point and
+duration knowledge (--modes adds `none` or picks one; two processes at a time; about 5 minutes on
+2 cores). Prints per point and
 mode: whether a baseline dominates Dike at w = 0.5 (lower average JCT, lower unfair fraction and
 higher Jain's index at once), whether the knob is monotone (unfair fraction at w = 1 no higher
 than at w = 0, average JCT at w = 0 no higher than at w = 1), and Dike's numbers against the best
@@ -98,17 +99,26 @@ COMMON = ["--set", "cluster.gpus_per_node=8", "--set", "cluster.nodes_per_rack=1
 MODES = ("oracle", "noisy")
 
 
-def runs(pts, knob_only=False):
+def parse_modes(text):
+    """--modes: a comma-separated list of duration-knowledge modes, in the order given; None if any
+    is not oracle, noisy or none, or the list is empty."""
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not modes or any(m not in ("oracle", "noisy", "none") for m in modes) or len(set(modes)) != len(modes):
+        return None
+    return modes
+
+
+def runs(pts, knob_only=False, modes=MODES):
     if knob_only:
         for c in pts:
-            for k in MODES:
+            for k in modes:
                 for w in ("0", "1"):
                     yield c, "dike", k, w
         return
     for c in pts:
         for p in ("fifo", "las", "gandiva-fair", "drf"):
             yield c, p, "oracle", None
-        for k in MODES:
+        for k in modes:
             for p in ("sjf", "srtf", "themis"):
                 yield c, p, k, None
             for w in ("0", "0.5", "1"):
@@ -163,9 +173,14 @@ def main():
     ap.add_argument("--knob-only", action="store_true", help="run Dike at w = 0 and 1 only; check only the knob")
     ap.add_argument("--noise-seeds", type=int, default=0, metavar="K",
                     help="Dike at w = 0 and 1 under noisy durations with run.seed 1..K: are the knob's failures chance?")
+    ap.add_argument("--modes", default=",".join(MODES),
+                    help="duration-knowledge modes, comma-separated (default oracle,noisy; all three: oracle,noisy,none)")
     ap.add_argument("--against", metavar="DIR",
                     help="after the checks, Dike's change from the runs in DIR (the same draw run with another build)")
     a = ap.parse_args()
+    modes = parse_modes(a.modes)
+    if modes is None:
+        sys.exit("held_out: --modes '%s': list oracle, noisy and/or none, comma-separated, each once" % a.modes)
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
     pts = sample(a.traces, a.sample, a.seed) if a.sample > 0 else points(a.traces)
@@ -186,7 +201,7 @@ def main():
             cmd += ["--seed", str(rs)]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
 
-    todo = list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else list(runs(pts, a.knob_only))
+    todo = list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else list(runs(pts, a.knob_only, modes))
     with ThreadPoolExecutor(2) as ex:
         list(ex.map(one, todo))
 
@@ -217,9 +232,9 @@ def main():
         return 0
 
     if a.knob_only:
-        fails = {k: 0 for k in MODES}
+        fails = {k: 0 for k in modes}
         for c in pts:
-            for k in MODES:
+            for k in modes:
                 d0, d1 = (summary(c, name("dike", k, w)) for w in ("0", "1"))
                 mono = knob_monotone(d0, d1)
                 fails[k] += not mono
@@ -227,13 +242,13 @@ def main():
                       "w=1: %.1f s, unfair %.4f, %.2f preemptions/job" %
                       (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3]))
         print("%d points: knob not monotone: %s" % (len(pts), ", ".join("%s %d" % kv for kv in fails.items())))
-        compare_with(a, pts, ("0", "1"), summary)
+        compare_with(a, pts, ("0", "1"), summary, modes)
         return 0
 
     bad = 0
     fails = {"dominated": 0, "knob": 0, "over 2 preemptions/job": 0}
     for c in pts:
-        for k in MODES:
+        for k in modes:
             base = {p: summary(c, name(p, k if p in ("sjf", "srtf", "themis") else "oracle", None))
                     for p in ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf")}
             d = {w: summary(c, name("dike", k, w)) for w in ("0", "0.5", "1")}
@@ -250,17 +265,17 @@ def main():
                   "unfair %.4f (best baseline %.4f, %s), %.2f preemptions/job | w=0: %.2f h, %.4f; w=1: %.2f h, %.4f" %
                   (c, k, ",".join(dom) or "none", "yes" if mono else "NO", dk[0] / 3600, 100 * (dk[0] / base[bj][0] - 1),
                    bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600, d["0"][1], d["1"][0] / 3600, d["1"][1]))
-    print("%d points x %d modes: %s" % (len(pts), len(MODES), ", ".join("%s %d" % kv for kv in fails.items())))
-    compare_with(a, pts, ("0", "0.5", "1"), summary)
+    print("%d points x %d modes: %s" % (len(pts), len(modes), ", ".join("%s %d" % kv for kv in fails.items())))
+    compare_with(a, pts, ("0", "0.5", "1"), summary, modes)
     return 0
 
 
-def compare_with(a, pts, ws, summary):
+def compare_with(a, pts, ws, summary, modes):
     """--against DIR: per mode and knob value, Dike's runs of this draw in DIR against --out's."""
     if not a.against:
         return
     print("against %s (Dike, this build against that one, points run in both):" % a.against)
-    for k in MODES:
+    for k in modes:
         for w in ws:
             pairs = []
             for c in pts:

@@ -206,6 +206,10 @@ double dike_sched_est_total(const dike_sched *s, const dike_job *j);
  *  so the estimate does not grow while it runs (two long jobs would otherwise trade places at every
  *  decision). Equal to dike_sched_est_remaining until E is outlived; oracle: the remaining work. */
 double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *j);
+/** The total reference work the scheduler now expects of running job @p j, us, in agreement with
+ *  dike_sched_est_remaining_running: the work done plus that remaining (an outlived estimate E is
+ *  read as 2E, 4E, ...); exactly the duration under the oracle. */
+double dike_sched_est_total_running(const dike_sched *s, const dike_job *j);
 /** scheduler.duration_knowledge of this run (enum dike_duration_knowledge). */
 int dike_sched_duration_knowledge(const dike_sched *s);
 /** A counter that changes whenever the estimate of a job that is not running may have changed

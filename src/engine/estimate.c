@@ -177,3 +177,10 @@ double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
     double rem = est - done;
     return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
 }
+
+double dike_sched_est_total_running(const dike_sched *s, const dike_job *r)
+{
+    if (s->dur_knowledge == DIKE_DURATION_ORACLE)
+        return r->est_duration;
+    return done_us(s, r) + dike_sched_est_remaining_running(s, r);
+}

@@ -22,9 +22,12 @@
  *
  * Fairness. Every job has a fair finish time, submit + T_ideal_est (finish-time fairness, Themis;
  * SPEC §6):
- *     T_ideal_est = estimated duration x max(1, num_gpus x N_avg / G),
+ *     T_ideal_est = estimated length x max(1, num_gpus x N_avg / G),
  * with N_avg the time-average number of jobs in the system since the job was submitted (what the
- * metric will use, as far as it is known) and G the GPUs that are up. A running job's slack is
+ * metric will use, as far as it is known), G the GPUs that are up, and the estimated length the
+ * one the job's remaining time is judged by: its estimate, revised once outlived (work done plus
+ * estimated remaining), so that an outlived estimate does not read as a missed fair finish time
+ * (version 0.6). A running job's slack is
  *     slack = submit + T_ideal_est - now - remaining - restore
  * (how long it can be delayed by a preemption now and still finish by its fair finish time). With
  * w = dike.fairness_weight > 0 a running job may be taken off its GPUs only if
@@ -147,11 +150,14 @@ static double restore_s(const dk_state *st, const dike_job *j)
     return j->first_start >= 0 ? st->cost_s : 0;
 }
 
-/* T_ideal_est, s: the estimated duration scaled by the job's share of the cluster so far. */
-static double ideal_s(const dike_sched *s, const dike_job *j)
+/* T_ideal_est, s, of job @p j when the scheduler expects it to need @p total_us of reference work:
+ * that length scaled by the job's share of the cluster so far. The length is the one its
+ * remaining time is judged by (revised once outlived), so a job that ran past its first estimate
+ * is not taken for one that is past its fair finish time (docs/dike.md, version 0.6). */
+static double ideal_s(const dike_sched *s, const dike_job *j, double total_us)
 {
     double share = (double)j->spec->num_gpus * dike_sched_navg(s, j) / (double)dike_sched_gpus_up(s);
-    return dike_sched_est_duration(s, j) / 1e6 * (share > 1 ? share : 1);
+    return total_us / 1e6 * (share > 1 ? share : 1);
 }
 
 /* Seconds running job @p v can be delayed and still finish by its fair finish time if it is
@@ -159,7 +165,8 @@ static double ideal_s(const dike_sched *s, const dike_job *j)
 static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v)
 {
     double now = dike_time_to_s(dike_sched_now(s));
-    return dike_time_to_s(v->spec->submit) + ideal_s(s, v) - now - run_rem_s(s, v) - st->cost_s;
+    return dike_time_to_s(v->spec->submit) + ideal_s(s, v, dike_sched_est_total_running(s, v)) - now -
+           run_rem_s(s, v) - st->cost_s;
 }
 
 /* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
@@ -556,7 +563,7 @@ static void candidate(dk_state *st, const dike_sched *s, const dike_job *q, doub
     *need_s = rem_s + restore_s(st, q);
     *size_s = rem_s * st->margin + restore_s(st, q);
     *qm = cand_measure(q, *size_s);
-    st->q_slack_us = (dike_time_to_s(q->spec->submit) + ideal_s(s, q) -
+    st->q_slack_us = (dike_time_to_s(q->spec->submit) + ideal_s(s, q, dike_sched_est_total(s, q)) -
                       dike_time_to_s(dike_sched_now(s)) - *need_s) * 1e6;
     /* some lease may yield to it: look at leased jobs too */
     st->lb = st->lease_us > 0 && st->q_slack_us < st->lease_us;

@@ -96,6 +96,18 @@ full = list(held_out.runs(few))
 check(len(ko) == 3 * 4 and {(p, w) for _, p, _, w in ko} == {("dike", "0"), ("dike", "1")}
       and {k for _, _, k, _ in ko} == {"oracle", "noisy"}, "--knob-only: Dike at w = 0 and 1, both modes, 4 runs a point")
 check(set(ko) <= set(full), "--knob-only's runs are among the full list's (reused by a later full run)")
+# --modes: any of the three, each once, in the order given; anything else is refused
+check(held_out.parse_modes("oracle,noisy") == ("oracle", "noisy"), "--modes default: oracle, noisy")
+check(held_out.parse_modes("none") == ("none",) and held_out.parse_modes("none, oracle") == ("none", "oracle"),
+      "--modes: one mode, or several in the order given")
+check(held_out.parse_modes("oracel") is None and held_out.parse_modes("") is None
+      and held_out.parse_modes("none,none") is None, "--modes: a misspelt, empty or repeated mode is refused")
+kn = list(held_out.runs(few, knob_only=True, modes=("none",)))
+check(len(kn) == 3 * 2 and {k for _, _, k, _ in kn} == {"none"}, "--knob-only --modes none: 2 runs a point, all none")
+fn = list(held_out.runs(few, modes=("none",)))
+# per point: fifo, las, gandiva-fair, drf (oracle: they use no durations), sjf, srtf, themis and Dike x 3 under none
+check(len(fn) == 3 * (4 + 3 + 3) and {k for _, p, k, _ in fn if p in ("sjf", "srtf", "themis", "dike")} == {"none"},
+      "--modes none: the duration-using policies run under none, 10 runs a point")
 # (avg JCT s, unfair fraction): w = 1 must be no less fair, w = 0 no slower; ties pass
 check(held_out.knob_monotone((100.0, 0.05), (110.0, 0.01)), "knob: w = 0 faster and w = 1 fairer passes")
 check(held_out.knob_monotone((100.0, 0.01), (100.0, 0.01)), "knob: equal values pass")

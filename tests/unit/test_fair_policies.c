@@ -252,6 +252,30 @@ static void test_dike_knob(void **st)
     dike_results_free(&r);
 }
 
+/* An outlived estimate is not a missed fair finish (version 0.6). One node of 8 GPUs, `none`
+ * durations, no restore cost, no lease, hysteresis 0.1 (the default).
+ *   C0 (8 GPUs, 100 s, tenant c) runs 0-100: the only finished job, so every estimate is 100 s
+ *   (c's mean; b has no finished job: the mean of all).
+ *   V (8 GPUs, 100,000 s, b) starts at 100. Q (8 GPUs, 100 s, c) arrives at 1000: V has done
+ *   900 s of an estimated 100, so it is expected to end at the first of 200, 400, 800, 1600 s it
+ *   has not reached: 1600, remaining 700 s. Q's 100 s x 8 <= 0.9 x 700 x 8: the swap pays.
+ *   V's fair finish: N_avg since 100 = 1 (V alone), share 8 x 1 / 8 = 1, so T_ideal_est = its
+ *   expected length, 1600 s: slack = 100 + 1600 - 1000 - 700 = 0, and left alone it ends on time.
+ *   w = 1: slack 0 < 100 and not late: V keeps its GPUs, 100-100,100; Q 100,100-100,200.
+ *     (With T_ideal_est from the first estimate, 100 s, V would read as 1500 s late, "nothing to
+ *     keep", and be preempted at every knob value.)
+ *   w = 0: Q takes V's GPUs, 1000-1100; V resumes 1100-100,200 (one preemption). */
+static void test_dike_outlived_estimate(void **st)
+{
+    static const sc_job jobs[] = {{0, 100, 8, "c"}, {100, 100000, 8, "b"}, {1000, 100, 8, "c"}};
+    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                        "scheduler.duration_knowledge=none", "dike.fairness_weight=1", NULL};
+    sc_expect(jobs, 3, w1, (const sc_want[]){{0, 100, 0}, {100, 100100, 0}, {100100, 100200, 0}});
+    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                        "scheduler.duration_knowledge=none", "dike.fairness_weight=0", NULL};
+    sc_expect(jobs, 3, w0, (const sc_want[]){{0, 100, 0}, {100, 100200, 1}, {1000, 1100, 0}});
+}
+
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
  * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
  * G = 16:
@@ -457,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
+        cmocka_unit_test(test_dike_outlived_estimate),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
