@@ -51,6 +51,7 @@
 #include "policy/jobq.h"
 #include "policy/maxtree.h"
 #include "policy/policy.h"
+#include "policy/rho.h"
 
 /** A running job's share of one node. */
 typedef struct dk_slot {
@@ -150,23 +151,23 @@ static double restore_s(const dk_state *st, const dike_job *j)
     return j->first_start >= 0 ? st->cost_s : 0;
 }
 
-/* T_ideal_est, s, of job @p j when the scheduler expects it to need @p total_us of reference work:
- * that length scaled by the job's share of the cluster so far. The length is the one its
- * remaining time is judged by (revised once outlived), so a job that ran past its first estimate
- * is not taken for one that is past its fair finish time (docs/dike.md, version 0.6). */
+/* T_ideal_est, s, of job @p j when the scheduler expects it to need @p total_us of reference work,
+ * with the job's share of the cluster so far (N_avg since its submission). The length is the one
+ * its remaining time is judged by (revised once outlived), so a job that ran past its first
+ * estimate is not taken for one that is past its fair finish time (docs/dike.md, version 0.6). */
 static double ideal_s(const dike_sched *s, const dike_job *j, double total_us)
 {
-    double share = (double)j->spec->num_gpus * dike_sched_navg(s, j) / (double)dike_sched_gpus_up(s);
-    return total_us / 1e6 * (share > 1 ? share : 1);
+    return dike_ideal_est_s(s, j, total_us, dike_sched_navg(s, j));
 }
 
-/* Seconds running job @p v can be delayed and still finish by its fair finish time if it is
- * preempted now (it pays the restore cost and then runs at its best rate, 1). */
-static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v)
+/* Seconds running job @p v, with @p rem_s left (run_rem_s), can be delayed and still finish by its
+ * fair finish time if it is preempted now (it pays the restore cost and then runs at its best
+ * rate, 1). */
+static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v, double rem_s)
 {
     double now = dike_time_to_s(dike_sched_now(s));
     return dike_time_to_s(v->spec->submit) + ideal_s(s, v, dike_sched_est_total_running(s, v)) - now -
-           run_rem_s(s, v) - st->cost_s;
+           rem_s - st->cost_s;
 }
 
 /* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
@@ -268,17 +269,18 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
         return 0;
     /* Smaller in GPU-time by the hysteresis factor, both restores counted: the swap must pay
      * for them. */
-    if (qm > vict_measure(st, v, run_rem_s(s, v)))
+    double rem_s = run_rem_s(s, v);
+    if (qm > vict_measure(st, v, rem_s))
         return 0;
     if (st->w <= 0)
         return 1; /* fairness does not restrict preemption */
-    double slack = slack_s(st, s, v);
+    double slack = slack_s(st, s, v, rem_s);
     if (slack >= st->w * need_s)
         return 1; /* it can wait for q (w = 1: all of q's run) and still finish fairly */
     /* Past its fair finish even if left alone (at its current rate, no restore): nothing to keep.
      * The second of margin keeps a job that is exactly on time (slack 0 in a lightly loaded
      * cluster, where T_ideal = duration) from being counted late through rounding. */
-    double alone = slack + st->cost_s - run_rem_s(s, v) * (1 / v->rate - 1);
+    double alone = slack + st->cost_s - rem_s * (1 / v->rate - 1);
     return alone < -1.0;
 }
 

@@ -1,8 +1,18 @@
-/* Estimated finish-time fairness of an active job (internal), shared by themis and dike. */
+/* Estimated finish-time fairness (internal): T_ideal_est, shared by themis and dike, and themis's
+ * rho_hat. */
 #ifndef DIKE_POLICY_RHO_H
 #define DIKE_POLICY_RHO_H
 
 #include "dike/sched.h"
+
+/** T_ideal_est, s, of job @p j expected to need @p total_us of reference work, with @p n jobs in
+ *  the system: total_us x max(1, num_gpus x n / G), G the GPUs that are up. themis passes the jobs
+ *  in the system now, dike the time-average since the job's submission (dike_sched_navg). */
+static inline double dike_ideal_est_s(const dike_sched *s, const dike_job *j, double total_us, double n)
+{
+    double share = (double)j->spec->num_gpus * n / (double)dike_sched_gpus_up(s);
+    return total_us / 1e6 * (share > 1 ? share : 1);
+}
 
 /* T_ideal_est uses dike_sched_est_total (the estimate, revised once outlived): with a fixed
  * estimate a job that outlived it would look ever more unfairly treated (elapsed time over a too
@@ -24,8 +34,7 @@ static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate
         *rate_out = rate;
     double now = dike_time_to_s(dike_sched_now(s));
     double rem = dike_sched_est_remaining(s, j) / 1e6 / rate;
-    double share = (double)j->spec->num_gpus * dike_sched_active(s) / (double)dike_sched_gpus_up(s);
-    double ideal = dike_sched_est_total(s, j) / 1e6 * (share > 1 ? share : 1);
+    double ideal = dike_ideal_est_s(s, j, dike_sched_est_total(s, j), (double)dike_sched_active(s));
     return (now - dike_time_to_s(j->spec->submit) + rem) / ideal;
 }
 
