@@ -66,6 +66,19 @@ if want 4; then
 # remote_records: slice factors sent to another rank's home).
 echo "== 4. node-heavy, emulating: interference 0.1, rack uplinks, slowdowns (1/day/node), failures (MTBF 10 days, MTTR 2 h), fifo, placement ${PLACEMENT:-pack}"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+# Busy now? The load average lags by minutes; what matters is whether something else runs now
+# (a leftover run once took a core and doubled a 2-rank time: docs/scaling.md, 2026-12-03).
+# Two readings of /proc/stat a second apart give the share of CPU time that was not idle.
+busy_now() {
+  local a b
+  read -r -a a < <(head -1 /proc/stat); sleep 1; read -r -a b < <(head -1 /proc/stat)
+  local tot=0 i
+  for i in 1 2 3 4 5 6 7 8; do tot=$((tot + b[i] - a[i])); done
+  echo $(( tot > 0 ? 100 - 100 * (b[4] + b[5] - a[4] - a[5]) / tot : 0 ))
+}
+BUSY=$(busy_now)
+echo "CPU busy in the last second: $BUSY %"
+[ "$BUSY" -lt 10 ] || echo "WARNING: something else is using the CPU ($BUSY %); the figures below will be disturbed (ps -eo pcpu,comm --sort=-pcpu | head)"
 # PLACEMENT=tree (environment, default pack) places gangs on runs of adjacent racks, so fewer of
 # them span ranks (docs/scaling.md, "Where the windows' time goes").
 # Workload a: the synthetic defaults (durations up to 14 days: a long tail in which few jobs run,
