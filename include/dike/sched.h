@@ -210,6 +210,9 @@ double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *j);
  *  dike_sched_est_remaining_running: the work done plus that remaining (an outlived estimate E is
  *  read as 2E, 4E, ...); exactly the duration under the oracle. */
 double dike_sched_est_total_running(const dike_sched *s, const dike_job *j);
+/** Reference work @p j has done so far, us (its attained service in reference units, the current
+ *  run included): what any scheduler knows, in every knowledge mode. */
+double dike_sched_done_work(const dike_sched *s, const dike_job *j);
 /** scheduler.duration_knowledge of this run (enum dike_duration_knowledge). */
 int dike_sched_duration_knowledge(const dike_sched *s);
 /** A counter that changes whenever the estimate of a job that is not running may have changed

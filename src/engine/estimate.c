@@ -136,6 +136,11 @@ static double done_us(const dike_sched *s, const dike_job *j)
     return (double)j->spec->duration - dike_sched_remaining(s, j);
 }
 
+double dike_sched_done_work(const dike_sched *s, const dike_job *j)
+{
+    return done_us(s, j);
+}
+
 double dike_sched_est_total(const dike_sched *s, const dike_job *j)
 {
     double est = dike_sched_est_duration(s, j);

@@ -42,7 +42,10 @@
  * up part of the victim's slack, and a job without slack is not preempted again. (Tenants are not
  * a level of this decision: a tenant guard was tried and dropped, docs/dike.md.)
  *
- * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth. */
+ * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth.
+ * Under `none` a job that has never run is judged by its first run, at most dike.probe_s of work,
+ * and keeps that run until it has done so much (the probe, judged_rem_s): only running a job tells
+ * a short one from a long one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,8 @@ typedef struct dk_state {
     double keep;        /**< 1 - dike.hysteresis */
     double lease_us;    /**< dike.min_lease_s, us */
     double cost_s;      /**< scheduler.preemption_cost_s, s */
+    double probe_s;     /**< `none`: dike.probe_s, the work a job that has never run is judged
+                             by at most, and the first run it keeps; 0 under oracle and noisy */
     uint64_t epoch;     /**< dike_sched_est_epoch when the queued keys were computed */
     dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
     size_t njobs;       /**< jobs in the workload */
@@ -172,9 +177,30 @@ static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v
 
 /* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
  * the resource is GPUs. */
+/* The probe (`none`, version 0.7). Without durations the scheduler can tell a short job from a long
+ * one only by running it (Tiresias's first queue). So a job that has never run is judged by what
+ * its first run would commit, at most dike.probe_s of work, in the order, the size test and the
+ * guard, and that first run, once started, is kept until it has done probe_s of work (or ends):
+ * a short job finishes inside it, a long one is then judged by its tenant's history as before.
+ * Its fair finish time, and so whether a lease yields to it, still uses its whole estimate. */
+static double judged_rem_s(const dk_state *st, const dike_job *j, double rem_s)
+{
+    return st->probe_s > 0 && j->first_start < 0 && rem_s > st->probe_s ? st->probe_s : rem_s;
+}
+
+/* Is running job @p v in its probe (its first run, less than probe_s of work done)? */
+static int probing(const dk_state *st, const dike_sched *s, const dike_job *v)
+{
+    return st->probe_s > 0 && v->preemptions == 0 &&
+           dike_sched_done_work(s, v) < st->probe_s * 1e6;
+}
+
 static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
 {
-    return (dike_sched_est_remaining(s, j) + restore_s(st, j) * 1e6) * j->spec->num_gpus;
+    double rem_us = dike_sched_est_remaining(s, j);
+    if (st->probe_s > 0 && j->first_start < 0 && rem_us > st->probe_s * 1e6)
+        rem_us = st->probe_s * 1e6;
+    return (rem_us + restore_s(st, j) * 1e6) * j->spec->num_gpus;
 }
 
 /* ---- which running jobs are on which node ---- */
@@ -259,7 +285,7 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
                     double need_s, double qm)
 {
     dike_time now = dike_sched_now(s);
-    if (v->state != DIKE_JOB_RUNNING || v->run_start == now)
+    if (v->state != DIKE_JOB_RUNNING || v->run_start == now || probing(st, s, v))
         return 0;
     /* The lease bounds churn, but it yields to a candidate that would be made unfair by waiting
      * for it to end (its slack is shorter than the lease left). */
@@ -562,11 +588,13 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
 static void candidate(dk_state *st, const dike_sched *s, const dike_job *q, double rem_s,
                       double *need_s, double *size_s, double *qm)
 {
+    double whole_s = rem_s + restore_s(st, q); /* what it needs to finish, as estimated */
+    rem_s = judged_rem_s(st, q, rem_s);         /* what a swap commits to it (the probe) */
     *need_s = rem_s + restore_s(st, q);
     *size_s = rem_s * st->margin + restore_s(st, q);
     *qm = cand_measure(q, *size_s);
     st->q_slack_us = (dike_time_to_s(q->spec->submit) + ideal_s(s, q, dike_sched_est_total(s, q)) -
-                      dike_time_to_s(dike_sched_now(s)) - *need_s) * 1e6;
+                      dike_time_to_s(dike_sched_now(s)) - whole_s) * 1e6;
     /* some lease may yield to it: look at leased jobs too */
     st->lb = st->lease_us > 0 && st->q_slack_us < st->lease_us;
 }
@@ -670,6 +698,7 @@ typedef struct dk_params {
     double fairness_weight; /**< w: how far a preemption may push its victim toward unfairness */
     double hysteresis;      /**< h: remaining GPU-time margin needed to preempt */
     double min_lease_s;     /**< lease at w = 1, s */
+    double probe_s;         /**< `none`: a new job's probe, s */
 } dk_params;
 
 static const dike_option dk_options[] = {
@@ -686,6 +715,11 @@ static const dike_option dk_options[] = {
      DIKE_OPT_AT_LEAST(0, DIKE_SECONDS_MAX), NULL,
      "lease at w = 1: a job is not preempted before it has run w x this long, s, unless the "
      "waiting job would miss its fair finish time by waiting for the lease"},
+    {"probe_s", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, probe_s), "600",
+     DIKE_OPT_AT_LEAST(0, DIKE_SECONDS_MAX), NULL,
+     "scheduler.duration_knowledge = none only: a job that has never run is judged by at most "
+     "this much work (order, swap test, guard), and its first run is kept until it has done that "
+     "much, s (0 = judge it by its tenant's mean alone)"},
     {NULL}};
 
 static int dk_init(dike_sched *s, void **state, dike_err *e)
@@ -713,6 +747,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->pick = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->pick);
     st->G = cl->gpus_per_node;
     st->knowledge = dike_sched_duration_knowledge(s);
+    st->probe_s = st->knowledge == DIKE_DURATION_NONE ? p->probe_s : 0;
     st->margin = 1;
     st->est_start = dike_xcalloc(njobs ? njobs : 1, sizeof *st->est_start);
     for (int l = 0; l < 2; l++) {

@@ -276,6 +276,51 @@ static void test_dike_outlived_estimate(void **st)
     sc_expect(jobs, 3, w0, (const sc_want[]){{0, 100, 0}, {100, 100200, 1}, {1000, 1100, 0}});
 }
 
+/* The probe (version 0.7): without durations a job that has never run is judged by its first run,
+ * at most dike.probe_s of work, and that first run is kept until it has done probe_s. One node of
+ * 8 GPUs, `none` durations, no restore cost, no lease, hysteresis 0.1 (the default).
+ *   A (8 GPUs, 1,000 s, tenant c) runs 0-1000: the only finished job, so every estimate is 1,000 s
+ *   (c's mean; b has no finished job: the mean of all). V (8 GPUs, 5,000 s, b) starts at 1000.
+ * Q (8 GPUs, 100 s, c) arrives at 1500. V has done 500 s of an estimated 1,000: 500 s left, so a
+ * candidate must measure at most 0.9 x 500 x 8 = 3,600 GPU-s. V has done more than 200 s: it is
+ * past any probe below 500 s.
+ *   probe_s = 0 (judged by c's mean): 1,000 x 8 = 8,000 > 3,600: no swap; with rounds far apart the
+ *     next decision is V's end: Q 6000-6100.
+ *   probe_s = 200, w = 0: Q is judged by 200 s: 1,600 <= 3,600: Q 1500-1600; V resumes at 1600 with
+ *     4,500 s left: 1000-6100, one preemption.
+ *   probe_s = 200, w = 1: the guard weighs the probe, 200 s. V's N_avg since 1000 is 1 (alone), so
+ *     T_ideal_est = 1,000 x max(1, 8 x 1 / 8) = 1,000 and slack = 1000 + 1000 - 1500 - 500 = 0
+ *     < 200, and V is not late if left alone: V keeps its GPUs, Q 6000-6100.
+ * The first run is kept: Q arrives at 1300 instead, probe_s = 400, w = 0, rounds every 100 s. At
+ * 1300 V has done 300 s < 400: in its probe, it may not be taken (the size test would pass:
+ * 400 x 8 = 3,200 <= 0.9 x 700 x 8 = 5,040). At the round at 1400 it has done 400 s, its probe
+ * is over, 600 s left: 3,200 <= 0.9 x 600 x 8 = 4,320: Q 1400-1500, V resumes at 1500: ends 6100. */
+static void test_dike_probe(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "c"}, {1000, 5000, 8, "b"}, {1500, 100, 8, "c"}};
+    const char *off[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                         "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
+                         "dike.probe_s=0", NULL};
+    sc_expect(jobs, 3, off, (const sc_want[]){{0, 1000, 0}, {1000, 6000, 0}, {6000, 6100, 0}});
+    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                        "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
+                        "dike.probe_s=200", NULL};
+    sc_expect(jobs, 3, w0, (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1500, 1600, 0}});
+    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                        "scheduler.duration_knowledge=none", "dike.fairness_weight=1",
+                        "dike.probe_s=200", NULL};
+    sc_expect(jobs, 3, w1, (const sc_want[]){{0, 1000, 0}, {1000, 6000, 0}, {6000, 6100, 0}});
+    static const sc_job early[] = {{0, 1000, 8, "c"}, {1000, 5000, 8, "b"}, {1300, 100, 8, "c"}};
+    const char *kept[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                          "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
+                          "dike.probe_s=400", NULL};
+    sc_expect(early, 3, kept, (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1400, 1500, 0}});
+    /* Under oracle the probe is off whatever probe_s says: Q (100 s) takes V (4,500 s left) at once. */
+    const char *oracle[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                            "dike.fairness_weight=0", "dike.probe_s=400", NULL};
+    sc_expect(early, 3, oracle, (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1300, 1400, 0}});
+}
+
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
  * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
  * G = 16:
@@ -481,7 +526,7 @@ int main(void)
         cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
-        cmocka_unit_test(test_dike_outlived_estimate),
+        cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
