@@ -175,8 +175,6 @@ static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v
            rem_s - st->cost_s;
 }
 
-/* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
- * the resource is GPUs. */
 /* The probe (`none`, version 0.7). Without durations the scheduler can tell a short job from a long
  * one only by running it (Tiresias's first queue). So a job that has never run is judged by what
  * its first run would commit, at most dike.probe_s of work, in the order, the size test and the
@@ -195,6 +193,8 @@ static int probing(const dk_state *st, const dike_sched *s, const dike_job *v)
            dike_sched_done_work(s, v) < st->probe_s * 1e6;
 }
 
+/* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
+ * the resource is GPUs. A job that has never run counts at most its probe (judged_rem_s). */
 static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
 {
     double rem_us = dike_sched_est_remaining(s, j);
