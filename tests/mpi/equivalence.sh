@@ -91,7 +91,7 @@ MODELS=(--set node_model.interference=0.2 --set node_model.network=rack --set cl
         --set cluster.nodes_per_rack=2 --set workload.gpu_mix=1:0.5,4:0.2,8:0.1,16:0.1,32:0.1
         --set output.node_timeseries_s=7200)
 
-for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-models dike-models; do
+for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-models dike-models dike-none-models; do
     case "$policy" in
     fifo) pargs=(--policy fifo) ;;
     sjf-backfill) pargs=(--policy sjf --set scheduler.backfill=true) ;;
@@ -105,6 +105,9 @@ for policy in fifo sjf-backfill srtf dike-faults srtf-noisy themis-none fifo-mod
     themis-none) pargs=(--policy themis --set scheduler.duration_knowledge=none) ;;
     fifo-models) pargs=(--policy fifo "${MODELS[@]}") ;;
     dike-models) pargs=(--policy dike "${MODELS[@]}" --set faults.mtbf_s=500000 --set faults.mttr_s=3600) ;;
+    # Under `none` Dike's probe reads each job's work done from the coordinator's accounting,
+    # which in the emulating mode follows the node ranks' reports.
+    dike-none-models) pargs=(--policy dike --set scheduler.duration_knowledge=none "${MODELS[@]}") ;;
     esac
     EXTRA_COMPARED=
     case "$policy" in *-models) EXTRA_COMPARED=/node_timeseries ;; esac
