@@ -276,6 +276,16 @@ static void test_dike_outlived_estimate(void **st)
     sc_expect(jobs, 3, w0, (const sc_want[]){{0, 100, 0}, {100, 100200, 1}, {1000, 1100, 0}});
 }
 
+/* One probe case: @p jobs under `none` (or the oracle if !none), rounds every @p round_s, knob
+ * @p w, probe @p probe; the three jobs' expected (start, finish, preemptions). */
+static void probe_case(const sc_job *jobs, const char *round_s, int none, const char *w,
+                       const char *probe, const sc_want *want)
+{
+    const char *sets[] = {"cluster.nodes=1", DK_BASE, round_s, w, probe,
+                          none ? "scheduler.duration_knowledge=none" : NULL, NULL};
+    sc_expect(jobs, 3, sets, want);
+}
+
 /* The probe (version 0.7): without durations a job that has never run is judged by its first run,
  * at most dike.probe_s of work, and that first run is kept until it has done probe_s. One node of
  * 8 GPUs, `none` durations, no restore cost, no lease, hysteresis 0.1 (the default).
@@ -298,27 +308,20 @@ static void test_dike_outlived_estimate(void **st)
 static void test_dike_probe(void **st)
 {
     static const sc_job jobs[] = {{0, 1000, 8, "c"}, {1000, 5000, 8, "b"}, {1500, 100, 8, "c"}};
-    const char *off[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
-                         "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
-                         "dike.probe_s=0", NULL};
-    sc_expect(jobs, 3, off, (const sc_want[]){{0, 1000, 0}, {1000, 6000, 0}, {6000, 6100, 0}});
-    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
-                        "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
-                        "dike.probe_s=200", NULL};
-    sc_expect(jobs, 3, w0, (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1500, 1600, 0}});
-    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
-                        "scheduler.duration_knowledge=none", "dike.fairness_weight=1",
-                        "dike.probe_s=200", NULL};
-    sc_expect(jobs, 3, w1, (const sc_want[]){{0, 1000, 0}, {1000, 6000, 0}, {6000, 6100, 0}});
+    const char *far = "scheduler.round_s=10000000", *often = "scheduler.round_s=100";
+    const char *w0 = "dike.fairness_weight=0", *w1 = "dike.fairness_weight=1";
+    probe_case(jobs, far, 1, w0, "dike.probe_s=0",
+               (const sc_want[]){{0, 1000, 0}, {1000, 6000, 0}, {6000, 6100, 0}});
+    probe_case(jobs, far, 1, w0, "dike.probe_s=200",
+               (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1500, 1600, 0}});
+    probe_case(jobs, far, 1, w1, "dike.probe_s=200",
+               (const sc_want[]){{0, 1000, 0}, {1000, 6000, 0}, {6000, 6100, 0}});
     static const sc_job early[] = {{0, 1000, 8, "c"}, {1000, 5000, 8, "b"}, {1300, 100, 8, "c"}};
-    const char *kept[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
-                          "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
-                          "dike.probe_s=400", NULL};
-    sc_expect(early, 3, kept, (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1400, 1500, 0}});
+    probe_case(early, often, 1, w0, "dike.probe_s=400",
+               (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1400, 1500, 0}});
     /* Under oracle the probe is off whatever probe_s says: Q (100 s) takes V (4,500 s left) at once. */
-    const char *oracle[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
-                            "dike.fairness_weight=0", "dike.probe_s=400", NULL};
-    sc_expect(early, 3, oracle, (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1300, 1400, 0}});
+    probe_case(early, often, 0, w0, "dike.probe_s=400",
+               (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1300, 1400, 0}});
 }
 
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
