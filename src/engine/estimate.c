@@ -131,14 +131,9 @@ double dike_sched_est_duration(const dike_sched *s, const dike_job *j)
 }
 
 /* Reference work @p j has done, us: known to any scheduler (attained service in reference units). */
-static double done_us(const dike_sched *s, const dike_job *j)
-{
-    return (double)j->spec->duration - dike_sched_remaining(s, j);
-}
-
 double dike_sched_done_work(const dike_sched *s, const dike_job *j)
 {
-    return done_us(s, j);
+    return (double)j->spec->duration - dike_sched_remaining(s, j);
 }
 
 double dike_sched_est_total(const dike_sched *s, const dike_job *j)
@@ -146,7 +141,7 @@ double dike_sched_est_total(const dike_sched *s, const dike_job *j)
     double est = dike_sched_est_duration(s, j);
     if (s->dur_knowledge == DIKE_DURATION_ORACLE)
         return est;
-    double done = done_us(s, j);
+    double done = dike_sched_done_work(s, j);
     return done >= est ? 2 * done : est;
 }
 
@@ -157,7 +152,7 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
         return left;
     /* Work done is known to any scheduler (attained service in reference units); the rest is a
      * guess. A job past its estimate is expected to run as long again as it already has. */
-    double done = done_us(s, j);
+    double done = dike_sched_done_work(s, j);
     double est = dike_sched_est_duration(s, j);
     double rem = done >= est ? done : est - done;
     return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
@@ -174,7 +169,7 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
 double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
 {
     double est = dike_sched_est_duration(s, r);
-    double done = done_us(s, r);
+    double done = dike_sched_done_work(s, r);
     if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
         est = DIKE_EST_REMAINING_FLOOR_US;
     while (est <= done)
@@ -187,5 +182,5 @@ double dike_sched_est_total_running(const dike_sched *s, const dike_job *r)
 {
     if (s->dur_knowledge == DIKE_DURATION_ORACLE)
         return r->est_duration;
-    return done_us(s, r) + dike_sched_est_remaining_running(s, r);
+    return dike_sched_done_work(s, r) + dike_sched_est_remaining_running(s, r);
 }

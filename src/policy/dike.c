@@ -44,7 +44,7 @@
  *
  * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth.
  * Under `none` a job that has never run is judged by its first run, at most dike.probe_s of work,
- * and keeps that run until it has done so much (the probe, judged_rem_s): only running a job tells
+ * and keeps that run until it has done so much (the probe, judged_rem): only running a job tells
  * a short one from a long one. */
 #include <math.h>
 #include <stdlib.h>
@@ -181,9 +181,10 @@ static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v
  * guard, and that first run, once started, is kept until it has done probe_s of work (or ends):
  * a short job finishes inside it, a long one is then judged by its tenant's history as before.
  * Its fair finish time, and so whether a lease yields to it, still uses its whole estimate. */
-static double judged_rem_s(const dk_state *st, const dike_job *j, double rem_s)
+static double judged_rem(const dk_state *st, const dike_job *j, double rem, double per_s)
 {
-    return st->probe_s > 0 && j->first_start < 0 && rem_s > st->probe_s ? st->probe_s : rem_s;
+    double probe = st->probe_s * per_s; /* rem is in units of 1 / per_s seconds */
+    return st->probe_s > 0 && j->first_start < 0 && rem > probe ? probe : rem;
 }
 
 /* Is running job @p v in its probe (its first run, less than probe_s of work done)? */
@@ -194,12 +195,10 @@ static int probing(const dk_state *st, const dike_sched *s, const dike_job *v)
 }
 
 /* Remaining GPU-time (us x GPUs), a resumed job's restore included: the order of Smith's rule when
- * the resource is GPUs. A job that has never run counts at most its probe (judged_rem_s). */
+ * the resource is GPUs. A job that has never run counts at most its probe (judged_rem). */
 static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
 {
-    double rem_us = dike_sched_est_remaining(s, j);
-    if (st->probe_s > 0 && j->first_start < 0 && rem_us > st->probe_s * 1e6)
-        rem_us = st->probe_s * 1e6;
+    double rem_us = judged_rem(st, j, dike_sched_est_remaining(s, j), 1e6);
     return (rem_us + restore_s(st, j) * 1e6) * j->spec->num_gpus;
 }
 
@@ -589,7 +588,7 @@ static void candidate(dk_state *st, const dike_sched *s, const dike_job *q, doub
                       double *need_s, double *size_s, double *qm)
 {
     double whole_s = rem_s + restore_s(st, q); /* what it needs to finish, as estimated */
-    rem_s = judged_rem_s(st, q, rem_s);         /* what a swap commits to it (the probe) */
+    rem_s = judged_rem(st, q, rem_s, 1);        /* what a swap commits to it (the probe) */
     *need_s = rem_s + restore_s(st, q);
     *size_s = rem_s * st->margin + restore_s(st, q);
     *qm = cand_measure(q, *size_s);
