@@ -219,6 +219,12 @@ int dike_sched_duration_knowledge(const dike_sched *s);
  *  (under `none`: every completion); constant under oracle and noisy. A policy that keys queued
  *  jobs by an estimate re-keys them when it differs from the value it saw last. */
 uint64_t dike_sched_est_epoch(const dike_sched *s);
+/** A counter that changes whenever the estimates of @p tenant's jobs may have changed: under
+ *  `none`, when one of its jobs finishes, or, while none has, when any job finishes (its jobs
+ *  then use the mean of all finished jobs); 0 under oracle and noisy. A policy that keeps
+ *  estimate-dependent state per job revisits only the tenants whose counter moved, instead of
+ *  every job at every change of dike_sched_est_epoch. */
+uint64_t dike_sched_est_version(const dike_sched *s, uint32_t tenant);
 /** 1 if this decision step is at a round boundary (DIKE_POLICY_ROUNDS policies). */
 int dike_sched_is_round(const dike_sched *s);
 /** The workload (tenant names, job specs). */
@@ -230,6 +236,9 @@ const double *dike_sched_tenant_weights(const dike_sched *s);
 uint32_t dike_sched_active(const dike_sched *s);
 /** GPUs on nodes that are up (free + allocated). */
 uint64_t dike_sched_gpus_up(const dike_sched *s);
+/** A counter that changes whenever a node fails or is repaired (a failure and a repair between
+ *  two looks leave dike_sched_gpus_up unchanged, but not this). */
+uint64_t dike_sched_node_epoch(const dike_sched *s);
 /** Attained service of @p j in GPU-seconds, including its current run. */
 double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j);
 /** Rate @p j has (running) or would get if started now with the configured placement (queued);

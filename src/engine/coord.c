@@ -457,10 +457,12 @@ static void handle(dike_sched *s, const dike_event *ev)
         break;
     case DIKE_EV_NODE_FAIL:
         on_node_fail(s, ev->entity, ev->data);
+        s->node_epoch++;
         break;
     case DIKE_EV_NODE_REPAIR:
         dike_capacity_set_up(s->cap, ev->entity);
         s->ent_dirty = 1;
+        s->node_epoch++;
         break;
     case DIKE_EV_JOB_STOPPED: {
         /* The stop reached the nodes: the job's true work left is known, it may start again. A
@@ -476,9 +478,10 @@ static void handle(dike_sched *s, const dike_event *ev)
         j->lost_gpu_s += j->spec->num_gpus * s->stop_lost[j->idx] / 1e6;
         s->stop_pending[j->idx] = 0;
         /* A waiting job's work left changed: policies that key their queue by it re-key (the
-         * contract of dike_sched_est_epoch). Without this the queue kept the key computed from the
-         * coordinator's guess at the preemption, which a resumed run cannot know. */
-        s->est_epoch++;
+         * contract of dike_sched_est_epoch and dike_sched_est_version). Without this the queue
+         * kept the key computed from the coordinator's guess at the preemption, which a resumed
+         * run cannot know. */
+        dike_est_on_stop(s, j);
         break;
     }
     default:

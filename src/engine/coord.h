@@ -89,6 +89,10 @@ struct dike_sched {
     int64_t all_done_us;     /**< none: sum of the durations of all finished jobs, us */
     uint64_t all_done_n;     /**< none: finished jobs */
     uint64_t est_epoch;      /**< dike_sched_est_epoch */
+    uint64_t node_epoch;     /**< dike_sched_node_epoch: node failures and repairs so far */
+    uint64_t *tenant_est_ver; /**< per tenant: its finishes (none) and stop reports so far
+                                   (dike_sched_est_version) */
+    uint64_t *tenant_first_all; /**< none, per tenant: all_done_n when its first job finished */
 
     /* actions for the node ranks, in time order */
     dike_action *act;
@@ -155,7 +159,11 @@ int dike_est_init(dike_sched *s, dike_err *e);
 void dike_est_free(dike_sched *s);
 /** Job @p j finished: its true duration joins its tenant's history (O(1)). */
 void dike_est_on_finish(dike_sched *s, const dike_job *j);
-/** Rebuild the history from the jobs' states (after a checkpoint is loaded). */
+/** Job @p j's stop reached its nodes (emulating mode): its work left, and so its estimate,
+ *  changed (dike_sched_est_epoch, dike_sched_est_version of its tenant). */
+void dike_est_on_stop(dike_sched *s, const dike_job *j);
+/** Rebuild the history from the jobs' states (after a checkpoint is loaded; the per-tenant
+ *  versions only grow: policies start afresh after a restore). */
 void dike_est_rebuild(dike_sched *s);
 
 /** Rebuild the set of active tenants from tenant_demand (after a checkpoint is restored). */

@@ -45,6 +45,8 @@ int dike_est_init(dike_sched *s, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] duration_error_sigma: must be a finite value >= 0");
     s->tenant_done_us = dike_xcalloc(s->w->ntenants + 1, sizeof *s->tenant_done_us);
     s->tenant_done_n = dike_xcalloc(s->w->ntenants + 1, sizeof *s->tenant_done_n);
+    s->tenant_est_ver = dike_xcalloc(s->w->ntenants + 1, sizeof *s->tenant_est_ver);
+    s->tenant_first_all = dike_xcalloc(s->w->ntenants + 1, sizeof *s->tenant_first_all);
     s->all_done_us = 0;
     s->all_done_n = 0;
     s->est_epoch = 0;
@@ -74,8 +76,12 @@ void dike_est_free(dike_sched *s)
 {
     free(s->tenant_done_us);
     free(s->tenant_done_n);
+    free(s->tenant_est_ver);
+    free(s->tenant_first_all);
     s->tenant_done_us = NULL;
     s->tenant_done_n = NULL;
+    s->tenant_est_ver = NULL;
+    s->tenant_first_all = NULL;
 }
 
 static void add_done(dike_sched *s, const dike_job *j)
@@ -89,6 +95,9 @@ static void add_done(dike_sched *s, const dike_job *j)
     s->tenant_done_n[t]++;
     s->all_done_us += d;
     s->all_done_n++;
+    if (s->tenant_done_n[t] == 1)
+        s->tenant_first_all[t] = s->all_done_n;
+    s->tenant_est_ver[t]++;
 }
 
 void dike_est_on_finish(dike_sched *s, const dike_job *j)
@@ -96,6 +105,12 @@ void dike_est_on_finish(dike_sched *s, const dike_job *j)
     if (s->dur_knowledge != DIKE_DURATION_NONE)
         return;
     add_done(s, j);
+    s->est_epoch++;
+}
+
+void dike_est_on_stop(dike_sched *s, const dike_job *j)
+{
+    s->tenant_est_ver[j->spec->tenant]++;
     s->est_epoch++;
 }
 
@@ -117,6 +132,17 @@ void dike_est_rebuild(dike_sched *s)
 
 int dike_sched_duration_knowledge(const dike_sched *s) { return s->dur_knowledge; }
 uint64_t dike_sched_est_epoch(const dike_sched *s) { return s->est_epoch; }
+
+uint64_t dike_sched_est_version(const dike_sched *s, uint32_t tenant)
+{
+    /* Its own events, plus, while it has no finished job (none), every finish: it grows by at
+     * least one at each, and never falls (at its first finish the second term stops at the
+     * count that includes it). */
+    uint64_t all = s->dur_knowledge != DIKE_DURATION_NONE ? 0
+                   : s->tenant_done_n[tenant]            ? s->tenant_first_all[tenant]
+                                                         : s->all_done_n;
+    return s->tenant_est_ver[tenant] + all;
+}
 
 double dike_sched_est_duration(const dike_sched *s, const dike_job *j)
 {

@@ -43,6 +43,7 @@ const double *dike_sched_tenant_weights(const dike_sched *s) { return s->tenant_
 int dike_sched_is_round(const dike_sched *s) { return s->round_now; }
 uint32_t dike_sched_active(const dike_sched *s) { return s->active; }
 uint64_t dike_sched_gpus_up(const dike_sched *s) { return s->cap->total_free + s->busy_gpus; }
+uint64_t dike_sched_node_epoch(const dike_sched *s) { return s->node_epoch; }
 
 double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j)
 {

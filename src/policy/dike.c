@@ -103,14 +103,29 @@ typedef struct dk_state {
     int lb;               /**< which bounds the current candidate uses (make_room) */
     dike_maxtree expiry;  /**< per node: -(when its bounds may rise: a lease ends), -inf if never */
     int bounds_built;     /**< every node's bounds computed at least once */
-    uint64_t bound_up;    /**< GPUs up when they were all computed (failures, repairs) */
-    uint64_t bound_epoch; /**< dike_sched_est_epoch then (`none`: estimates change) */
+    uint64_t bound_nodes; /**< dike_sched_node_epoch when they were all computed (failures,
+                               repairs: a node's capacity changed without its jobs) */
     double *scr_meas, *scr_all, *scr_b; /**< node_bounds scratch, G + 1 each */
     uint32_t *scr_sh;
     uint8_t *dirty;       /**< per node: its jobs changed since its bounds were computed */
     uint32_t *dirty_list;
     uint32_t ndirty;
+    /* Under `none` an estimate changes only for the tenant whose job finished (or, while it has
+     * no finished job, for every finish: est_refresh). Per tenant, intrusive lists of its jobs by
+     * what their estimate feeds: [DK_RUNNING] the node bounds, [DK_NEW] and [DK_RAN] the queue's
+     * keys, for queued jobs that never ran (one shared judged length) and that did. */
+    uint32_t ntenants;
+    int32_t *lhead;     /**< [list x ntenants]: first job, -1 if none */
+    int32_t *lnext, *lprev; /**< per job */
+    int8_t *inlist;     /**< per job: its list, -1 if none */
+    dike_job **jobp;    /**< per job index: the job (set when it joins a list) */
+    uint64_t *tver;     /**< per tenant: dike_sched_est_version when last refreshed */
+    double *tnew;       /**< per tenant: the judged remaining work, us, that all its queued jobs
+                             in [DK_NEW] are keyed by (no work done: they share it) */
+    int tver_ok;        /**< tver holds every tenant's (0: refresh them all) */
 } dk_state;
+
+enum { DK_RUNNING, DK_NEW, DK_RAN, DK_LISTS };
 
 /* ---- what the scheduler estimates ---- */
 
@@ -202,6 +217,70 @@ static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
     return (rem_us + restore_s(st, j) * 1e6) * j->spec->num_gpus;
 }
 
+/* ---- each tenant's jobs, by what their estimate feeds ---- */
+
+static void list_add(dk_state *st, dike_job *j, int l)
+{
+    int32_t *h = &st->lhead[(size_t)l * st->ntenants + j->spec->tenant];
+    st->lprev[j->idx] = -1;
+    st->lnext[j->idx] = *h;
+    if (*h >= 0)
+        st->lprev[*h] = (int32_t)j->idx;
+    *h = (int32_t)j->idx;
+    st->inlist[j->idx] = (int8_t)l;
+    st->jobp[j->idx] = (dike_job *)j;
+}
+
+static void list_del(dk_state *st, const dike_job *j)
+{
+    int l = st->inlist[j->idx];
+    if (l < 0)
+        return;
+    int32_t p = st->lprev[j->idx], n = st->lnext[j->idx];
+    if (p >= 0)
+        st->lnext[p] = n;
+    else
+        st->lhead[(size_t)l * st->ntenants + j->spec->tenant] = n;
+    if (n >= 0)
+        st->lprev[n] = p;
+    st->inlist[j->idx] = -1;
+}
+
+/* What a queued job that never ran is judged by, us: the same for all of its tenant's. */
+static double new_judged(const dk_state *st, const dike_sched *s, const dike_job *j)
+{
+    return judged_rem(st, j, dike_sched_est_remaining(s, j), 1e6);
+}
+
+/* Key tenant @p t's queued jobs that never ran by judged length @p r (est_refresh). */
+static void new_rekey(dk_state *st, const dike_sched *s, uint32_t t, double r)
+{
+    st->tnew[t] = r;
+    for (int32_t i = st->lhead[(size_t)DK_NEW * st->ntenants + t]; i >= 0; i = st->lnext[i])
+        dike_jobq_update(&st->queued, st->jobp[i], key(st, s, st->jobp[i]));
+}
+
+static void q_push(dk_state *st, const dike_sched *s, dike_job *j)
+{
+    /* `none`: keep its tenant's [DK_NEW] on one judged length (under oracle and noisy each job
+     * has its own, and it never changes while the job waits) */
+    if (st->knowledge == DIKE_DURATION_NONE && j->first_start < 0) {
+        uint32_t t = j->spec->tenant;
+        double r = new_judged(st, s, j);
+        if (st->lhead[(size_t)DK_NEW * st->ntenants + t] >= 0 && r != st->tnew[t])
+            new_rekey(st, s, t, r);
+        st->tnew[t] = r;
+    }
+    dike_jobq_push(&st->queued, j, key(st, s, j));
+    list_add(st, j, j->first_start < 0 ? DK_NEW : DK_RAN);
+}
+
+static void q_remove(dk_state *st, dike_job *j)
+{
+    dike_jobq_remove(&st->queued, j);
+    list_del(st, j);
+}
+
 /* ---- which running jobs are on which node ---- */
 
 static void mark_dirty(dk_state *st, uint32_t n)
@@ -214,6 +293,7 @@ static void mark_dirty(dk_state *st, uint32_t n)
 
 static void node_add(dk_state *st, dike_job *j)
 {
+    list_add(st, j, DK_RUNNING);
     st->nnodes[j->idx] = j->nslices;
     for (uint32_t i = 0; i < j->nslices; i++) {
         uint32_t n = j->slices[i].node;
@@ -225,6 +305,7 @@ static void node_add(dk_state *st, dike_job *j)
 static void node_remove(dk_state *st, dike_job *j)
 {
     /* j->slices still holds the last placement after the engine released it */
+    list_del(st, j);
     for (uint32_t i = 0; i < st->nnodes[j->idx]; i++) {
         uint32_t n = j->slices[i].node;
         dk_slot *sl = st->slot + st->node_off[n];
@@ -244,7 +325,7 @@ static int start(dk_state *st, dike_sched *s, dike_job *j, int local)
 {
     if (!(local ? dike_sched_start_local(s, j) : dike_sched_start(s, j)))
         return 0;
-    dike_jobq_remove(&st->queued, j);
+    q_remove(st, j);
     node_add(st, j);
     st->est_start[j->idx] = dike_sched_est_duration(s, j);
     return 1;
@@ -367,7 +448,8 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * estimated remaining time only falls, except: a lease ends (a new victim; the expiry tree says
  * when), an estimate is outlived under noisy or none and doubles (the expiry tree holds when the
  * estimate's floor is reached, before that can happen), none's estimates change as jobs finish
- * (every node again), and a node fails or is repaired (every node again). */
+ * (est_refresh: the nodes of that tenant's running jobs whose measure rose), and a node fails or
+ * is repaired (every node again). */
 
 /* The largest need for which a running job with victim measure @p m (vict_measure; -inf while
  * its lease runs) passes the size test of a candidate of @p gq GPUs. */
@@ -463,8 +545,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
 /* Bring the bounds up to date before a preemption attempt. */
 static void bounds_update(dk_state *st, const dike_sched *s)
 {
-    if (!st->bounds_built || st->bound_up != dike_sched_gpus_up(s) ||
-        (st->knowledge == DIKE_DURATION_NONE && st->bound_epoch != dike_sched_est_epoch(s))) {
+    if (!st->bounds_built || st->bound_nodes != dike_sched_node_epoch(s)) {
         for (uint32_t n = 0; n < st->nodes; n++)
             node_bounds(st, s, n, 1);
         for (int l = 0; l < (st->lease_us > 0 ? 2 : 1); l++)
@@ -472,8 +553,7 @@ static void bounds_update(dk_state *st, const dike_sched *s)
                 dike_maxtree_build(&st->bound[l][g]);
         dike_maxtree_build(&st->expiry);
         st->bounds_built = 1;
-        st->bound_up = dike_sched_gpus_up(s);
-        st->bound_epoch = dike_sched_est_epoch(s);
+        st->bound_nodes = dike_sched_node_epoch(s);
     } else {
         for (uint32_t i = 0; i < st->ndirty; i++)
             node_bounds(st, s, st->dirty_list[i], 0);
@@ -659,7 +739,7 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
             have += st->cand[k].gpus;
             node_remove(st, v);
             dike_sched_preempt(s, v);
-            dike_jobq_push(&st->queued, v, key(st, s, v));
+            q_push(st, s, v);
         }
         still -= have < still ? have : still;
     }
@@ -668,9 +748,57 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 
 /* ---- the decision step ---- */
 
-static double rekey_fn(void *ctx, const dike_sched *s, const dike_job *j)
+/* Could running job @p v's new estimate leave a bound of its nodes too low: is its victim measure
+ * above the one its slots' bounds were computed from, or does its estimate run out (and double)
+ * before the node's expiry? If not, every bound of its nodes is still an upper bound. */
+static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job *v)
 {
-    return key(ctx, s, j);
+    dike_time now = dike_sched_now(s);
+    if (v->run_start == now || v->rate <= 0)
+        return 1;
+    double rem_us = dike_sched_est_remaining_running(s, v), m = vict_measure(st, v, positive_s(rem_us));
+    double e = (double)(now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate));
+    for (uint32_t k = 0; k < st->nnodes[v->idx]; k++) {
+        uint32_t n = v->slices[k].node;
+        if (st->dirty[n])
+            continue;
+        if (e < -dike_maxtree_get(&st->expiry, n))
+            return 1;
+        const dk_slot *sl = st->slot + st->node_off[n];
+        for (uint32_t i = 0; i < st->node_n[n]; i++)
+            if (sl[i].job == v && (m > sl[i].bound[1] || (leased_out(st, now, v) && m > sl[i].bound[0])))
+                return 1;
+    }
+    return 0;
+}
+
+/* The estimates of the tenants whose counters moved (dike_sched_est_version: under `none` a job
+ * of theirs finished; in the emulating mode, also a stopped job's work left arrived) may have
+ * changed; nobody else's did. Their running jobs' nodes get their bounds
+ * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed,
+ * those that never ran only if their shared judged length changed (with the probe, most tenants'
+ * estimates stay above it). The keys are those a re-key of the whole queue would give, and every
+ * node bound stays an upper bound, so the decisions are the same; the work per completion is
+ * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). */
+static void est_refresh(dk_state *st, const dike_sched *s)
+{
+    dike_job **jobs = st->jobp;
+    for (uint32_t t = 0; t < st->ntenants; t++) {
+        uint64_t v = dike_sched_est_version(s, t);
+        if (st->tver_ok && v == st->tver[t])
+            continue;
+        st->tver[t] = v;
+        for (int32_t i = st->lhead[(size_t)DK_RUNNING * st->ntenants + t]; i >= 0; i = st->lnext[i])
+            if (measure_rose(st, s, jobs[i]))
+                for (uint32_t k = 0; k < st->nnodes[i]; k++)
+                    mark_dirty(st, jobs[i]->slices[k].node);
+        for (int32_t i = st->lhead[(size_t)DK_RAN * st->ntenants + t]; i >= 0; i = st->lnext[i])
+            dike_jobq_update(&st->queued, jobs[i], key(st, s, jobs[i]));
+        int32_t i = st->knowledge == DIKE_DURATION_NONE ? st->lhead[(size_t)DK_NEW * st->ntenants + t] : -1;
+        if (i >= 0 && new_judged(st, s, jobs[i]) != st->tnew[t])
+            new_rekey(st, s, t, new_judged(st, s, jobs[i]));
+    }
+    st->tver_ok = 1;
 }
 
 static void dk_decide(void *state, dike_sched *s)
@@ -679,7 +807,7 @@ static void dk_decide(void *state, dike_sched *s)
     dike_job *q;
     if (dike_sched_est_epoch(s) != st->epoch) { /* estimates of waiting jobs changed (`none`) */
         st->epoch = dike_sched_est_epoch(s);
-        dike_jobq_rekey(&st->queued, s, rekey_fn, st);
+        est_refresh(st, s);
     }
     /* in order; the first that does not fit may preempt (only it, as in SRTF) */
     while ((q = dike_jobq_min(&st->queued)))
@@ -761,6 +889,17 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->scr_sh = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_sh);
     st->dirty = dike_xcalloc(cl->nodes ? cl->nodes : 1, 1);
     st->dirty_list = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->dirty_list);
+    st->ntenants = (uint32_t)dike_sched_workload(s)->ntenants;
+    st->lhead = dike_xmalloc(((size_t)DK_LISTS * st->ntenants + 1) * sizeof *st->lhead);
+    for (size_t i = 0; i < (size_t)DK_LISTS * st->ntenants; i++)
+        st->lhead[i] = -1;
+    st->lnext = dike_xcalloc(njobs ? njobs : 1, sizeof *st->lnext);
+    st->lprev = dike_xcalloc(njobs ? njobs : 1, sizeof *st->lprev);
+    st->inlist = dike_xmalloc(njobs ? njobs : 1);
+    memset(st->inlist, -1, njobs ? njobs : 1);
+    st->tver = dike_xcalloc(st->ntenants + 1, sizeof *st->tver);
+    st->jobp = dike_xcalloc(njobs ? njobs : 1, sizeof *st->jobp);
+    st->tnew = dike_xcalloc(st->ntenants + 1, sizeof *st->tnew);
     *state = st;
     (void)e;
     return 0;
@@ -768,7 +907,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
 
 static void dk_arrival(void *state, dike_sched *s, dike_job *j)
 {
-    dike_jobq_push(&((dk_state *)state)->queued, j, key(state, s, j));
+    q_push(state, s, j);
 }
 
 static void dk_finish(void *state, dike_sched *s, dike_job *j)
@@ -845,6 +984,13 @@ static void dk_free(void *state)
     free(st->scr_sh);
     free(st->dirty);
     free(st->dirty_list);
+    free(st->lhead);
+    free(st->lnext);
+    free(st->lprev);
+    free(st->inlist);
+    free(st->tver);
+    free(st->jobp);
+    free(st->tnew);
     free(st);
 }
 

@@ -128,18 +128,47 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
     q->size++;
 }
 
+static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t *i);
+
 void dike_jobq_remove(dike_jobq *q, dike_job *j)
 {
-    uint32_t bi = bucket_at(q, j->spec->num_gpus);
-    dike_jobq_bucket *b = &q->b[bi < q->nb ? bi : 0];
-    size_t i = (size_t)q->slot[j->idx];
-    if (bi >= q->nb || i >= b->n || b->heap[i] != j)
-        dike_fatal("jobq: job %u is not in the queue", j->idx);
+    size_t i;
+    dike_jobq_bucket *b = bucket_of(q, j, &i);
     b->n--;
     q->size--;
     if (i == b->n)
         return;
     put(b, q->slot, i, b->heap[b->n], b->keys[b->n], b->ids[b->n]);
+    if (i > 0 && before(b, i, (i - 1) / 2))
+        sift_up(b, q->slot, i);
+    else
+        sift_down(b, q->slot, i);
+}
+
+/* Queued job @p j's bucket; fatal if it is not queued. */
+static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t *i)
+{
+    uint32_t bi = bucket_at(q, j->spec->num_gpus);
+    dike_jobq_bucket *b = &q->b[bi < q->nb ? bi : 0];
+    *i = (size_t)q->slot[j->idx];
+    if (bi >= q->nb || *i >= b->n || b->heap[*i] != j)
+        dike_fatal("jobq: job %u is not in the queue", j->idx);
+    return b;
+}
+
+double dike_jobq_key(const dike_jobq *q, const dike_job *j)
+{
+    size_t i;
+    return bucket_of(q, j, &i)->keys[i];
+}
+
+void dike_jobq_update(dike_jobq *q, dike_job *j, double key)
+{
+    size_t i;
+    dike_jobq_bucket *b = bucket_of(q, j, &i);
+    if (b->keys[i] == key)
+        return;
+    b->keys[i] = key;
     if (i > 0 && before(b, i, (i - 1) / 2))
         sift_up(b, q->slot, i);
     else

@@ -48,6 +48,11 @@ dike_job *dike_jobq_min(const dike_jobq *q);
 dike_job *dike_jobq_min_fitting(const dike_jobq *q, uint64_t max_gpus, const uint8_t *skip,
                                 uint32_t *bucket);
 
+/** The key queued job @p j has now. */
+double dike_jobq_key(const dike_jobq *q, const dike_job *j);
+/** Give queued job @p j the key @p key and restore the heap order: O(log size). */
+void dike_jobq_update(dike_jobq *q, dike_job *j, double key);
+
 /** Key of a job, for dike_jobq_rekey. */
 typedef double (*dike_jobq_key_fn)(void *ctx, const dike_sched *s, const dike_job *j);
 

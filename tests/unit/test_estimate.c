@@ -94,6 +94,14 @@ static void test_none_tenant_history(void **st)
     bench b;
     bench_init(&b, history_jobs, 5, sets);
     assert_int_equal(dike_sched_duration_knowledge(&b.s), DIKE_DURATION_NONE);
+    /* Per tenant, a counter that moves whenever its jobs' estimates may have (a, b, c: the
+     * tenants of J0, J2, J4). */
+    uint32_t ta = b.s.jobs[0].spec->tenant, tb = b.s.jobs[2].spec->tenant, tc = b.s.jobs[4].spec->tenant;
+    uint64_t va = dike_sched_est_version(&b.s, ta), vb = dike_sched_est_version(&b.s, tb),
+             vc = dike_sched_est_version(&b.s, tc);
+#define MOVED(t, v) (dike_sched_est_version(&b.s, t) != (v))
+#define AGAIN() (va = dike_sched_est_version(&b.s, ta), vb = dike_sched_est_version(&b.s, tb), \
+                 vc = dike_sched_est_version(&b.s, tc))
 
     /* t = 2: nothing has finished, every estimate is the prior (3600 s). J0 has run 2 s:
      * 3600 - 2 = 3598 s left. */
@@ -115,6 +123,9 @@ static void test_none_tenant_history(void **st)
     assert_near(est_s(&b, 4), 100, EPS);
     assert_near(rem_s(&b, 1), 160, EPS);
     assert_int_equal(dike_sched_est_epoch(&b.s), 1);
+    /* All three moved: a's own history began; b and c use the mean of all finished jobs. */
+    assert_true(MOVED(ta, va) && MOVED(tb, vb) && MOVED(tc, vc));
+    AGAIN();
     /* Themis's rho_hat (policy/rho.h) sees the same: J1's expected total is revised to 2 x 160 =
      * 320 s. 4 jobs in the system, 8 GPUs up: J1 (4 GPUs) share 4 x 4 / 8 = 2, T_ideal_est =
      * 640 s, rho_hat = (160 + 160) / 640 = 0.5. J3 (8 GPUs, waiting since 2 s, does not fit:
@@ -133,6 +144,8 @@ static void test_none_tenant_history(void **st)
     assert_near(est_s(&b, 4), 200, EPS);
     assert_near(rem_s(&b, 2), 200, EPS); /* just started */
     assert_int_equal(dike_sched_est_epoch(&b.s), 2);
+    assert_true(MOVED(ta, va) && MOVED(tb, vb) && MOVED(tc, vc));
+    AGAIN();
 
     /* t = 800: J2 (b, 500 s) finished. Tenant b now has its own history (500 s); a keeps 200 s;
      * c still has none: (100 + 300 + 500) / 3 = 300 s. */
@@ -140,6 +153,10 @@ static void test_none_tenant_history(void **st)
     assert_near(est_s(&b, 3), 200, EPS);
     assert_near(est_s(&b, 2), 500, EPS);
     assert_near(est_s(&b, 4), 300, EPS);
+    /* b's finish moved b (its own history) and c (no history: the mean of all), not a. */
+    assert_true(!MOVED(ta, va) && MOVED(tb, vb) && MOVED(tc, vc));
+#undef MOVED
+#undef AGAIN
 
     /* J3 (a, est 200 s) started at 800 and has done nothing yet: 200 s left by the estimate. */
     assert_int_equal(b.s.jobs[3].state, DIKE_JOB_RUNNING);

@@ -1,16 +1,18 @@
 /* The policies' data structures on hand-made inputs: the active set (arrival order under
- * removals), the indexed id heap (stride scheduling's tenant order) and the finish-time treaps
- * (srtf's running jobs). Every expected value is worked out in the comment above it. */
+ * removals), the indexed id heap (stride scheduling's tenant order), the finish-time treaps
+ * (srtf's running jobs) and the job queue's key updates (dike under `none`). Every expected value is worked out in the comment above it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <mpi.h>
+#include <stdlib.h>
 
 #include "policy/common.h"
 #include "policy/fintree.h"
 #include "policy/idheap.h"
+#include "policy/jobq.h"
 
 #define NJ 8
 
@@ -78,6 +80,46 @@ static void test_active_many(void **unused)
     for (uint32_t i = 0; i < 500; i++)
         assert_int_equal(a.jobs[i]->idx, 2 * i + 1);
     dike_active_free(&a);
+}
+
+static void test_jobq_update(void **unused)
+{
+    /* Jobs 0-5: 0, 2, 4 of 1 GPU and 1, 3, 5 of 2 GPUs (two buckets), keys 50, 40, 30, 20, 10,
+     * 60. Overall order by (key, index): 4 (10), 3 (20), 2 (30), 1 (40), 0 (50), 5 (60); the
+     * best of 1 GPU is 4. */
+    make_jobs((const uint32_t[]){1, 2, 1, 2, 1, 2, 1, 1}, NULL);
+    int32_t *slot = dike_jobq_slots(NJ);
+    dike_jobq q;
+    dike_jobq_init(&q, slot);
+    const double key0[] = {50, 40, 30, 20, 10, 60};
+    for (uint32_t i = 0; i < 6; i++)
+        dike_jobq_push(&q, &g_job[i], key0[i]);
+    assert_int_equal(dike_jobq_min(&q)->idx, 4);
+    assert_true(dike_jobq_key(&q, &g_job[3]) == 20);
+    /* Job 4's key rises to 45: 3 (20) leads; among 1-GPU jobs 2 (30) now comes before 4. */
+    dike_jobq_update(&q, &g_job[4], 45);
+    assert_true(dike_jobq_key(&q, &g_job[4]) == 45);
+    assert_int_equal(dike_jobq_min(&q)->idx, 3);
+    assert_int_equal(dike_jobq_min_fitting(&q, 1, NULL, NULL)->idx, 2);
+    /* Job 5 falls to 20, equal to job 3's: the lower index, 3, still leads. Job 3 then rises to
+     * 25: 5 (20) leads. */
+    dike_jobq_update(&q, &g_job[5], 20);
+    assert_int_equal(dike_jobq_min(&q)->idx, 3);
+    dike_jobq_update(&q, &g_job[3], 25);
+    assert_int_equal(dike_jobq_min(&q)->idx, 5);
+    /* The same key again changes nothing. Removing in order gives
+     * 5 (20), 3 (25), 2 (30), 1 (40), 4 (45), 0 (50). */
+    dike_jobq_update(&q, &g_job[2], 30);
+    const uint32_t order[] = {5, 3, 2, 1, 4, 0};
+    for (int i = 0; i < 6; i++) {
+        dike_job *m = dike_jobq_min(&q);
+        assert_non_null(m);
+        assert_int_equal(m->idx, order[i]);
+        dike_jobq_remove(&q, m);
+    }
+    assert_null(dike_jobq_min(&q));
+    dike_jobq_free(&q);
+    free(slot);
 }
 
 static void test_idheap_order(void **unused)
@@ -188,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_active_keeps_arrival_order),
         cmocka_unit_test(test_active_many),
         cmocka_unit_test(test_idheap_order),
+        cmocka_unit_test(test_jobq_update),
         cmocka_unit_test(test_fintree),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
