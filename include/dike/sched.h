@@ -216,12 +216,14 @@ double dike_sched_done_work(const dike_sched *s, const dike_job *j);
 /** scheduler.duration_knowledge of this run (enum dike_duration_knowledge). */
 int dike_sched_duration_knowledge(const dike_sched *s);
 /** A counter that changes whenever the estimate of a job that is not running may have changed
- *  (under `none`: every completion); constant under oracle and noisy. A policy that keys queued
- *  jobs by an estimate re-keys them when it differs from the value it saw last. */
+ *  (under `none`: every completion; in the emulating mode, in every knowledge mode: a stopped
+ *  job's work left reaching the coordinator). A policy that keys queued jobs by an estimate
+ *  re-keys them when it differs from the value it saw last. */
 uint64_t dike_sched_est_epoch(const dike_sched *s);
 /** A counter that changes whenever the estimates of @p tenant's jobs may have changed: under
  *  `none`, when one of its jobs finishes, or, while none has, when any job finishes (its jobs
- *  then use the mean of all finished jobs); 0 under oracle and noisy. A policy that keeps
+ *  then use the mean of all finished jobs); in every mode, when a stopped job of its reports its
+ *  work left (emulating mode). Never decreases within a run. A policy that keeps
  *  estimate-dependent state per job revisits only the tenants whose counter moved, instead of
  *  every job at every change of dike_sched_est_epoch. */
 uint64_t dike_sched_est_version(const dike_sched *s, uint32_t tenant);

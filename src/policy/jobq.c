@@ -128,7 +128,16 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
     q->size++;
 }
 
-static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t *i);
+/* Queued job @p j's bucket; fatal if it is not queued. */
+static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t *i)
+{
+    uint32_t bi = bucket_at(q, j->spec->num_gpus);
+    dike_jobq_bucket *b = &q->b[bi < q->nb ? bi : 0];
+    *i = (size_t)q->slot[j->idx];
+    if (bi >= q->nb || *i >= b->n || b->heap[*i] != j)
+        dike_fatal("jobq: job %u is not in the queue", j->idx);
+    return b;
+}
 
 void dike_jobq_remove(dike_jobq *q, dike_job *j)
 {
@@ -143,17 +152,6 @@ void dike_jobq_remove(dike_jobq *q, dike_job *j)
         sift_up(b, q->slot, i);
     else
         sift_down(b, q->slot, i);
-}
-
-/* Queued job @p j's bucket; fatal if it is not queued. */
-static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t *i)
-{
-    uint32_t bi = bucket_at(q, j->spec->num_gpus);
-    dike_jobq_bucket *b = &q->b[bi < q->nb ? bi : 0];
-    *i = (size_t)q->slot[j->idx];
-    if (bi >= q->nb || *i >= b->n || b->heap[*i] != j)
-        dike_fatal("jobq: job %u is not in the queue", j->idx);
-    return b;
 }
 
 double dike_jobq_key(const dike_jobq *q, const dike_job *j)
