@@ -29,7 +29,11 @@
  * estimated remaining), so that an outlived estimate does not read as a missed fair finish time
  * (version 0.6). A running job's slack is
  *     slack = submit + T_ideal_est - now - remaining - restore
- * (how long it can be delayed by a preemption now and still finish by its fair finish time). With
+ * (how long it can be delayed by a preemption now and still finish by its fair finish time). While
+ * the cluster has GPUs to spare (at least the job's own outside the node being emptied) N_avg is
+ * taken at the least the job can end with, the rest of its stay alone: the load is below
+ * capacity and may fall further, and a passed burst would otherwise lend it slack (version 0.8,
+ * slack_s). With
  * w = dike.fairness_weight > 0 a running job may be taken off its GPUs only if
  *     slack >= w x (candidate's remaining + candidate's restore),
  * i.e. it can wait for w of the candidate's run and still finish fairly, or if it is past its fair
@@ -93,6 +97,8 @@ typedef struct dk_state {
     int64_t err_n;      /**< finished jobs counted */
     double *est_start;  /**< per job: its estimated duration when it last started, us */
     double margin;      /**< exp(mean |log error|): 1 under oracle and before any job finished */
+    uint64_t spare;     /**< free GPUs outside the node a preemption attempt is examining
+                             (node_victims, node_empties): whether the cluster has GPUs to spare */
     double q_slack_us;  /**< the candidate's own slack (make_room): how long it can wait and
                              still finish by its fair finish time */
     /* Where a blocked job could be made room for (node_bounds): per node, upper bounds of the
@@ -182,12 +188,25 @@ static double ideal_s(const dike_sched *s, const dike_job *j, double total_us)
 
 /* Seconds running job @p v, with @p rem_s left (run_rem_s), can be delayed and still finish by its
  * fair finish time if it is preempted now (it pays the restore cost and then runs at its best
- * rate, 1). */
+ * rate, 1).
+ * Its fair finish time depends on N_avg over its whole stay, of which only the past is known.
+ * While the cluster is full, the load is at least at capacity and the N_avg so far stands for the
+ * rest (version 0.2). While it has GPUs to spare (at least v's outside the node being emptied),
+ * the load is below capacity and may fall further before v ends, often after a burst that raised
+ * N_avg so far. A long job whose share is then back to a whole cluster's worth has T_ideal =
+ * its length, and the restore alone makes it unfair. So its fair finish time is taken at the least
+ * N_avg it can end with: the past at the N_avg so far, the rest (its remaining run and the
+ * restore) with itself alone (version 0.8). */
 static double slack_s(const dk_state *st, const dike_sched *s, const dike_job *v, double rem_s)
 {
-    double now = dike_time_to_s(dike_sched_now(s));
-    return dike_time_to_s(v->spec->submit) + ideal_s(s, v, dike_sched_est_total_running(s, v)) - now -
-           rem_s - st->cost_s;
+    double now = dike_time_to_s(dike_sched_now(s)), submit = dike_time_to_s(v->spec->submit);
+    double navg = dike_sched_navg(s, v), stay = now - submit, rest = rem_s + st->cost_s;
+    if (st->spare >= v->spec->num_gpus && stay + rest > 0) {
+        double least = (stay * navg + rest) / (stay + rest);
+        navg = least < navg ? least : navg;
+    }
+    return submit + dike_ideal_est_s(s, v, dike_sched_est_total_running(s, v), navg) - now - rem_s -
+           st->cost_s;
 }
 
 /* The probe (`none`, version 0.7). Without durations the scheduler can tell a short job from a long
@@ -405,6 +424,7 @@ static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, cons
     uint32_t m = 0;
     *gpus = 0;
     const dk_slot *sl = st->slot + st->node_off[n];
+    st->spare = dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
     for (uint32_t k = 0; k < st->node_n[n]; k++)
         if (qm <= sl[k].bound[st->lb] && can_take(st, s, sl[k].job, q, need_s, qm)) {
             uint32_t i = m++; /* insertion: a node holds a handful of jobs */
@@ -423,6 +443,7 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
 {
     const dk_slot *sl = st->slot + st->node_off[n];
     *gpus = 0;
+    st->spare = dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
     for (uint32_t k = 0; k < st->node_n[n]; k++) {
         if (qm > sl[k].bound[st->lb] || !can_take(st, s, sl[k].job, q, need_s, qm))
             return 0;

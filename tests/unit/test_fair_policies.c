@@ -324,6 +324,48 @@ static void test_dike_probe(void **st)
                (const sc_want[]){{0, 1000, 0}, {1000, 6100, 1}, {1300, 1400, 0}});
 }
 
+/* A victim judged by the least N_avg it can end with while the cluster has GPUs to spare
+ * (version 0.8). Two nodes of 8 GPUs (G = 16), restore 30 s, no lease, rounds far apart, oracle.
+ *   0:    V (4 GPUs, 10,000 s) and four 1-GPU jobs of 1,000 s arrive: all on one node, A.
+ *   1:    D (4 GPUs, 2,199 s) and four more 1-GPU jobs of 1,000 s arrive: node B, the only room.
+ *   1000, 1001: the 1-GPU jobs end. A holds V, B holds D; 4 GPUs are free on each.
+ *   2000: Q (8 GPUs, 100 s) arrives. No node has 8 free, and spread over both it would run at
+ *         locality_rack: it does not start. D (200 s left: (0.9 x 200 - 30) x 4 = 600 < 100 x 8)
+ *         may not be taken; V may by size (800 <= (0.9 x 8,000 - 30) x 4).
+ *         V's N_avg so far: 5 jobs for 1 s, 10 for 999 s, 6 for 1 s, 2 for 999 s: 11,999 / 2,000
+ *         = 5.9995. With that load for the rest, T_ideal_est = 10,000 x 4 x 5.9995 / 16 = 14,998.75
+ *         and V's slack = 14,998.75 - 2,000 - 8,000 - 30 = 4,968.75 >= Q's 100 s: the guard of 0.7
+ *         lets Q take V even at w = 1. But node B has 4 GPUs free, as many as V holds, so V is
+ *         judged by the least N_avg it can end with, the rest (8,000 s + the restore) alone:
+ *         (2,000 x 5.9995 + 8,030) / 10,030 = 1.997, 4 x 1.997 / 16 < 1, T_ideal_est = 10,000 and
+ *         slack = -30 < 100. Left alone V is not late (it ends at 10,000, its fair finish), so
+ *         w = 1 keeps V on its GPUs and Q waits for D: Q 2200-2300 on node B.
+ *         (Taken, V would resume at once on B and end at 10,030; its N_avg over its stay is about
+ *         2, so its T_ideal is its 10,000 s: unfair by the restore alone.)
+ *   w = 0: no guard; Q takes V's node at 2000, 2000-2100; V resumes at once on B and pays the 30 s
+ *         restore: 0-10,030, one preemption. */
+static void test_dike_spare_slack(void **st)
+{
+    static const sc_job jobs[] = {{0, 10000, 4, "v"}, {0, 1000, 1, "b"}, {0, 1000, 1, "b"},
+                                  {0, 1000, 1, "b"},  {0, 1000, 1, "b"}, {1, 2199, 4, "d"},
+                                  {1, 1000, 1, "c"},  {1, 1000, 1, "c"}, {1, 1000, 1, "c"},
+                                  {1, 1000, 1, "c"},  {2000, 100, 8, "q"}};
+    const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.preemption_cost_s=30",
+                        "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    sc_expect(jobs, 11, w1,
+              (const sc_want[]){{0, 10000, 0}, {0, 1000, 0}, {0, 1000, 0}, {0, 1000, 0}, {0, 1000, 0},
+                                {1, 2200, 0}, {1, 1001, 0}, {1, 1001, 0}, {1, 1001, 0}, {1, 1001, 0},
+                                {2200, 2300, 0}});
+    const char *w0[] = {"cluster.nodes=2", DK_BASE, "scheduler.preemption_cost_s=30",
+                        "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 11, w0, &r), 0);
+    expect_job(&r, 0, 0, 10030, 1);
+    expect_job(&r, 5, 1, 2200, 0);
+    expect_job(&r, 10, 2000, 2100, 0);
+    dike_results_free(&r);
+}
+
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
  * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
  * G = 16:
@@ -530,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
         cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
+        cmocka_unit_test(test_dike_spare_slack),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
