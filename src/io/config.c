@@ -735,7 +735,32 @@ typedef struct ini_state {
     bool failed;       /**< an error is in err; stops reading */
     int err_line;      /**< line of that error */
     dike_err err;
+    char section[128]; /**< the last [section] handed to inih (for long_assignment) */
 } ini_state;
+
+static int on_key(void *user, const char *section, const char *name, const char *value);
+
+/* A `key = value` line longer than inih's buffer, assigned here as inih would (key before the
+ * first '=' or ':', a value's inline comment from a ';' after a blank, both trimmed). A resolved
+ * configuration (run --print-config, the text stored in outputs) writes absolute paths and the
+ * canonical "key = value", so it may hold lines longer than the ones it was made from; it must
+ * read back. Returns 1 if @p s was such a line (assigned, or st->failed set), 0 if not. */
+static int long_assignment(ini_state *st, const char *s)
+{
+    size_t k = strcspn(s, "=:");
+    if (s[0] == '[' || s[0] == ';' || s[0] == '#' || s[k] != '=' || k == 0)
+        return 0;
+    char *key = dike_xstrdup(s), *val = key + k + 1;
+    key[k] = '\0';
+    for (char *c = val; *c; c++)
+        if (*c == ';' && c > val && (c[-1] == ' ' || c[-1] == '\t')) {
+            *c = '\0';
+            break;
+        }
+    on_key(st, st->section, dike_trim(key), dike_trim(val));
+    free(key);
+    return 1;
+}
 
 static char *read_line(char *str, int num, void *stream)
 {
@@ -773,6 +798,16 @@ static char *read_line(char *str, int num, void *stream)
     while (*s == ' ' || *s == '\t')
         s++;
     size_t len = strlen(s);
+    if (s[0] == '[' && strchr(s, ']')) { /* inih's section: the text up to the first ']' */
+        size_t n = (size_t)(strchr(s, ']') - s - 1);
+        snprintf(st->section, sizeof st->section, "%.*s", (int)(n < sizeof st->section ? n : sizeof st->section - 1), s + 1);
+    }
+    if (len + 1 > (size_t)num && num >= 2 && long_assignment(st, s)) {
+        if (st->failed)
+            return NULL;
+        memcpy(str, "\n", 2); /* inih sees an empty line in its place */
+        return str;
+    }
     if (len + 1 > (size_t)num) {
         /* inih reads lines into a fixed buffer and would split a longer one silently. */
         st->failed = true;

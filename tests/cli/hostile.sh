@@ -67,7 +67,7 @@ expect_ok bom.csv trace
 printf '[cluster]\nnodes = 4\000\n' >nul.ini
 expect_error nul.ini config "nul.ini:2: contains a NUL byte"
 { printf '[cluster]\nnodes = '; head -c 10000000 /dev/zero | tr '\0' '9'; echo; } >longline.ini
-expect_error longline.ini config "longline.ini:2: line longer than"
+expect_error longline.ini config "longline.ini:2: \[cluster\] nodes: integer out of range"
 printf '[cluster]\nnodes = 1e400\n' >huge.ini
 expect_error huge.ini config "huge.ini:2: \[cluster\] nodes: not an integer"
 printf '[cluster]\nlocality_rack = nan\n' >nan.ini
