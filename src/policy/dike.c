@@ -247,7 +247,7 @@ static void list_add(dk_state *st, dike_job *j, int l)
         st->lprev[*h] = (int32_t)j->idx;
     *h = (int32_t)j->idx;
     st->inlist[j->idx] = (int8_t)l;
-    st->jobp[j->idx] = (dike_job *)j;
+    st->jobp[j->idx] = j;
 }
 
 static void list_del(dk_state *st, const dike_job *j)
@@ -472,6 +472,13 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * (est_refresh: the nodes of that tenant's running jobs whose measure rose), and a node fails or
  * is repaired (every node again). */
 
+/* When running job @p v, with @p rem_us estimated left (est_remaining_running), reaches its
+ * estimate's floor, after which it may double: its nodes' bounds may rise then (v->rate > 0). */
+static dike_time runs_out(dike_time now, const dike_job *v, double rem_us)
+{
+    return now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
+}
+
 /* The largest need for which a running job with victim measure @p m (vict_measure; -inf while
  * its lease runs) passes the size test of a candidate of @p gq GPUs. */
 static double slot_bound(double m, double gq)
@@ -542,7 +549,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
              * jumps up: recompute then. Under `oracle` too, in the emulating mode: the coordinator
              * counts nominal progress, and a job the nodes slowed down outlives its duration. */
             if (v->rate > 0)
-                e = now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
+                e = runs_out(now, v, rem_us);
         }
         if (!leased_out(st, now, v)) { /* [0] may rise when the lease ends */
             dike_time end = v->run_start + (dike_time)st->lease_us;
@@ -778,7 +785,7 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
     if (v->run_start == now || v->rate <= 0)
         return 1;
     double rem_us = dike_sched_est_remaining_running(s, v), m = vict_measure(st, v, positive_s(rem_us));
-    double e = (double)(now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate));
+    double e = (double)runs_out(now, v, rem_us);
     for (uint32_t k = 0; k < st->nnodes[v->idx]; k++) {
         uint32_t n = v->slices[k].node;
         if (st->dirty[n])
@@ -816,8 +823,9 @@ static void est_refresh(dk_state *st, const dike_sched *s)
         for (int32_t i = st->lhead[(size_t)DK_RAN * st->ntenants + t]; i >= 0; i = st->lnext[i])
             dike_jobq_update(&st->queued, jobs[i], key(st, s, jobs[i]));
         int32_t i = st->knowledge == DIKE_DURATION_NONE ? st->lhead[(size_t)DK_NEW * st->ntenants + t] : -1;
-        if (i >= 0 && new_judged(st, s, jobs[i]) != st->tnew[t])
-            new_rekey(st, s, t, new_judged(st, s, jobs[i]));
+        double r = i >= 0 ? new_judged(st, s, jobs[i]) : 0;
+        if (i >= 0 && r != st->tnew[t])
+            new_rekey(st, s, t, r);
     }
     st->tver_ok = 1;
 }

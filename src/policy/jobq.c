@@ -128,6 +128,15 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
     q->size++;
 }
 
+/* Slot @p i's entry changed (a new key, or another entry moved in): back to its place. */
+static void resift(dike_jobq_bucket *b, int32_t *slot, size_t i)
+{
+    if (i > 0 && before(b, i, (i - 1) / 2))
+        sift_up(b, slot, i);
+    else
+        sift_down(b, slot, i);
+}
+
 /* Queued job @p j's bucket; fatal if it is not queued. */
 static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t *i)
 {
@@ -148,10 +157,7 @@ void dike_jobq_remove(dike_jobq *q, dike_job *j)
     if (i == b->n)
         return;
     put(b, q->slot, i, b->heap[b->n], b->keys[b->n], b->ids[b->n]);
-    if (i > 0 && before(b, i, (i - 1) / 2))
-        sift_up(b, q->slot, i);
-    else
-        sift_down(b, q->slot, i);
+    resift(b, q->slot, i);
 }
 
 double dike_jobq_key(const dike_jobq *q, const dike_job *j)
@@ -167,10 +173,7 @@ void dike_jobq_update(dike_jobq *q, dike_job *j, double key)
     if (b->keys[i] == key)
         return;
     b->keys[i] = key;
-    if (i > 0 && before(b, i, (i - 1) / 2))
-        sift_up(b, q->slot, i);
-    else
-        sift_down(b, q->slot, i);
+    resift(b, q->slot, i);
 }
 
 void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, void *ctx)
