@@ -800,7 +800,7 @@ static char *read_line(char *str, int num, void *stream)
     size_t len = strlen(s);
     if (s[0] == '[' && strchr(s, ']')) { /* inih's section: the text up to the first ']' */
         size_t n = (size_t)(strchr(s, ']') - s - 1);
-        snprintf(st->section, sizeof st->section, "%.*s", (int)(n < sizeof st->section ? n : sizeof st->section - 1), s + 1);
+        snprintf(st->section, sizeof st->section, "%.*s", (int)n, s + 1);
     }
     if (len + 1 > (size_t)num && num >= 2 && long_assignment(st, s)) {
         if (st->failed)
