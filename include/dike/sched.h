@@ -206,6 +206,11 @@ double dike_sched_est_total(const dike_sched *s, const dike_job *j);
  *  so the estimate does not grow while it runs (two long jobs would otherwise trade places at every
  *  decision). Equal to dike_sched_est_remaining until E is outlived; oracle: the remaining work. */
 double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *j);
+/** The reference work, us, running job @p j does before its estimate is next revised (reaches the
+ *  next of E, 2E, 4E, ...): dike_sched_est_remaining_running is this, but never below the floor.
+ *  While @p j runs and its estimated duration does not change (dike_sched_est_version), it falls
+ *  at the job's rate, so a policy can tell when the estimate may next jump up. */
+double dike_sched_est_gap_running(const dike_sched *s, const dike_job *j);
 /** The total reference work the scheduler now expects of running job @p j, us, in agreement with
  *  dike_sched_est_remaining_running: the work done plus that remaining (an outlived estimate E is
  *  read as 2E, 4E, ...); exactly the duration under the oracle. */

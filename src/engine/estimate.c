@@ -192,7 +192,7 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
  * first of E, 2E, 4E, ... that it has not reached. Between doublings the estimate only falls while
  * the job runs, as under the oracle; it is never above dike_sched_est_remaining, and equal to it
  * until the job outlives E. */
-double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
+double dike_sched_est_gap_running(const dike_sched *s, const dike_job *r)
 {
     double est = dike_sched_est_duration(s, r);
     double done = dike_sched_done_work(s, r);
@@ -200,7 +200,12 @@ double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
         est = DIKE_EST_REMAINING_FLOOR_US;
     while (est <= done)
         est *= 2;
-    double rem = est - done;
+    return est - done;
+}
+
+double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
+{
+    double rem = dike_sched_est_gap_running(s, r);
     return rem > DIKE_EST_REMAINING_FLOOR_US ? rem : DIKE_EST_REMAINING_FLOOR_US;
 }
 

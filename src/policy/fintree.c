@@ -132,11 +132,16 @@ static uint32_t erase(dike_fintree *f, uint32_t v, uint32_t x)
 
 void dike_fintree_insert(dike_fintree *f, uint32_t tree, dike_job *j)
 {
+    dike_fintree_insert_at(f, tree, j, j->finish);
+}
+
+void dike_fintree_insert_at(dike_fintree *f, uint32_t tree, dike_job *j, dike_time key)
+{
     uint32_t x = j->idx;
     if (tree >= f->ntrees || f->tree[x] >= 0)
         dike_fatal("fintree: cannot insert job %u into tree %u", x, tree);
     f->l[x] = f->r[x] = NIL;
-    f->key[x] = j->finish;
+    f->key[x] = key;
     f->gpus[x] = j->spec->num_gpus;
     f->sum[x] = f->gpus[x];
     f->tree[x] = (int32_t)tree;

@@ -32,6 +32,9 @@ void dike_fintree_init(dike_fintree *f, size_t njobs, uint32_t ntrees);
 void dike_fintree_free(dike_fintree *f);
 /** Insert running job @p j into tree @p tree, keyed by its current j->finish. O(log n). */
 void dike_fintree_insert(dike_fintree *f, uint32_t tree, dike_job *j);
+/** The same, keyed by @p key instead of j->finish (srtf without the oracle: a bound of the time
+ *  left, dike_fintree's order being "latest first" whatever the key means). O(log n). */
+void dike_fintree_insert_at(dike_fintree *f, uint32_t tree, dike_job *j, dike_time key);
 /** Remove @p j from its tree. O(log n). */
 void dike_fintree_remove(dike_fintree *f, dike_job *j);
 static inline int dike_fintree_has(const dike_fintree *f, const dike_job *j)

@@ -23,43 +23,78 @@
  * it used to pop every job longer than the head from one heap and push it back at each decision.
  * The treaps' GPU counts end a search that cannot succeed in O(log n).
  *
- * Without the oracle two things change. The running jobs' finish times are the truth, so they
- * neither prune nor order the victim search: every running job of the type is a candidate, the
- * largest estimated remaining first (O(running jobs of the type) when the queue head is blocked). And under none
+ * Without the oracle two things change. The running jobs' finish times are the truth, which the
+ * scheduler does not know: the candidates are the running jobs of the type with more estimated
+ * remaining work than the head needs, the largest estimate first. The treaps then hold, per
+ * running job, a bound of its estimated time left instead (est_bound): its estimated remaining
+ * work falls at its rate until its estimate is outlived and doubles, or its tenant's estimate
+ * changes (under none), and the bound is renewed at those moments (an expiry tree, and the
+ * tenant's running list). The search walks the treap latest bound first, stops where the bound
+ * falls to the head's need, and stops earlier once the jobs whose estimates are above every
+ * bound left hold enough GPUs: those are the victims a full sort would take. (Until 2026-12-03
+ * every running job of the type was estimated at every blocked decision.) And under none
  * a waiting job's estimate moves when a job of its tenant (or, before its tenant has history, any
- * job) finishes, so the queue is re-keyed at the first decision after a completion (O(queue));
- * under noisy a waiting job's estimate does not change, so its key taken at enqueue time stays
- * right. */
+ * job) finishes: the jobs of a tenant that have never run share its estimate and wait as one
+ * group in index order, and a completion moves that group and re-keys the tenant's jobs that ran
+ * before, nobody else's (dike_tenantq; until 2026-12-03 the whole queue was re-keyed, O(queue)
+ * per completion). Under noisy a waiting job's estimate does not change, so its key taken at
+ * enqueue time stays right. */
 #include "dike/sched.h"
 #include "policy/common.h"
 #include "policy/fintree.h"
-#include "policy/jobq.h"
+#include "policy/maxtree.h"
 #include "policy/policy.h"
+#include "policy/tenantq.h"
 
 #include <math.h>
 #include <string.h>
 
 typedef struct srtf_state {
-    dike_jobq queued;     /**< by remaining work */
-    int32_t *slot;        /**< per job: its place in queued */
+    dike_tenantq queued;  /**< by remaining work */
     dike_fintree running; /**< per GPU type, by finish: latest first (work <= time left) */
     int backfill;
     int oracle;        /**< scheduler.duration_knowledge = oracle */
-    uint64_t epoch;    /**< dike_sched_est_epoch when the queued keys were computed */
     dike_job **tmp;    /**< scratch: victims of one preempt_for */
     size_t tmp_cap;
     dike_ranked *cand; /**< scratch: victim candidates (without the oracle) */
     size_t cand_cap;
+    /* Without the oracle (est_bound): the running jobs' bounds renewed when they may have
+     * become too low. */
+    dike_maxtree expiry;  /**< per job: -(when its estimate is outlived), -inf if not running */
+    uint32_t ntenants;
+    int32_t *rhead;       /**< per tenant: its first running job, -1 if none */
+    int32_t *rnext, *rprev; /**< per job: the tenant's running list */
+    dike_job **jobp;      /**< per job index: the job while it runs */
+    uint64_t *rver;       /**< per tenant: dike_sched_est_version when its bounds were renewed */
+    uint64_t repoch;      /**< dike_sched_est_epoch then */
+    int rver_ok;          /**< rver holds every tenant's (0: renew them all) */
+    dike_ranked *unsure;  /**< scratch: candidates not yet known to be among the largest */
+    size_t unsure_cap;
 } srtf_state;
+
+static double queued_key(void *ctx, const dike_sched *s, const dike_job *j);
+static int queued_shared(void *ctx, const dike_sched *s, const dike_job *j);
 
 static int srtf_init(dike_sched *s, void **state, dike_err *e)
 {
     srtf_state *st = dike_xcalloc(1, sizeof *st);
-    st->slot = dike_jobq_slots(dike_sched_workload(s)->njobs);
-    dike_jobq_init(&st->queued, st->slot);
+    const dike_workload *w = dike_sched_workload(s);
+    dike_tenantq_init(&st->queued, w->njobs, w->ntenants, queued_key, queued_shared, st);
     dike_fintree_init(&st->running, dike_sched_workload(s)->njobs, dike_sched_cluster(s)->ntypes);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     st->oracle = dike_sched_duration_knowledge(s) == DIKE_DURATION_ORACLE;
+    if (!st->oracle) {
+        size_t n = w->njobs ? w->njobs : 1;
+        dike_maxtree_init(&st->expiry, n);
+        st->ntenants = w->ntenants;
+        st->rhead = dike_xcalloc(w->ntenants ? w->ntenants : 1, sizeof *st->rhead);
+        for (uint32_t t = 0; t < w->ntenants; t++)
+            st->rhead[t] = -1;
+        st->rnext = dike_xcalloc(n, sizeof *st->rnext);
+        st->rprev = dike_xcalloc(n, sizeof *st->rprev);
+        st->jobp = dike_xcalloc(n, sizeof *st->jobp);
+        st->rver = dike_xcalloc(w->ntenants ? w->ntenants : 1, sizeof *st->rver);
+    }
     *state = st;
     return 0;
 }
@@ -76,31 +111,133 @@ static double queued_key(void *ctx, const dike_sched *s, const dike_job *j)
     return queued_time(s, j);
 }
 
+/* Under none a job that has never run has done no work and pays no restore: its time is its
+ * tenant's estimate, the same for all of them. */
+static int queued_shared(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return dike_sched_duration_knowledge(s) == DIKE_DURATION_NONE && j->first_start < 0;
+}
+
+/* ---- the running jobs ---- */
+
+/* Renew running job @p r's bound of its estimated time left (without the oracle), us after now.
+ * Its estimated remaining work is max(gap, floor), where gap (dike_sched_est_gap_running) falls at
+ * the job's rate from its progress start until the estimate is outlived, or until the job reaches
+ * its nominal end (j->finish), where the coordinator's count of its work stops (in the emulating
+ * mode a job the nodes slowed down runs on past it). The time left at rate 1 is never less. So
+ * until the first of those two moments
+ *     bound = progress start (or now) + gap / min(rate, 1) + floor + 2 us
+ * minus the time is at least the estimated remaining work (the 2 us absorb rounding), and the
+ * treap's order by bound stays right as time passes. Past the nominal end the estimate stays as
+ * it is while the job runs: its bound is "never" (it is always looked at). The expiry tree says
+ * when to renew a bound; a change of the tenant's estimate renews it too (bounds_renew). */
+static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
+{
+    dike_time now = dike_sched_now(s), base = r->progress_start > now ? r->progress_start : now;
+    double gap = dike_sched_est_gap_running(s, r), rate = r->rate;
+    dike_time key = INT64_MAX / 4, until = INT64_MAX / 4;
+    if (rate > 0 && now < r->finish && gap / rate < 1e15) {
+        key = base + (dike_time)ceil(gap / (rate < 1 ? rate : 1)) + (dike_time)DIKE_EST_REMAINING_FLOOR_US + 2;
+        until = base + (dike_time)floor(gap / rate);
+        if (until > r->finish)
+            until = r->finish;
+        if (until <= now)
+            until = now + 1;
+    }
+    double exp = until < INT64_MAX / 4 ? -(double)until : -INFINITY;
+    if (renew == 2 && key <= st->running.key[r->idx]) {
+        /* a new estimate of the tenant's that does not raise the bound: the old one is still a
+         * bound (a looser one) until the new estimate is outlived */
+        if (exp > dike_maxtree_get(&st->expiry, r->idx))
+            dike_maxtree_set(&st->expiry, r->idx, exp);
+        return;
+    }
+    if (renew)
+        dike_fintree_remove(&st->running, r);
+    dike_fintree_insert_at(&st->running, (uint32_t)r->type, r, key);
+    dike_maxtree_set(&st->expiry, r->idx, exp);
+}
+
+static void run_add(srtf_state *st, dike_sched *s, dike_job *j)
+{
+    if (st->oracle) {
+        dike_fintree_insert(&st->running, (uint32_t)j->type, j);
+        return;
+    }
+    est_bound(st, s, j, 0);
+    uint32_t t = j->spec->tenant;
+    int32_t i = (int32_t)j->idx;
+    st->jobp[i] = j;
+    st->rprev[i] = -1;
+    st->rnext[i] = st->rhead[t];
+    if (st->rhead[t] >= 0)
+        st->rprev[st->rhead[t]] = i;
+    st->rhead[t] = i;
+}
+
+static void run_remove(srtf_state *st, dike_job *j)
+{
+    dike_fintree_remove(&st->running, j);
+    if (st->oracle)
+        return;
+    int32_t i = (int32_t)j->idx;
+    dike_maxtree_set(&st->expiry, j->idx, -INFINITY);
+    if (st->rprev[i] >= 0)
+        st->rnext[st->rprev[i]] = st->rnext[i];
+    else
+        st->rhead[j->spec->tenant] = st->rnext[i];
+    if (st->rnext[i] >= 0)
+        st->rprev[st->rnext[i]] = st->rprev[i];
+}
+
+/* Without the oracle, before a decision: renew the bounds of running jobs whose estimate was
+ * outlived since, and of every running job of a tenant whose estimates changed. */
+static void bounds_renew(srtf_state *st, dike_sched *s)
+{
+    double now = (double)dike_sched_now(s);
+    size_t i;
+    while ((i = dike_maxtree_next(&st->expiry, 0, -now)) < st->expiry.n)
+        est_bound(st, s, st->jobp[i], 1);
+    uint64_t e = dike_sched_est_epoch(s);
+    if (st->rver_ok && e == st->repoch)
+        return;
+    st->repoch = e;
+    for (uint32_t t = 0; t < st->ntenants; t++) {
+        uint64_t v = dike_sched_est_version(s, t);
+        if (st->rver_ok && v == st->rver[t])
+            continue;
+        st->rver[t] = v;
+        for (int32_t k = st->rhead[t]; k >= 0; k = st->rnext[k])
+            est_bound(st, s, st->jobp[k], 2);
+    }
+    st->rver_ok = 1;
+}
+
 static void srtf_arrival(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    dike_jobq_push(&st->queued, j, queued_time(s, j));
+    dike_tenantq_push(&st->queued, s, j);
 }
 
 static void srtf_finish(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    dike_fintree_remove(&st->running, j);
+    run_remove(st, j);
 }
 
 static void srtf_evicted(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    dike_fintree_remove(&st->running, j);
-    dike_jobq_push(&st->queued, j, queued_time(s, j));
+    run_remove(st, j);
+    dike_tenantq_push(&st->queued, s, j);
 }
 
 static int start(srtf_state *st, dike_sched *s, dike_job *j)
 {
     if (!dike_sched_start(s, j))
         return 0;
-    dike_jobq_remove(&st->queued, j);
-    dike_fintree_insert(&st->running, (uint32_t)j->type, j);
+    dike_tenantq_remove(&st->queued, j);
+    run_add(st, s, j);
     return 1;
 }
 
@@ -128,32 +265,92 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
     return dike_xrealloc(p, *cap * size);
 }
 
+/* The estimated search's context: what victim_search has, plus the candidates not yet known to
+ * be among the largest (a max-heap by estimate in st->unsure) and the GPUs of those that are. */
+typedef struct est_search {
+    victim_search v;
+    size_t nu;       /**< candidates in st->unsure */
+    uint64_t sure;   /**< GPUs of the candidates above every bound left */
+} est_search;
+
+static int unsure_above(const dike_ranked *x, const dike_ranked *y)
+{
+    return x->key != y->key ? x->key < y->key : x->job->idx < y->job->idx; /* key = -estimate */
+}
+
+static void unsure_push(srtf_state *st, size_t *n, dike_ranked c)
+{
+    st->unsure = grow(st->unsure, &st->unsure_cap, *n, sizeof *st->unsure);
+    size_t i = (*n)++;
+    for (; i > 0 && unsure_above(&c, &st->unsure[(i - 1) / 2]); i = (i - 1) / 2)
+        st->unsure[i] = st->unsure[(i - 1) / 2];
+    st->unsure[i] = c;
+}
+
+static void unsure_pop(srtf_state *st, size_t *n)
+{
+    dike_ranked last = st->unsure[--(*n)];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && unsure_above(&st->unsure[c + 1], &st->unsure[c]))
+            c++;
+        if (!unsure_above(&st->unsure[c], &last))
+            break;
+        st->unsure[i] = st->unsure[c];
+        i = c;
+    }
+    if (*n)
+        st->unsure[i] = last;
+}
+
+/* Visit running job @p r, latest bound first. Every job not visited yet has an estimated
+ * remaining below r's bound minus now, so a candidate estimated above it comes before all of them
+ * in the full order; once such candidates hold the GPUs still missing, the victims are known. */
 static int collect_estimated(void *ctx, dike_job *r)
 {
-    victim_search *v = ctx;
+    est_search *e = ctx;
+    victim_search *v = &e->v;
+    srtf_state *st = v->st;
+    double left = (double)(st->running.key[r->idx] - v->now); /* >= every later job's estimate */
+    while (e->nu && -st->unsure[0].key > left) {
+        e->sure += st->unsure[0].job->spec->num_gpus;
+        unsure_pop(st, &e->nu);
+    }
+    if (v->have + e->sure >= v->g)
+        return 1;
     if (r->run_start >= v->now)
         return 0;
     double rem = dike_sched_est_remaining_running(v->s, r);
     if (rem <= v->need_time)
         return 0;
-    v->st->cand = grow(v->st->cand, &v->st->cand_cap, v->n, sizeof *v->st->cand);
-    v->st->cand[v->n].key = -rem;
-    v->st->cand[v->n++].job = r;
+    dike_ranked c = {.key = -rem, .job = r};
+    st->cand = grow(st->cand, &st->cand_cap, v->n, sizeof *st->cand);
+    st->cand[v->n++] = c;
+    unsure_push(st, &e->nu, c);
     return 0;
 }
 
-/* preempt_for without the oracle: the candidates are every running job of type @p t that started
- * before now and has more estimated remaining work (dike_sched_est_remaining_running) than @p q needs, taken
- * largest estimate first (ties: lower job index) until the gang fits. */
+/* preempt_for without the oracle: the candidates are the running jobs of type @p t that started
+ * before now and have more estimated remaining work (dike_sched_est_remaining_running) than @p q
+ * needs, taken largest estimate first (ties: lower job index) until the gang fits. The walk
+ * visits only jobs whose bound (est_bound) exceeds the need, and ends when the victims are known
+ * (collect_estimated): the victims are those of a sort of every candidate. */
 static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int t)
 {
     dike_time now = dike_sched_now(s);
     uint64_t have = dike_sched_free_gpus(s, t);
     uint32_t g = q->spec->num_gpus;
     double need_time = queued_time(s, q);
-    victim_search vs = {st, s, now, need_time, have, g, 0};
-    dike_fintree_walk(&st->running, (uint32_t)t, INT64_MIN, collect_estimated, &vs);
-    size_t nc = vs.n;
+    est_search es = {{st, s, now, need_time, have, g, 0}, 0, 0};
+    /* estimate <= bound - now - 2 us: bound - now <= floor(need) gives estimate < need */
+    dike_time after = now + (dike_time)floor(need_time);
+    if (have + dike_fintree_gpus_after(&st->running, (uint32_t)t, after) < g)
+        return 0;
+    dike_fintree_walk(&st->running, (uint32_t)t, after, collect_estimated, &es);
+    size_t nc = es.v.n;
     size_t nv = 0;
     uint64_t avail = have;
     for (uint64_t i = 0; i < nc && avail < g; i++)
@@ -167,9 +364,9 @@ static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int
     }
     for (size_t i = 0; i < nv; i++) {
         dike_job *v = st->cand[i].job;
-        dike_fintree_remove(&st->running, v);
+        run_remove(st, v);
         dike_sched_preempt(s, v);
-        dike_jobq_push(&st->queued, v, queued_time(s, v));
+        dike_tenantq_push(&st->queued, s, v);
     }
     return start(st, s, q);
 }
@@ -206,9 +403,9 @@ static int preempt_for(srtf_state *st, dike_sched *s, dike_job *q, int t)
         return 0;
     for (size_t i = 0; i < v.n; i++) {
         dike_job *r = st->tmp[i];
-        dike_fintree_remove(&st->running, r);
+        run_remove(st, r);
         dike_sched_preempt(s, r);
-        dike_jobq_push(&st->queued, r, queued_time(s, r));
+        dike_tenantq_push(&st->queued, s, r);
     }
     return start(st, s, q);
 }
@@ -217,12 +414,11 @@ static void srtf_decide(void *state, dike_sched *s)
 {
     srtf_state *st = state;
     const dike_cluster *cl = dike_sched_cluster(s);
-    if (dike_sched_est_epoch(s) != st->epoch) {
-        st->epoch = dike_sched_est_epoch(s);
-        dike_jobq_rekey(&st->queued, s, queued_key, st);
-    }
+    dike_tenantq_refresh(&st->queued, s);
+    if (!st->oracle)
+        bounds_renew(st, s);
     dike_job *q;
-    while ((q = dike_jobq_min(&st->queued))) {
+    while ((q = dike_tenantq_min(&st->queued))) {
         if (start(st, s, q))
             continue;
         int started = 0;
@@ -236,26 +432,36 @@ static void srtf_decide(void *state, dike_sched *s)
     if (!st->backfill || !q)
         return;
     /* Fill-in without preemption: shorter-first among the jobs that fit. */
-    dike_jobq_fill(&st->queued, s, fill_start, st);
+    dike_tenantq_start_in_order(&st->queued, s, 1, fill_start, st);
 }
 
 static void srtf_restore(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
-    if (j->state == DIKE_JOB_QUEUED)
-        dike_jobq_push(&st->queued, j, queued_time(s, j));
-    else
-        dike_fintree_insert(&st->running, (uint32_t)j->type, j);
+    if (j->state == DIKE_JOB_QUEUED) {
+        dike_tenantq_push(&st->queued, s, j);
+        return;
+    }
+    run_add(st, s, j);
+    st->rver_ok = 0; /* renew every bound at the first decision, with the estimates restored */
 }
 
 static void srtf_free(void *state)
 {
     srtf_state *st = state;
-    dike_jobq_free(&st->queued);
-    free(st->slot);
+    dike_tenantq_free(&st->queued);
     dike_fintree_free(&st->running);
     free(st->tmp);
     free(st->cand);
+    free(st->unsure);
+    if (!st->oracle) {
+        dike_maxtree_free(&st->expiry);
+        free(st->rhead);
+        free(st->rnext);
+        free(st->rprev);
+        free(st->jobp);
+        free(st->rver);
+    }
     free(st);
 }
 

@@ -368,6 +368,58 @@ static void test_srtf_none_doubling(void **st)
         {0, 100, 0}, {200, 1270, 1}, {400, 430, 0}, {430, 470, 0}});
 }
 
+/* SRTF under `none` when a finish raises a running job's estimate (its tenant's mean grew): the
+ * victim search must see the new estimate. One 8-GPU node, no preemption cost:
+ *   J0 a 2 GPUs submit 0 10 s; J1 a 4 GPUs submit 10 1000 s; J2 a 2 GPUs submit 50 250 s;
+ *   J3 b 2 GPUs submit 250 1000 s; J4 c 4 GPUs submit 300 100 s.
+ *   t=0    J0 starts.
+ *   t=10   J0 done: a's mean 10 s. J1 (est 10 s) starts; 4 GPUs free.
+ *   t=50   J2 (a, 10 s) starts; 2 GPUs free.
+ *   t=250  J3 (b, everyone's mean 10 s) starts in the last 2 GPUs. J1 has done 240 s: by a's
+ *          mean it is expected to end at 320 s of work (10, 20, ..., 320), 80 s left.
+ *   t=300  J2 done: a's mean (10 + 250) / 2 = 130 s, and everyone's too. J4 (c, 130 s) needs 4
+ *          GPUs, 2 are free. J1 has done 290 s and is now expected to end at 520 s (130, 260,
+ *          520): 230 s left > 130 s, a victim. J3 (everyone's mean 130 s, done 50 s: 80 s left) is
+ *          not. J1 is preempted; J4 runs 300-400. J1 (290 s left by the estimate) cannot take
+ *          J3 (80 s) nor J4 (started now): it waits.
+ *   t=400  J4 done: J1 resumes with 710 s of work left: 400-1110. J3 ends at 1250. */
+static void test_srtf_none_estimate_rises(void **st)
+{
+    static const sc_job jobs[] = {{0, 10, 2, "a"}, {10, 1000, 4, "a"}, {50, 250, 2, "a"},
+                                  {250, 1000, 2, "b"}, {300, 100, 4, "c"}};
+    const char *sets[] = {ONE_NODE, "scheduler.policy=srtf", "scheduler.preemption_cost_s=0",
+                          "scheduler.duration_knowledge=none", NULL};
+    sc_expect(jobs, 5, sets, (const sc_want[]){
+        {0, 10, 0}, {10, 1110, 1}, {50, 300, 0}, {250, 1250, 0}, {300, 400, 0}});
+}
+
+/* SRTF without the oracle, in the emulating mode, on a job the nodes slowed past its nominal end:
+ * the coordinator's count of its work stops at its duration, so its estimate stops falling, and
+ * the victim search must still find it. One 8-GPU node, interference 0.5 (two neighbours: speed
+ * 1 / (1 + 2 x 0.5) = 1/2), noisy durations with sigma 0 (the estimates are the durations), no
+ * preemption cost:
+ *   A a 2 GPUs 100 s; N1 b 2 GPUs 200 s; N2 c 4 GPUs 200 s, all submitted at 0: all start at 0
+ *   and run at 1/2, so A's work truly ends at 200.
+ *   t=110  D (d, 2 GPUs, 600 s) does not fit. Counted at the nominal rate 1, A has done its 100 s
+ *          (it outlived its estimate: expected to end at 200 s of work, 100 s left), N1 and N2
+ *          110 s (90 s left): none has more than D's 600 s. D waits.
+ *   t=190  C (e, 2 GPUs, 30 s) comes before D and does not fit. A still has 100 s left by the
+ *          estimate, N1 and N2 10 s: A is the victim, and C starts at 190 (not when A's work
+ *          ends at 200). */
+static void test_srtf_estimate_past_nominal_end(void **st)
+{
+    static const sc_job jobs[] = {{0, 100, 2, "a"}, {0, 200, 2, "b"}, {0, 200, 4, "c"},
+                                  {110, 600, 2, "d"}, {190, 30, 2, "e"}};
+    const char *sets[] = {ONE_NODE, "scheduler.policy=srtf", "scheduler.preemption_cost_s=0",
+                          "scheduler.duration_knowledge=noisy", "scheduler.duration_error_sigma=0",
+                          "node_model.interference=0.5", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 5, sets, &r), 0);
+    assert_float_equal(r.jobs[4].start_time, 190, EPS);
+    assert_true(r.jobs[0].preemptions >= 1); /* what happens after 190 is not worked out here */
+    dike_results_free(&r);
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -380,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_metrics_use_true_duration),
         cmocka_unit_test(test_srtf_noisy_sigma0),
         cmocka_unit_test(test_srtf_none_doubling),
+        cmocka_unit_test(test_srtf_none_estimate_rises),
+        cmocka_unit_test(test_srtf_estimate_past_nominal_end),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

@@ -1,6 +1,7 @@
 /* The policies' data structures on hand-made inputs: the active set (arrival order under
  * removals), the indexed id heap (stride scheduling's tenant order), the finish-time treaps
- * (srtf's running jobs) and the job queue's key updates (dike under `none`). Every expected value is worked out in the comment above it. */
+ * (srtf's running jobs), the job queue's key updates (dike under `none`) and the tenant queue
+ * (sjf and srtf under `none`). Every expected value is worked out in the comment above it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include "policy/fintree.h"
 #include "policy/idheap.h"
 #include "policy/jobq.h"
+#include "policy/tenantq.h"
 
 #define NJ 8
 
@@ -120,6 +122,81 @@ static void test_jobq_update(void **unused)
     assert_null(dike_jobq_min(&q));
     dike_jobq_free(&q);
     free(slot);
+}
+
+/* The tenant queue's keys: per tenant a shared key (g_tkey) for its shared members, and own keys
+ * (g_okey) for the others. */
+static double g_tkey[2], g_okey[NJ];
+static const int g_tshared[NJ] = {1, 1, 1, 0, 1, 1, 1, 0};
+
+static double tq_key(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_tshared[j->idx] ? g_tkey[j->spec->tenant] : g_okey[j->idx];
+}
+
+static int tq_shared(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_tshared[j->idx];
+}
+
+static void expect_pop_order(dike_tenantq *tq, const uint32_t *order, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        dike_job *m = dike_tenantq_min(tq);
+        assert_non_null(m);
+        assert_int_equal(m->idx, order[i]);
+        dike_tenantq_remove(tq, m);
+    }
+    assert_null(dike_tenantq_min(tq));
+}
+
+static void test_tenantq(void **unused)
+{
+    /* Jobs 0-3 of tenant 0, 4-7 of tenant 1; GPUs 1, 2, 1, 1, 1, 1, 2, 1. Shared: 0, 1, 2 and
+     * 4, 5, 6; own: 3 and 7. Keys: tenant 0 100, tenant 1 50, job 3 70, job 7 40.
+     * Pushed 2, 0, 1, 3, 5, 4, 6, 7 (2 before 0: 0 then takes 2's place as its group's first).
+     * Order by (key, index): 7 (40); 4, 5, 6 (50); 3 (70); 0, 1, 2 (100). */
+    make_jobs((const uint32_t[]){1, 2, 1, 1, 1, 1, 2, 1}, NULL);
+    for (uint32_t i = 0; i < NJ; i++)
+        g_spec[i].tenant = i < 4 ? 0 : 1;
+    g_tkey[0] = 100;
+    g_tkey[1] = 50;
+    g_okey[3] = 70;
+    g_okey[7] = 40;
+    dike_tenantq tq;
+    dike_tenantq_init(&tq, NJ, 2, tq_key, tq_shared, NULL);
+    const uint32_t push[] = {2, 0, 1, 3, 5, 4, 6, 7};
+    for (int i = 0; i < NJ; i++)
+        dike_tenantq_push(&tq, NULL, &g_job[push[i]]);
+    assert_int_equal(dike_tenantq_min(&tq)->idx, 7);
+    assert_true(dike_tenantq_key(&tq, &g_job[2]) == 100);
+    assert_true(dike_tenantq_key(&tq, &g_job[3]) == 70);
+    /* Only the first of each (tenant, GPUs) group is in the ordered queue: 0, 1, 4, 6, and the
+     * own 3 and 7. */
+    assert_int_equal(tq.q.size, 6);
+
+    /* Tenant 0's estimates fall: shared 45, job 3 60. Order: 7 (40); 0, 1, 2 (45); 4, 5, 6 (50);
+     * 3 (60). */
+    g_tkey[0] = 45;
+    g_okey[3] = 60;
+    dike_tenantq_refresh_tenant(&tq, NULL, 0);
+    assert_true(dike_tenantq_key(&tq, &g_job[2]) == 45);
+    dike_tenantq_remove(&tq, &g_job[7]);
+    assert_int_equal(dike_tenantq_min(&tq)->idx, 0);
+    /* 0 leaves: 2, the next 1-GPU job of tenant 0, is seen in its place; 1 (2 GPUs, 45) leads,
+     * and the best 1-GPU job is 2. */
+    dike_tenantq_remove(&tq, &g_job[0]);
+    assert_int_equal(dike_tenantq_min(&tq)->idx, 1);
+    assert_int_equal(dike_jobq_min_fitting(&tq.q, 1, NULL, NULL)->idx, 2);
+    /* 5 (not its group's first: 4 is) leaves quietly, then comes back after tenant 1's estimate
+     * fell to 30: the push moves 4 and 6 to 30 as well. Order: 4, 5, 6 (30); 1, 2 (45); 3 (60). */
+    dike_tenantq_remove(&tq, &g_job[5]);
+    assert_int_equal(dike_tenantq_min(&tq)->idx, 1);
+    g_tkey[1] = 30;
+    dike_tenantq_push(&tq, NULL, &g_job[5]);
+    assert_true(dike_tenantq_key(&tq, &g_job[6]) == 30);
+    expect_pop_order(&tq, (const uint32_t[]){4, 5, 6, 1, 2, 3}, 6);
+    dike_tenantq_free(&tq);
 }
 
 static void test_idheap_order(void **unused)
@@ -231,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_active_many),
         cmocka_unit_test(test_idheap_order),
         cmocka_unit_test(test_jobq_update),
+        cmocka_unit_test(test_tenantq),
         cmocka_unit_test(test_fintree),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,219 @@
+/* Job queue whose keys move with the tenants' estimates (tenantq.h says why and how). */
+#include "policy/tenantq.h"
+
+#include <stdlib.h>
+
+enum { TQ_NONE = 0, TQ_OWN = 1, TQ_SHARED = 2 };
+
+void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_tenantq_key_fn key,
+                       dike_tenantq_shared_fn shared, void *ctx)
+{
+    size_t n = njobs ? njobs : 1;
+    tq->slot = dike_jobq_slots(n);
+    tq->hslot = dike_jobq_slots(n); /* the side queues never hold one job twice: one array */
+    dike_jobq_init(&tq->q, tq->slot);
+    tq->ntenants = ntenants;
+    size_t nt = ntenants ? ntenants : 1;
+    tq->side = dike_xcalloc(nt, sizeof *tq->side);
+    for (uint32_t t = 0; t < ntenants; t++)
+        dike_jobq_init(&tq->side[t], tq->hslot);
+    tq->skey = dike_xcalloc(nt, sizeof *tq->skey);
+    tq->ver = dike_xcalloc(nt, sizeof *tq->ver);
+    tq->nown = dike_xcalloc(nt, sizeof *tq->nown);
+    tq->moved = dike_xcalloc(nt, sizeof *tq->moved);
+    tq->head = dike_xcalloc(nt, sizeof *tq->head);
+    for (uint32_t t = 0; t < ntenants; t++)
+        tq->head[t] = -1;
+    tq->next = dike_xcalloc(n, sizeof *tq->next);
+    tq->prev = dike_xcalloc(n, sizeof *tq->prev);
+    tq->kind = dike_xcalloc(n, sizeof *tq->kind);
+    tq->jobp = dike_xcalloc(n, sizeof *tq->jobp);
+    tq->epoch = 0;
+    tq->ver_ok = 0;
+    tq->key = key;
+    tq->shared = shared;
+    tq->ctx = ctx;
+}
+
+void dike_tenantq_free(dike_tenantq *tq)
+{
+    dike_jobq_free(&tq->q);
+    for (uint32_t t = 0; t < tq->ntenants; t++)
+        dike_jobq_free(&tq->side[t]);
+    free(tq->side);
+    free(tq->slot);
+    free(tq->hslot);
+    free(tq->skey);
+    free(tq->ver);
+    free(tq->nown);
+    free(tq->moved);
+    free(tq->head);
+    free(tq->next);
+    free(tq->prev);
+    free(tq->kind);
+    free(tq->jobp);
+}
+
+/* The first (lowest index) of side queue @p q's members of @p gpus GPUs, or NULL. */
+static dike_job *side_first(const dike_jobq *q, uint32_t gpus)
+{
+    uint32_t bi = dike_gang_lower_bound(q->b, q->nb, sizeof *q->b, gpus);
+    return bi < q->nb && q->b[bi].gpus == gpus && q->b[bi].n ? q->b[bi].heap[0] : NULL;
+}
+
+/* Tenant @p t's shared key becomes @p k: its groups' firsts move in the ordered queue. */
+static void set_shared(dike_tenantq *tq, uint32_t t, double k)
+{
+    if (k == tq->skey[t])
+        return;
+    tq->skey[t] = k;
+    const dike_jobq *side = &tq->side[t];
+    for (uint32_t bi = 0; bi < side->nb; bi++)
+        if (side->b[bi].n)
+            dike_jobq_update(&tq->q, side->b[bi].heap[0], k);
+}
+
+void dike_tenantq_push(dike_tenantq *tq, const dike_sched *s, dike_job *j)
+{
+    uint32_t t = j->spec->tenant, g = j->spec->num_gpus;
+    double k = tq->key(tq->ctx, s, j);
+    if (tq->kind[j->idx] != TQ_NONE)
+        dike_fatal("tenantq: job %u is queued already", j->idx);
+    if (tq->shared && tq->shared(tq->ctx, s, j)) {
+        set_shared(tq, t, k);
+        dike_job *f = side_first(&tq->side[t], g);
+        dike_jobq_push(&tq->side[t], j, 0);
+        if (side_first(&tq->side[t], g) == j) { /* it comes first in its group: it is seen */
+            if (f)
+                dike_jobq_remove(&tq->q, f);
+            dike_jobq_push(&tq->q, j, k);
+        }
+        tq->kind[j->idx] = TQ_SHARED;
+        return;
+    }
+    dike_jobq_push(&tq->q, j, k);
+    tq->kind[j->idx] = TQ_OWN;
+    tq->jobp[j->idx] = j;
+    int32_t i = (int32_t)j->idx;
+    tq->prev[i] = -1;
+    tq->next[i] = tq->head[t];
+    if (tq->head[t] >= 0)
+        tq->prev[tq->head[t]] = i;
+    tq->head[t] = i;
+    tq->nown[t]++;
+}
+
+void dike_tenantq_remove(dike_tenantq *tq, dike_job *j)
+{
+    uint32_t t = j->spec->tenant, g = j->spec->num_gpus;
+    int32_t i = (int32_t)j->idx;
+    switch (tq->kind[i]) {
+    case TQ_SHARED: {
+        int first = side_first(&tq->side[t], g) == j;
+        dike_jobq_remove(&tq->side[t], j);
+        if (first) { /* the next of its group is seen in its place */
+            dike_jobq_remove(&tq->q, j);
+            dike_job *f = side_first(&tq->side[t], g);
+            if (f)
+                dike_jobq_push(&tq->q, f, tq->skey[t]);
+        }
+        break;
+    }
+    case TQ_OWN:
+        dike_jobq_remove(&tq->q, j);
+        if (tq->prev[i] >= 0)
+            tq->next[tq->prev[i]] = tq->next[i];
+        else
+            tq->head[t] = tq->next[i];
+        if (tq->next[i] >= 0)
+            tq->prev[tq->next[i]] = tq->prev[i];
+        tq->nown[t]--;
+        break;
+    default:
+        dike_fatal("tenantq: job %u is not queued", j->idx);
+    }
+    tq->kind[i] = TQ_NONE;
+}
+
+double dike_tenantq_key(const dike_tenantq *tq, const dike_job *j)
+{
+    if (tq->kind[j->idx] == TQ_SHARED)
+        return tq->skey[j->spec->tenant];
+    return dike_jobq_key(&tq->q, j); /* fatal if not queued */
+}
+
+/* The shared key of tenant @p t from one of its shared members, if it has any. */
+static void refresh_shared(dike_tenantq *tq, const dike_sched *s, uint32_t t)
+{
+    const dike_jobq *side = &tq->side[t];
+    for (uint32_t bi = 0; bi < side->nb; bi++)
+        if (side->b[bi].n) {
+            set_shared(tq, t, tq->key(tq->ctx, s, side->b[bi].heap[0]));
+            return;
+        }
+}
+
+void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t t)
+{
+    refresh_shared(tq, s, t);
+    for (int32_t i = tq->head[t]; i >= 0; i = tq->next[i])
+        dike_jobq_update(&tq->q, tq->jobp[i], tq->key(tq->ctx, s, tq->jobp[i]));
+}
+
+static double ordered_key(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    const dike_tenantq *tq = ctx;
+    return tq->key(tq->ctx, s, j);
+}
+
+void dike_tenantq_refresh(dike_tenantq *tq, const dike_sched *s)
+{
+    uint64_t e = dike_sched_est_epoch(s);
+    if (tq->ver_ok && e == tq->epoch)
+        return;
+    tq->epoch = e;
+    uint32_t n = 0;
+    size_t own = 0;
+    for (uint32_t t = 0; t < tq->ntenants; t++) {
+        uint64_t v = dike_sched_est_version(s, t);
+        if (tq->ver_ok && v == tq->ver[t])
+            continue;
+        tq->ver[t] = v;
+        tq->moved[n++] = t;
+        own += tq->nown[t];
+    }
+    tq->ver_ok = 1;
+    size_t size = tq->q.size, lg = 1;
+    while ((size >> lg) > 0)
+        lg++;
+    if (own * lg <= size) {
+        for (uint32_t k = 0; k < n; k++)
+            dike_tenantq_refresh_tenant(tq, s, tq->moved[k]);
+        return;
+    }
+    /* Re-key the ordered queue in one pass (a shared group's first gets its tenant's new shared
+     * key from the key function), then note the new shared keys. */
+    dike_jobq_rekey(&tq->q, s, ordered_key, tq);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t t = tq->moved[k];
+        const dike_jobq *side = &tq->side[t];
+        for (uint32_t bi = 0; bi < side->nb; bi++)
+            if (side->b[bi].n) {
+                tq->skey[t] = dike_jobq_key(&tq->q, side->b[bi].heap[0]);
+                break;
+            }
+    }
+}
+
+void dike_tenantq_start_in_order(dike_tenantq *tq, dike_sched *s, int backfill, dike_jobq_start_fn start,
+                                 void *ctx)
+{
+    if (!backfill) {
+        /* Strict order: the head starts or everybody waits (head-of-line blocking). */
+        dike_job *j;
+        while ((j = dike_tenantq_min(tq)) && start(ctx, s, j))
+            ;
+        return;
+    }
+    dike_jobq_fill(&tq->q, s, start, ctx);
+}

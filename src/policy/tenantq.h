@@ -1,0 +1,84 @@
+/* Job queue whose keys move with the tenants' estimates (internal; sjf, srtf).
+ *
+ * Under scheduler.duration_knowledge = none a waiting job's estimate is its tenant's mean finished
+ * duration, so it changes when a job of that tenant finishes (or, before the tenant has history,
+ * when any job does: dike_sched_est_version). Re-keying the whole queue at every completion is
+ * O(queue) per completion: with a backlog of 100,000 jobs it was most of sjf's and srtf's time
+ * (docs/performance.md, "`none` at scale").
+ *
+ * This queue keeps two kinds of member:
+ * - a *shared* job's key is its tenant's shared key (every such job of a tenant has the same
+ *   one: sjf's estimated length under `none`, srtf's estimated remaining work of a job that has
+ *   never run). Per tenant they wait in a side queue ordered by job index, one heap per gang size,
+ *   and only the first of each is in the ordered queue. A change of the shared key moves those
+ *   few firsts, not every job.
+ * - an *own* job has a key of its own; it is in the ordered queue, and in its tenant's list so
+ *   that a change of the tenant's estimates re-keys it alone.
+ * The ordered queue's order is exactly (key, job index) over all members: the hidden members of
+ * a group share their first's key and come after it by index. So the policies' decisions are the
+ * ones a whole-queue re-key gives. */
+#ifndef DIKE_TENANTQ_H
+#define DIKE_TENANTQ_H
+
+#include <stdint.h>
+#include "dike/sched.h"
+#include "policy/jobq.h"
+
+/** A member's key (its tenant's shared key for a shared member). */
+typedef double (*dike_tenantq_key_fn)(void *ctx, const dike_sched *s, const dike_job *j);
+/** 1 if @p j's key is its tenant's shared key (it depends on nothing but the tenant). */
+typedef int (*dike_tenantq_shared_fn)(void *ctx, const dike_sched *s, const dike_job *j);
+
+typedef struct dike_tenantq {
+    dike_jobq q;         /**< ordered: own members and the first of each shared group */
+    int32_t *slot;       /**< per job: its place in q */
+    int32_t *hslot;      /**< per job: its place in its tenant's side queue */
+    dike_jobq *side;     /**< per tenant: its shared members, all keyed 0 (by job index) */
+    double *skey;        /**< per tenant: the shared key */
+    int32_t *head;       /**< per tenant: first own member, -1 if none */
+    int32_t *next, *prev; /**< per job: the tenant's own-member list */
+    uint8_t *kind;       /**< per job: 0 not queued, 1 own, 2 shared */
+    dike_job **jobp;     /**< per job index: the job while it is an own member */
+    uint64_t *ver;       /**< per tenant: dike_sched_est_version at its last refresh */
+    size_t *nown;        /**< per tenant: own members */
+    uint32_t *moved;     /**< scratch: tenants to refresh */
+    uint64_t epoch;      /**< dike_sched_est_epoch at the last refresh */
+    int ver_ok;          /**< ver holds every tenant's (0: refresh them all at the next look) */
+    uint32_t ntenants;
+    dike_tenantq_key_fn key;
+    dike_tenantq_shared_fn shared;
+    void *ctx;
+} dike_tenantq;
+
+/** An empty queue for @p njobs jobs of @p ntenants tenants. @p shared may be NULL (every member
+ *  own). */
+void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_tenantq_key_fn key,
+                       dike_tenantq_shared_fn shared, void *ctx);
+void dike_tenantq_free(dike_tenantq *tq);
+/** Enqueue @p j with the key @p key gives it now. A shared member's key becomes its tenant's
+ *  shared key (the tenant's other shared members move with it). */
+void dike_tenantq_push(dike_tenantq *tq, const dike_sched *s, dike_job *j);
+/** Dequeue @p j (fatal if it is not queued). */
+void dike_tenantq_remove(dike_tenantq *tq, dike_job *j);
+/** The best member, or NULL. */
+static inline dike_job *dike_tenantq_min(const dike_tenantq *tq)
+{
+    return dike_jobq_min(&tq->q);
+}
+/** The key of queued job @p j now: its own, or its tenant's shared key. */
+double dike_tenantq_key(const dike_tenantq *tq, const dike_job *j);
+/** Re-key tenant @p t's members with the key function: the shared key from one shared member,
+ *  every own member by itself. */
+void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t t);
+/** Before a decision: if dike_sched_est_epoch moved, re-key the tenants whose
+ *  dike_sched_est_version moved since their last refresh: member by member (O(log size) each), or,
+ *  when their own members are so many that this would cost more than re-keying everything, the
+ *  whole ordered queue at once (O(size)). Either gives the same keys. */
+void dike_tenantq_refresh(dike_tenantq *tq, const dike_sched *s);
+/** Start queued members in order through @p start (which must dequeue what it starts):
+ *  backfill = 0: stop at the first that does not start; 1: fill-in, the best member that fits
+ *  (dike_jobq_fill). */
+void dike_tenantq_start_in_order(dike_tenantq *tq, dike_sched *s, int backfill, dike_jobq_start_fn start,
+                                 void *ctx);
+
+#endif
