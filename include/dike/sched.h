@@ -220,6 +220,11 @@ double dike_sched_est_total_running(const dike_sched *s, const dike_job *j);
 double dike_sched_done_work(const dike_sched *s, const dike_job *j);
 /** scheduler.duration_knowledge of this run (enum dike_duration_knowledge). */
 int dike_sched_duration_knowledge(const dike_sched *s);
+/** 0 while @p j has stopped on the coordinator but its true work left has not reached it yet
+ *  (emulating mode: the home reports it a decision latency later; dike_sched_est_version of its
+ *  tenant moves when it does), 1 otherwise. Until then its remaining work is the coordinator's
+ *  guess, and the job cannot start. */
+int dike_sched_work_known(const dike_sched *s, const dike_job *j);
 /** A counter that changes whenever the estimate of a job that is not running may have changed
  *  (under `none`: every completion; in the emulating mode, in every knowledge mode: a stopped
  *  job's work left reaching the coordinator). A policy that keys queued jobs by an estimate

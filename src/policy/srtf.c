@@ -74,12 +74,16 @@ typedef struct srtf_state {
 
 static double queued_key(void *ctx, const dike_sched *s, const dike_job *j);
 static int queued_shared(void *ctx, const dike_sched *s, const dike_job *j);
+static double queued_stable(void *ctx, const dike_sched *s, const dike_job *j);
+static double queued_level(void *ctx, const dike_sched *s, const dike_job *j);
 
 static int srtf_init(dike_sched *s, void **state, dike_err *e)
 {
     srtf_state *st = dike_xcalloc(1, sizeof *st);
     const dike_workload *w = dike_sched_workload(s);
     dike_tenantq_init(&st->queued, w->njobs, w->ntenants, queued_key, queued_shared, st);
+    if (dike_sched_duration_knowledge(s) == DIKE_DURATION_NONE)
+        dike_tenantq_set_stable(&st->queued, queued_stable, queued_level);
     dike_fintree_init(&st->running, dike_sched_workload(s)->njobs, dike_sched_cluster(s)->ntypes);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     st->oracle = dike_sched_duration_knowledge(s) == DIKE_DURATION_ORACLE;
@@ -116,6 +120,20 @@ static double queued_key(void *ctx, const dike_sched *s, const dike_job *j)
 static int queued_shared(void *ctx, const dike_sched *s, const dike_job *j)
 {
     return dike_sched_duration_knowledge(s) == DIKE_DURATION_NONE && j->first_start < 0;
+}
+
+/* Under none a job that ran before, with work done d, has estimated remaining d (it outlived the
+ * estimate E: as long again) while E <= d, whatever E is; above, E - d. So its key stays while
+ * its tenant's estimate stays at or below d (dike_tenantq_set_stable). Not while the work it did
+ * in its last run is still on its way from the nodes (emulating mode): d is a guess until then. */
+static double queued_stable(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return dike_sched_work_known(s, j) ? dike_sched_done_work(s, j) : -INFINITY;
+}
+
+static double queued_level(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return dike_sched_est_duration(s, j);
 }
 
 /* ---- the running jobs ---- */

@@ -1,9 +1,10 @@
 /* Job queue whose keys move with the tenants' estimates (tenantq.h says why and how). */
 #include "policy/tenantq.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-enum { TQ_NONE = 0, TQ_OWN = 1, TQ_SHARED = 2 };
+enum { TQ_NONE = 0, TQ_OWN = 1, TQ_SHARED = 2, TQ_STABLE = 3 };
 
 void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_tenantq_key_fn key,
                        dike_tenantq_shared_fn shared, void *ctx)
@@ -17,6 +18,10 @@ void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_t
     tq->side = dike_xcalloc(nt, sizeof *tq->side);
     for (uint32_t t = 0; t < ntenants; t++)
         dike_jobq_init(&tq->side[t], tq->hslot);
+    tq->tslot = dike_jobq_slots(n);
+    tq->stable = dike_xcalloc(nt, sizeof *tq->stable);
+    for (uint32_t t = 0; t < ntenants; t++)
+        dike_jobq_init(&tq->stable[t], tq->tslot);
     tq->skey = dike_xcalloc(nt, sizeof *tq->skey);
     tq->ver = dike_xcalloc(nt, sizeof *tq->ver);
     tq->nown = dike_xcalloc(nt, sizeof *tq->nown);
@@ -32,15 +37,27 @@ void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_t
     tq->ver_ok = 0;
     tq->key = key;
     tq->shared = shared;
+    tq->stable_fn = NULL;
+    tq->level = NULL;
     tq->ctx = ctx;
+}
+
+void dike_tenantq_set_stable(dike_tenantq *tq, dike_tenantq_stable_fn stable, dike_tenantq_level_fn level)
+{
+    tq->stable_fn = stable && level ? stable : NULL;
+    tq->level = stable && level ? level : NULL;
 }
 
 void dike_tenantq_free(dike_tenantq *tq)
 {
     dike_jobq_free(&tq->q);
-    for (uint32_t t = 0; t < tq->ntenants; t++)
+    for (uint32_t t = 0; t < tq->ntenants; t++) {
         dike_jobq_free(&tq->side[t]);
+        dike_jobq_free(&tq->stable[t]);
+    }
     free(tq->side);
+    free(tq->stable);
+    free(tq->tslot);
     free(tq->slot);
     free(tq->hslot);
     free(tq->skey);
@@ -73,6 +90,33 @@ static void set_shared(dike_tenantq *tq, uint32_t t, double k)
             dike_jobq_update(&tq->q, side->b[bi].heap[0], k);
 }
 
+/* Tenant lists of the own members re-keyed at every change of the tenant's estimates. */
+static void list_add(dike_tenantq *tq, const dike_job *j)
+{
+    uint32_t t = j->spec->tenant;
+    int32_t i = (int32_t)j->idx;
+    tq->kind[i] = TQ_OWN;
+    tq->prev[i] = -1;
+    tq->next[i] = tq->head[t];
+    if (tq->head[t] >= 0)
+        tq->prev[tq->head[t]] = i;
+    tq->head[t] = i;
+    tq->nown[t]++;
+}
+
+static void list_del(dike_tenantq *tq, const dike_job *j)
+{
+    uint32_t t = j->spec->tenant;
+    int32_t i = (int32_t)j->idx;
+    if (tq->prev[i] >= 0)
+        tq->next[tq->prev[i]] = tq->next[i];
+    else
+        tq->head[t] = tq->next[i];
+    if (tq->next[i] >= 0)
+        tq->prev[tq->next[i]] = tq->prev[i];
+    tq->nown[t]--;
+}
+
 void dike_tenantq_push(dike_tenantq *tq, const dike_sched *s, dike_job *j)
 {
     uint32_t t = j->spec->tenant, g = j->spec->num_gpus;
@@ -92,15 +136,14 @@ void dike_tenantq_push(dike_tenantq *tq, const dike_sched *s, dike_job *j)
         return;
     }
     dike_jobq_push(&tq->q, j, k);
-    tq->kind[j->idx] = TQ_OWN;
     tq->jobp[j->idx] = j;
-    int32_t i = (int32_t)j->idx;
-    tq->prev[i] = -1;
-    tq->next[i] = tq->head[t];
-    if (tq->head[t] >= 0)
-        tq->prev[tq->head[t]] = i;
-    tq->head[t] = i;
-    tq->nown[t]++;
+    double thr = tq->stable_fn ? tq->stable_fn(tq->ctx, s, j) : -INFINITY;
+    if (thr > -INFINITY && thr >= tq->level(tq->ctx, s, j)) {
+        dike_jobq_push(&tq->stable[t], j, thr);
+        tq->kind[j->idx] = TQ_STABLE;
+        return;
+    }
+    list_add(tq, j);
 }
 
 void dike_tenantq_remove(dike_tenantq *tq, dike_job *j)
@@ -121,13 +164,11 @@ void dike_tenantq_remove(dike_tenantq *tq, dike_job *j)
     }
     case TQ_OWN:
         dike_jobq_remove(&tq->q, j);
-        if (tq->prev[i] >= 0)
-            tq->next[tq->prev[i]] = tq->next[i];
-        else
-            tq->head[t] = tq->next[i];
-        if (tq->next[i] >= 0)
-            tq->prev[tq->next[i]] = tq->prev[i];
-        tq->nown[t]--;
+        list_del(tq, j);
+        break;
+    case TQ_STABLE:
+        dike_jobq_remove(&tq->q, j);
+        dike_jobq_remove(&tq->stable[t], j);
         break;
     default:
         dike_fatal("tenantq: job %u is not queued", j->idx);
@@ -139,6 +180,8 @@ double dike_tenantq_key(const dike_tenantq *tq, const dike_job *j)
 {
     if (tq->kind[j->idx] == TQ_SHARED)
         return tq->skey[j->spec->tenant];
+    if (tq->kind[j->idx] == TQ_NONE)
+        dike_fatal("tenantq: job %u is not queued", j->idx);
     return dike_jobq_key(&tq->q, j); /* fatal if not queued */
 }
 
@@ -156,8 +199,34 @@ static void refresh_shared(dike_tenantq *tq, const dike_sched *s, uint32_t t)
 void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t t)
 {
     refresh_shared(tq, s, t);
-    for (int32_t i = tq->head[t]; i >= 0; i = tq->next[i])
-        dike_jobq_update(&tq->q, tq->jobp[i], tq->key(tq->ctx, s, tq->jobp[i]));
+    if (!tq->stable_fn) {
+        for (int32_t i = tq->head[t]; i >= 0; i = tq->next[i])
+            dike_jobq_update(&tq->q, tq->jobp[i], tq->key(tq->ctx, s, tq->jobp[i]));
+        return;
+    }
+    /* The tenant's level now, read from any of its own members. */
+    dike_jobq *st = &tq->stable[t];
+    dike_job *any = tq->head[t] >= 0 ? tq->jobp[tq->head[t]] : dike_jobq_min(st);
+    if (!any)
+        return;
+    double level = tq->level(tq->ctx, s, any);
+    /* stable members whose threshold the level passed: re-keyed from now on */
+    dike_job *m;
+    while ((m = dike_jobq_min(st)) && dike_jobq_key(st, m) < level) {
+        dike_jobq_remove(st, m);
+        list_add(tq, m);
+    }
+    for (int32_t i = tq->head[t], nx; i >= 0; i = nx) {
+        nx = tq->next[i];
+        dike_job *j = tq->jobp[i];
+        dike_jobq_update(&tq->q, j, tq->key(tq->ctx, s, j));
+        double thr = tq->stable_fn(tq->ctx, s, j);
+        if (thr > -INFINITY && thr >= level) { /* stable from now on */
+            list_del(tq, j);
+            dike_jobq_push(st, j, thr);
+            tq->kind[i] = TQ_STABLE;
+        }
+    }
 }
 
 static double ordered_key(void *ctx, const dike_sched *s, const dike_job *j)

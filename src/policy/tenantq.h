@@ -13,7 +13,11 @@
  *   and only the first of each is in the ordered queue. A change of the shared key moves those
  *   few firsts, not every job.
  * - an *own* job has a key of its own; it is in the ordered queue, and in its tenant's list so
- *   that a change of the tenant's estimates re-keys it alone.
+ *   that a change of the tenant's estimates re-keys it alone. An own job whose key does not
+ *   depend on the tenant's estimate while that stays at or below a threshold (srtf under `none`:
+ *   a job that has done at least the estimate is expected to run as long again, whatever the
+ *   estimate) waits instead in its tenant's heap by threshold, and is re-keyed only once the
+ *   estimate exceeds it.
  * The ordered queue's order is exactly (key, job index) over all members: the hidden members of
  * a group share their first's key and come after it by index. So the policies' decisions are the
  * ones a whole-queue re-key gives. */
@@ -28,6 +32,12 @@
 typedef double (*dike_tenantq_key_fn)(void *ctx, const dike_sched *s, const dike_job *j);
 /** 1 if @p j's key is its tenant's shared key (it depends on nothing but the tenant). */
 typedef int (*dike_tenantq_shared_fn)(void *ctx, const dike_sched *s, const dike_job *j);
+/** For an own member: the largest level of its tenant's estimate up to which its key stays what it
+ *  is now, -INFINITY if it may change with any change of the tenant's estimates. */
+typedef double (*dike_tenantq_stable_fn)(void *ctx, const dike_sched *s, const dike_job *j);
+/** The level of @p j's tenant's estimate that stable_fn's thresholds are compared with (the same
+ *  for every job of the tenant). */
+typedef double (*dike_tenantq_level_fn)(void *ctx, const dike_sched *s, const dike_job *j);
 
 typedef struct dike_tenantq {
     dike_jobq q;         /**< ordered: own members and the first of each shared group */
@@ -35,18 +45,22 @@ typedef struct dike_tenantq {
     int32_t *hslot;      /**< per job: its place in its tenant's side queue */
     dike_jobq *side;     /**< per tenant: its shared members, all keyed 0 (by job index) */
     double *skey;        /**< per tenant: the shared key */
-    int32_t *head;       /**< per tenant: first own member, -1 if none */
-    int32_t *next, *prev; /**< per job: the tenant's own-member list */
-    uint8_t *kind;       /**< per job: 0 not queued, 1 own, 2 shared */
+    int32_t *head;       /**< per tenant: first own member re-keyed at every change, -1 if none */
+    int32_t *next, *prev; /**< per job: the tenant's list of such members */
+    dike_jobq *stable;   /**< per tenant: own members keyed by their threshold (stable_fn) */
+    int32_t *tslot;      /**< per job: its place in its tenant's stable heap */
+    uint8_t *kind;       /**< per job: 0 not queued, 1 own, 2 shared, 3 own and stable */
     dike_job **jobp;     /**< per job index: the job while it is an own member */
     uint64_t *ver;       /**< per tenant: dike_sched_est_version at its last refresh */
-    size_t *nown;        /**< per tenant: own members */
+    size_t *nown;        /**< per tenant: own members in its list (re-keyed at every change) */
     uint32_t *moved;     /**< scratch: tenants to refresh */
     uint64_t epoch;      /**< dike_sched_est_epoch at the last refresh */
     int ver_ok;          /**< ver holds every tenant's (0: refresh them all at the next look) */
     uint32_t ntenants;
     dike_tenantq_key_fn key;
     dike_tenantq_shared_fn shared;
+    dike_tenantq_stable_fn stable_fn;
+    dike_tenantq_level_fn level;
     void *ctx;
 } dike_tenantq;
 
@@ -54,6 +68,9 @@ typedef struct dike_tenantq {
  *  own). */
 void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_tenantq_key_fn key,
                        dike_tenantq_shared_fn shared, void *ctx);
+/** Let own members whose key is stable below a threshold of the tenant's estimate wait apart
+ *  (both functions non-NULL; before the first push). */
+void dike_tenantq_set_stable(dike_tenantq *tq, dike_tenantq_stable_fn stable, dike_tenantq_level_fn level);
 void dike_tenantq_free(dike_tenantq *tq);
 /** Enqueue @p j with the key @p key gives it now. A shared member's key becomes its tenant's
  *  shared key (the tenant's other shared members move with it). */
@@ -68,7 +85,8 @@ static inline dike_job *dike_tenantq_min(const dike_tenantq *tq)
 /** The key of queued job @p j now: its own, or its tenant's shared key. */
 double dike_tenantq_key(const dike_tenantq *tq, const dike_job *j);
 /** Re-key tenant @p t's members with the key function: the shared key from one shared member,
- *  every own member by itself. */
+ *  every own member by itself, except the stable ones whose threshold the tenant's level has not
+ *  passed. */
 void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t t);
 /** Before a decision: if dike_sched_est_epoch moved, re-key the tenants whose
  *  dike_sched_est_version moved since their last refresh: member by member (O(log size) each), or,

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <cmocka.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -420,6 +421,37 @@ static void test_srtf_estimate_past_nominal_end(void **st)
     dike_results_free(&r);
 }
 
+/* SRTF under `none` in the emulating mode: a preempted job's work done is the coordinator's guess
+ * until the nodes report it, and its key must follow the report. One 8-GPU node, interference 0.5
+ * (one neighbour: speed 1 / 1.5 = 2/3), no preemption cost, no latency:
+ *   C0 c 8 GPUs 10 s and J0 a 8 GPUs 100 s at 0 (prior estimates, a tie: C0 first): C0 0-10,
+ *   then J0 (everyone's mean 10 s) 10-110 alone. a's mean 100 s, everyone's 55 s.
+ *   X and Y, a, 4 GPUs, 1000 s, at 110: both start, at 2/3.
+ *   t=230  Z (c, 4 GPUs, 30 s; c's mean 10 s) does not fit. X and Y have done 120 s by the
+ *          coordinator's count (rate 1): past a's 100 s, expected to end at 200, 80 s left; a tie,
+ *          X (lower index) is preempted and Z starts. The nodes report X's true work: 120 x 2/3 =
+ *          80 s, below a's estimate: 100 - 80 = 20 s left. X then leads the queue, and Y (80 s left)
+ *          is larger: Y is preempted, X resumes (Y's report: 80 s done, 20 s left too).
+ *   t=260  K (d, 4 GPUs, 500 s; everyone's mean 55 s). Y (20 s) leads; X has done 80 + 30 = 110
+ *          s by the count: 90 s left > 20, a victim; Z (done 30 s, expected 40: 10 s left) is not.
+ *          X is preempted (its true work: 80 + 30 x 2/3 = 100 s, so 100 s left: after K), and Y
+ *          resumes. K cannot take Z or Y: it waits.
+ *   t=275  Z ends (30 s at 2/3 = 45 s). K (55 s, before X's 100) starts; Y and K run at 2/3.
+ *          Y has 920 - 15 x 2/3 = 910 s of work left, K 500 s: K ends at 275 + 750 = 1025.
+ *   t=1025 X resumes (900 s left). Y, with 910 - 500 = 410 s left at 2/3, ends at 1640; X has
+ *          then done 410 s more, and its last 490 s alone end at 2130.
+ * Had X's key stayed the one computed from the guess (120 s done, past the estimate: 120 s left),
+ * K would have led at 230-260 and started at 260. */
+static void test_srtf_none_report(void **st)
+{
+    static const sc_job jobs[] = {{0, 10, 8, "c"}, {0, 100, 8, "a"}, {110, 1000, 4, "a"},
+                                  {110, 1000, 4, "a"}, {230, 30, 4, "c"}, {260, 500, 4, "d"}};
+    const char *sets[] = {ONE_NODE, "scheduler.policy=srtf", "scheduler.preemption_cost_s=0",
+                          "scheduler.duration_knowledge=none", "node_model.interference=0.5", NULL};
+    sc_expect(jobs, 6, sets, (const sc_want[]){
+        {0, 10, 0}, {10, 110, 0}, {110, 2130, 2}, {110, 1640, 1}, {230, 275, 0}, {275, 1025, 0}});
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -434,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_srtf_none_doubling),
         cmocka_unit_test(test_srtf_none_estimate_rises),
         cmocka_unit_test(test_srtf_estimate_past_nominal_end),
+        cmocka_unit_test(test_srtf_none_report),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

@@ -199,6 +199,72 @@ static void test_tenantq(void **unused)
     dike_tenantq_free(&tq);
 }
 
+/* Own members whose key is stable below a threshold of the tenant's level, as srtf's under `none`:
+ * key = d if d >= E (the job outlived the estimate E), else E - d; stable while E <= d. */
+static double g_level, g_done[NJ];
+
+static double st_key(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_done[j->idx] >= g_level ? g_done[j->idx] : g_level - g_done[j->idx];
+}
+
+static double st_stable(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_done[j->idx];
+}
+
+static double st_level(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_level;
+}
+
+static void expect_keys(dike_tenantq *tq, const double *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        assert_true(dike_tenantq_key(tq, &g_job[i]) == want[i]);
+}
+
+static void test_tenantq_stable(void **unused)
+{
+    /* Jobs 0-3 of tenant 0, 1 GPU, work done 50, 10, 30, 5; level 20. Keys: 50 (stable, 50 >= 20),
+     * 10 (20 - 10), 30 (stable), 15. Order 1, 3, 2, 0; two members wait apart. */
+    make_jobs(NULL, NULL);
+    const double done[] = {50, 10, 30, 5};
+    for (uint32_t i = 0; i < 4; i++)
+        g_done[i] = done[i];
+    g_level = 20;
+    dike_tenantq tq;
+    dike_tenantq_init(&tq, NJ, 1, st_key, NULL, NULL);
+    dike_tenantq_set_stable(&tq, st_stable, st_level);
+    for (uint32_t i = 0; i < 4; i++)
+        dike_tenantq_push(&tq, NULL, &g_job[i]);
+    expect_keys(&tq, (const double[]){50, 10, 30, 15}, 4);
+    assert_int_equal(tq.stable[0].size, 2);
+    assert_int_equal(tq.nown[0], 2);
+    assert_int_equal(dike_tenantq_min(&tq)->idx, 1);
+    /* Level 40: job 2 (30 < 40) is re-keyed from now on, 40 - 30 = 10; job 0 (50) keeps 50; jobs
+     * 1 and 3: 30 and 35. Order 2, 1, 3, 0. */
+    g_level = 40;
+    dike_tenantq_refresh_tenant(&tq, NULL, 0);
+    expect_keys(&tq, (const double[]){50, 30, 10, 35}, 4);
+    assert_int_equal(tq.stable[0].size, 1);
+    assert_int_equal(dike_tenantq_min(&tq)->idx, 2);
+    /* Level 8: jobs 1 (10) and 2 (30) are stable again with keys 10 and 30; job 3: 8 - 5 = 3.
+     * Order 3, 1, 2, 0; only job 3 is re-keyed at the next change. */
+    g_level = 8;
+    dike_tenantq_refresh_tenant(&tq, NULL, 0);
+    expect_keys(&tq, (const double[]){50, 10, 30, 3}, 4);
+    assert_int_equal(tq.stable[0].size, 3);
+    assert_int_equal(tq.nown[0], 1);
+    /* Level 60, above everyone: keys 10, 50, 30, 55; order 0, 2, 1, 3. */
+    g_level = 60;
+    dike_tenantq_refresh_tenant(&tq, NULL, 0);
+    expect_keys(&tq, (const double[]){10, 50, 30, 55}, 4);
+    assert_int_equal(tq.stable[0].size, 0);
+    expect_pop_order(&tq, (const uint32_t[]){0, 2, 1, 3}, 4);
+    dike_tenantq_free(&tq);
+}
+
 static void test_idheap_order(void **unused)
 {
     /* Keys 5, 3, 3, 9, 1 for ids 0..4: order 4 (1), then 1 and 2 tie at 3 (lower id first), 0, 3. */
@@ -309,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_idheap_order),
         cmocka_unit_test(test_jobq_update),
         cmocka_unit_test(test_tenantq),
+        cmocka_unit_test(test_tenantq_stable),
         cmocka_unit_test(test_fintree),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
