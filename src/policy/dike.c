@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "dike/sched.h"
+#include "policy/idlist.h"
 #include "policy/jobq.h"
 #include "policy/maxtree.h"
 #include "policy/policy.h"
@@ -240,12 +241,8 @@ static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
 
 static void list_add(dk_state *st, dike_job *j, int l)
 {
-    int32_t *h = &st->lhead[(size_t)l * st->ntenants + j->spec->tenant];
-    st->lprev[j->idx] = -1;
-    st->lnext[j->idx] = *h;
-    if (*h >= 0)
-        st->lprev[*h] = (int32_t)j->idx;
-    *h = (int32_t)j->idx;
+    dike_idlist_push(&st->lhead[(size_t)l * st->ntenants + j->spec->tenant], st->lnext, st->lprev,
+                     (int32_t)j->idx);
     st->inlist[j->idx] = (int8_t)l;
     st->jobp[j->idx] = j;
 }
@@ -255,17 +252,11 @@ static void list_del(dk_state *st, const dike_job *j)
     int l = st->inlist[j->idx];
     if (l < 0)
         return;
-    int32_t p = st->lprev[j->idx], n = st->lnext[j->idx];
-    if (p >= 0)
-        st->lnext[p] = n;
-    else
-        st->lhead[(size_t)l * st->ntenants + j->spec->tenant] = n;
-    if (n >= 0)
-        st->lprev[n] = p;
+    dike_idlist_unlink(&st->lhead[(size_t)l * st->ntenants + j->spec->tenant], st->lnext, st->lprev,
+                       (int32_t)j->idx);
     st->inlist[j->idx] = -1;
 }
 
-/* What a queued job that never ran is judged by, us: the same for all of its tenant's. */
 static double new_judged(const dk_state *st, const dike_sched *s, const dike_job *j)
 {
     return judged_rem(st, j, dike_sched_est_remaining(s, j), 1e6);

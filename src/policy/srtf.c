@@ -42,6 +42,7 @@
 #include "dike/sched.h"
 #include "policy/common.h"
 #include "policy/fintree.h"
+#include "policy/idlist.h"
 #include "policy/maxtree.h"
 #include "policy/policy.h"
 #include "policy/tenantq.h"
@@ -183,14 +184,8 @@ static void run_add(srtf_state *st, dike_sched *s, dike_job *j)
         return;
     }
     est_bound(st, s, j, 0);
-    uint32_t t = j->spec->tenant;
-    int32_t i = (int32_t)j->idx;
-    st->jobp[i] = j;
-    st->rprev[i] = -1;
-    st->rnext[i] = st->rhead[t];
-    if (st->rhead[t] >= 0)
-        st->rprev[st->rhead[t]] = i;
-    st->rhead[t] = i;
+    st->jobp[j->idx] = j;
+    dike_idlist_push(&st->rhead[j->spec->tenant], st->rnext, st->rprev, (int32_t)j->idx);
 }
 
 static void run_remove(srtf_state *st, dike_job *j)
@@ -198,14 +193,8 @@ static void run_remove(srtf_state *st, dike_job *j)
     dike_fintree_remove(&st->running, j);
     if (st->oracle)
         return;
-    int32_t i = (int32_t)j->idx;
     dike_maxtree_set(&st->expiry, j->idx, -INFINITY);
-    if (st->rprev[i] >= 0)
-        st->rnext[st->rprev[i]] = st->rnext[i];
-    else
-        st->rhead[j->spec->tenant] = st->rnext[i];
-    if (st->rnext[i] >= 0)
-        st->rprev[st->rnext[i]] = st->rprev[i];
+    dike_idlist_unlink(&st->rhead[j->spec->tenant], st->rnext, st->rprev, (int32_t)j->idx);
 }
 
 /* Without the oracle, before a decision: renew the bounds of running jobs whose estimate was

@@ -1,5 +1,6 @@
 /* Job queue whose keys move with the tenants' estimates (tenantq.h says why and how). */
 #include "policy/tenantq.h"
+#include "policy/idlist.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -94,26 +95,15 @@ static void set_shared(dike_tenantq *tq, uint32_t t, double k)
 static void list_add(dike_tenantq *tq, const dike_job *j)
 {
     uint32_t t = j->spec->tenant;
-    int32_t i = (int32_t)j->idx;
-    tq->kind[i] = TQ_OWN;
-    tq->prev[i] = -1;
-    tq->next[i] = tq->head[t];
-    if (tq->head[t] >= 0)
-        tq->prev[tq->head[t]] = i;
-    tq->head[t] = i;
+    tq->kind[j->idx] = TQ_OWN;
+    dike_idlist_push(&tq->head[t], tq->next, tq->prev, (int32_t)j->idx);
     tq->nown[t]++;
 }
 
 static void list_del(dike_tenantq *tq, const dike_job *j)
 {
     uint32_t t = j->spec->tenant;
-    int32_t i = (int32_t)j->idx;
-    if (tq->prev[i] >= 0)
-        tq->next[tq->prev[i]] = tq->next[i];
-    else
-        tq->head[t] = tq->next[i];
-    if (tq->next[i] >= 0)
-        tq->prev[tq->next[i]] = tq->prev[i];
+    dike_idlist_unlink(&tq->head[t], tq->next, tq->prev, (int32_t)j->idx);
     tq->nown[t]--;
 }
 

@@ -1,0 +1,30 @@
+/* Intrusive doubly linked lists of job indices (internal). Many lists (one per tenant, say) share
+ * per-job link arrays next and prev, each job being in at most one of them at a time; a list is
+ * its head, -1 when empty. Dike, srtf and the tenant queue keep their jobs per tenant this way. */
+#ifndef DIKE_IDLIST_H
+#define DIKE_IDLIST_H
+
+#include <stdint.h>
+
+/** Put job index @p i first in the list whose head is *@p head. */
+static inline void dike_idlist_push(int32_t *head, int32_t *next, int32_t *prev, int32_t i)
+{
+    prev[i] = -1;
+    next[i] = *head;
+    if (*head >= 0)
+        prev[*head] = i;
+    *head = i;
+}
+
+/** Take job index @p i out of the list whose head is *@p head (it must be in it). */
+static inline void dike_idlist_unlink(int32_t *head, int32_t *next, int32_t *prev, int32_t i)
+{
+    if (prev[i] >= 0)
+        next[prev[i]] = next[i];
+    else
+        *head = next[i];
+    if (next[i] >= 0)
+        prev[next[i]] = prev[i];
+}
+
+#endif
