@@ -191,7 +191,8 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
  * under `none`). Here the revision goes in doublings instead: the job is expected to end at the
  * first of E, 2E, 4E, ... that it has not reached. Between doublings the estimate only falls while
  * the job runs, as under the oracle; it is never above dike_sched_est_remaining, and equal to it
- * until the job outlives E. */
+ * until the job outlives E. dike_sched_est_gap_running is that remaining work before the floor:
+ * srtf's search bounds need to know when it runs out. */
 double dike_sched_est_gap_running(const dike_sched *s, const dike_job *r)
 {
     double est = dike_sched_est_duration(s, r);

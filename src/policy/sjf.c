@@ -32,7 +32,7 @@ static int sjf_init(dike_sched *s, void **state, dike_err *e)
 {
     sjf_state *st = dike_xcalloc(1, sizeof *st);
     const dike_workload *w = dike_sched_workload(s);
-    dike_tenantq_init(&st->q, w->njobs, (uint32_t)w->ntenants, sjf_key, sjf_shared, st);
+    dike_tenantq_init(&st->q, w->njobs, w->ntenants, sjf_key, sjf_shared, st);
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     *state = st;
     return 0;
