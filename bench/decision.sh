@@ -3,7 +3,8 @@
 #   bench/decision.sh [--smoke] [BUILD_DIR] [OUT_PREFIX]
 # Default BUILD_DIR build (Release), OUT_PREFIX bench/decision (writes OUT_PREFIX.md, .json, .png).
 # Environment: SIZES (jobs per run, default "100 1000 10000 100000 1000000"), POLICIES (default
-# every policy of list-policies), LIMIT (seconds per run, default 600), LOAD (default 10).
+# every policy of list-policies), LIMIT (seconds per run, default 600), LOAD (default 10),
+# KNOWLEDGE (scheduler.duration_knowledge of every run: oracle, the default, noisy or none).
 #
 # Each run is a synthetic workload of N jobs on a cluster of N/8 GPUs (N/64 nodes of 8, at least
 # one) at offered load LOAD: the jobs arrive about LOAD times faster than the cluster serves them,
@@ -32,6 +33,7 @@ else
   CHECK=
 fi
 LOAD=${LOAD:-10}
+KNOWLEDGE=${KNOWLEDGE:-oracle}
 POLICIES=${POLICIES:-$("$EMU" list-policies | awk '/^policies/ { p = 1; next } /^placements/ { p = 0 } p && NF { print $1 }' | tr '\n' ' ')}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -45,6 +47,7 @@ for pol in $POLICIES; do
     status=ok
     /usr/bin/time -f '%e %U %M' -o "$T/time" timeout "$LIMIT" "$EMU" run -q -p "$pol" \
       --set workload.jobs="$n" --set cluster.nodes="$nodes" --set workload.load="$LOAD" \
+      --set scheduler.duration_knowledge="$KNOWLEDGE" \
       --out "$out" >/dev/null 2>"$T/err" || status=failed
     [ -f "$out" ] || status="no result within $LIMIT s"
     read -r wall user rss < <(tail -1 "$T/time" | awk 'NF == 3 { print $1, $2, $3 } NF != 3 { print "nan nan nan" }')
