@@ -58,6 +58,7 @@
 #include "policy/idlist.h"
 #include "policy/jobq.h"
 #include "policy/maxtree.h"
+#include "policy/tenantwatch.h"
 #include "policy/policy.h"
 #include "policy/rho.h"
 
@@ -126,10 +127,9 @@ typedef struct dk_state {
     int32_t *lnext, *lprev; /**< per job */
     int8_t *inlist;     /**< per job: its list, -1 if none */
     dike_job **jobp;    /**< per job index: the job (set when it joins a list) */
-    uint64_t *tver;     /**< per tenant: dike_sched_est_version when last refreshed */
+    dike_tenantwatch watch; /**< the tenants whose estimates moved since the last refresh */
     double *tnew;       /**< per tenant: the judged remaining work, us, that all its queued jobs
                              in [DK_NEW] are keyed by (no work done: they share it) */
-    int tver_ok;        /**< tver holds every tenant's (0: refresh them all) */
 } dk_state;
 
 enum { DK_RUNNING, DK_NEW, DK_RAN, DK_LISTS };
@@ -802,11 +802,8 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
 static void est_refresh(dk_state *st, const dike_sched *s)
 {
     dike_job **jobs = st->jobp;
-    for (uint32_t t = 0; t < st->ntenants; t++) {
-        uint64_t v = dike_sched_est_version(s, t);
-        if (st->tver_ok && v == st->tver[t])
-            continue;
-        st->tver[t] = v;
+    for (uint32_t n = dike_tenantwatch_moved(&st->watch, s), m = 0; m < n; m++) {
+        uint32_t t = st->watch.moved[m];
         for (int32_t i = st->lhead[(size_t)DK_RUNNING * st->ntenants + t]; i >= 0; i = st->lnext[i])
             if (measure_rose(st, s, jobs[i]))
                 for (uint32_t k = 0; k < st->nnodes[i]; k++)
@@ -818,7 +815,6 @@ static void est_refresh(dk_state *st, const dike_sched *s)
         if (i >= 0 && r != st->tnew[t])
             new_rekey(st, s, t, r);
     }
-    st->tver_ok = 1;
 }
 
 static void dk_decide(void *state, dike_sched *s)
@@ -917,7 +913,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->lprev = dike_xcalloc(njobs ? njobs : 1, sizeof *st->lprev);
     st->inlist = dike_xmalloc(njobs ? njobs : 1);
     memset(st->inlist, -1, njobs ? njobs : 1);
-    st->tver = dike_xcalloc(st->ntenants + 1, sizeof *st->tver);
+    dike_tenantwatch_init(&st->watch, st->ntenants);
     st->jobp = dike_xcalloc(njobs ? njobs : 1, sizeof *st->jobp);
     st->tnew = dike_xcalloc(st->ntenants + 1, sizeof *st->tnew);
     *state = st;
@@ -1008,7 +1004,7 @@ static void dk_free(void *state)
     free(st->lnext);
     free(st->lprev);
     free(st->inlist);
-    free(st->tver);
+    dike_tenantwatch_free(&st->watch);
     free(st->jobp);
     free(st->tnew);
     free(st);

@@ -46,6 +46,7 @@
 #include "policy/maxtree.h"
 #include "policy/policy.h"
 #include "policy/tenantq.h"
+#include "policy/tenantwatch.h"
 
 #include <math.h>
 #include <string.h>
@@ -66,9 +67,7 @@ typedef struct srtf_state {
     int32_t *rhead;       /**< per tenant: its first running job, -1 if none */
     int32_t *rnext, *rprev; /**< per job: the tenant's running list */
     dike_job **jobp;      /**< per job index: the job while it runs */
-    uint64_t *rver;       /**< per tenant: dike_sched_est_version when its bounds were renewed */
-    uint64_t repoch;      /**< dike_sched_est_epoch then */
-    int rver_ok;          /**< rver holds every tenant's (0: renew them all) */
+    dike_tenantwatch watch; /**< tenants whose estimates moved since their bounds were renewed */
     dike_ranked *unsure;  /**< scratch: candidates not yet known to be among the largest */
     size_t unsure_cap;
 } srtf_state;
@@ -98,7 +97,7 @@ static int srtf_init(dike_sched *s, void **state, dike_err *e)
         st->rnext = dike_xcalloc(n, sizeof *st->rnext);
         st->rprev = dike_xcalloc(n, sizeof *st->rprev);
         st->jobp = dike_xcalloc(n, sizeof *st->jobp);
-        st->rver = dike_xcalloc(w->ntenants ? w->ntenants : 1, sizeof *st->rver);
+        dike_tenantwatch_init(&st->watch, w->ntenants);
     }
     *state = st;
     return 0;
@@ -205,19 +204,9 @@ static void bounds_renew(srtf_state *st, dike_sched *s)
     size_t i;
     while ((i = dike_maxtree_next(&st->expiry, 0, -now)) < st->expiry.n)
         est_bound(st, s, st->jobp[i], 1);
-    uint64_t e = dike_sched_est_epoch(s);
-    if (st->rver_ok && e == st->repoch)
-        return;
-    st->repoch = e;
-    for (uint32_t t = 0; t < st->ntenants; t++) {
-        uint64_t v = dike_sched_est_version(s, t);
-        if (st->rver_ok && v == st->rver[t])
-            continue;
-        st->rver[t] = v;
-        for (int32_t k = st->rhead[t]; k >= 0; k = st->rnext[k])
-            est_bound(st, s, st->jobp[k], 2);
-    }
-    st->rver_ok = 1;
+    for (uint32_t n = dike_tenantwatch_moved(&st->watch, s), k = 0; k < n; k++)
+        for (int32_t j = st->rhead[st->watch.moved[k]]; j >= 0; j = st->rnext[j])
+            est_bound(st, s, st->jobp[j], 2);
 }
 
 static void srtf_arrival(void *state, dike_sched *s, dike_job *j)
@@ -450,7 +439,8 @@ static void srtf_restore(void *state, dike_sched *s, dike_job *j)
         return;
     }
     run_add(st, s, j);
-    st->rver_ok = 0; /* renew every bound at the first decision, with the estimates restored */
+    dike_tenantwatch_reset(&st->watch); /* renew every bound at the first decision, with the
+                                           estimates restored */
 }
 
 static void srtf_free(void *state)
@@ -467,7 +457,7 @@ static void srtf_free(void *state)
         free(st->rnext);
         free(st->rprev);
         free(st->jobp);
-        free(st->rver);
+        dike_tenantwatch_free(&st->watch);
     }
     free(st);
 }

@@ -24,9 +24,7 @@ void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_t
     for (uint32_t t = 0; t < ntenants; t++)
         dike_jobq_init(&tq->stable[t], tq->tslot);
     tq->skey = dike_xcalloc(nt, sizeof *tq->skey);
-    tq->ver = dike_xcalloc(nt, sizeof *tq->ver);
     tq->nown = dike_xcalloc(nt, sizeof *tq->nown);
-    tq->moved = dike_xcalloc(nt, sizeof *tq->moved);
     tq->head = dike_xcalloc(nt, sizeof *tq->head);
     for (uint32_t t = 0; t < ntenants; t++)
         tq->head[t] = -1;
@@ -34,8 +32,7 @@ void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_t
     tq->prev = dike_xcalloc(n, sizeof *tq->prev);
     tq->kind = dike_xcalloc(n, sizeof *tq->kind);
     tq->jobp = dike_xcalloc(n, sizeof *tq->jobp);
-    tq->epoch = 0;
-    tq->ver_ok = 0;
+    dike_tenantwatch_init(&tq->watch, ntenants);
     tq->key = key;
     tq->shared = shared;
     tq->stable_fn = NULL;
@@ -62,9 +59,8 @@ void dike_tenantq_free(dike_tenantq *tq)
     free(tq->slot);
     free(tq->hslot);
     free(tq->skey);
-    free(tq->ver);
     free(tq->nown);
-    free(tq->moved);
+    dike_tenantwatch_free(&tq->watch);
     free(tq->head);
     free(tq->next);
     free(tq->prev);
@@ -227,34 +223,26 @@ static double ordered_key(void *ctx, const dike_sched *s, const dike_job *j)
 
 void dike_tenantq_refresh(dike_tenantq *tq, const dike_sched *s)
 {
-    uint64_t e = dike_sched_est_epoch(s);
-    if (tq->ver_ok && e == tq->epoch)
+    uint32_t n = dike_tenantwatch_moved(&tq->watch, s);
+    const uint32_t *moved = tq->watch.moved;
+    if (!n)
         return;
-    tq->epoch = e;
-    uint32_t n = 0;
     size_t own = 0;
-    for (uint32_t t = 0; t < tq->ntenants; t++) {
-        uint64_t v = dike_sched_est_version(s, t);
-        if (tq->ver_ok && v == tq->ver[t])
-            continue;
-        tq->ver[t] = v;
-        tq->moved[n++] = t;
-        own += tq->nown[t];
-    }
-    tq->ver_ok = 1;
+    for (uint32_t k = 0; k < n; k++)
+        own += tq->nown[moved[k]];
     size_t size = tq->q.size, lg = 1;
     while ((size >> lg) > 0)
         lg++;
     if (own * lg <= size) {
         for (uint32_t k = 0; k < n; k++)
-            dike_tenantq_refresh_tenant(tq, s, tq->moved[k]);
+            dike_tenantq_refresh_tenant(tq, s, moved[k]);
         return;
     }
     /* Re-key the ordered queue in one pass (a shared group's first gets its tenant's new shared
      * key from the key function), then note the new shared keys. */
     dike_jobq_rekey(&tq->q, s, ordered_key, tq);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t t = tq->moved[k];
+        uint32_t t = moved[k];
         const dike_jobq *side = &tq->side[t];
         for (uint32_t bi = 0; bi < side->nb; bi++)
             if (side->b[bi].n) {

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "dike/sched.h"
 #include "policy/jobq.h"
+#include "policy/tenantwatch.h"
 
 /** A member's key (its tenant's shared key for a shared member). */
 typedef double (*dike_tenantq_key_fn)(void *ctx, const dike_sched *s, const dike_job *j);
@@ -51,11 +52,8 @@ typedef struct dike_tenantq {
     int32_t *tslot;      /**< per job: its place in its tenant's stable heap */
     uint8_t *kind;       /**< per job: 0 not queued, 1 own, 2 shared, 3 own and stable */
     dike_job **jobp;     /**< per job index: the job while it is an own member */
-    uint64_t *ver;       /**< per tenant: dike_sched_est_version at its last refresh */
     size_t *nown;        /**< per tenant: own members in its list (re-keyed at every change) */
-    uint32_t *moved;     /**< scratch: tenants to refresh */
-    uint64_t epoch;      /**< dike_sched_est_epoch at the last refresh */
-    int ver_ok;          /**< ver holds every tenant's (0: refresh them all at the next look) */
+    dike_tenantwatch watch; /**< the tenants whose estimates moved (all at the first look) */
     uint32_t ntenants;
     dike_tenantq_key_fn key;
     dike_tenantq_shared_fn shared;
