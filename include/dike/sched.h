@@ -225,6 +225,9 @@ int dike_sched_duration_knowledge(const dike_sched *s);
  *  tenant moves when it does), 1 otherwise. Until then its remaining work is the coordinator's
  *  guess, and the job cannot start. */
 int dike_sched_work_known(const dike_sched *s, const dike_job *j);
+/** 1 in the emulating mode (a node model is on: the nodes report completions and the work left
+ *  of stopped jobs), 0 when the coordinator predicts every completion. */
+int dike_sched_emulating(const dike_sched *s);
 /** A counter that changes whenever the estimate of a job that is not running may have changed
  *  (under `none`: every completion; in the emulating mode, in every knowledge mode: a stopped
  *  job's work left reaching the coordinator). A policy that keys queued jobs by an estimate

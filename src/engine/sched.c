@@ -44,6 +44,7 @@ int dike_sched_is_round(const dike_sched *s) { return s->round_now; }
 uint32_t dike_sched_active(const dike_sched *s) { return s->active; }
 uint64_t dike_sched_gpus_up(const dike_sched *s) { return s->cap->total_free + s->busy_gpus; }
 uint64_t dike_sched_node_epoch(const dike_sched *s) { return s->node_epoch; }
+int dike_sched_emulating(const dike_sched *s) { return s->emulate; }
 int dike_sched_work_known(const dike_sched *s, const dike_job *j)
 {
     return !(s->emulate && s->stop_pending[j->idx]);

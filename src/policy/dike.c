@@ -108,6 +108,16 @@ typedef struct dk_state {
      * examines only those nodes instead of every running job. */
     dike_maxtree *bound[2]; /**< [l][g], g = 1..G: could free g GPUs; [l][0]: could be emptied;
                                l = 0: leases kept, l = 1: leases ignored (an urgent candidate) */
+    int guarded;          /**< the bounds are capped by the fairness guard too (guard_cap):
+                               under `oracle` in the predicting mode, w > 0 */
+    double ncap;          /**< the jobs in the system cannot exceed this before ncap_until: those
+                               in it when the bounds were last all built, plus the arrivals that
+                               can come in between (ncap_update) */
+    dike_time ncap_until; /**< when ncap may be exceeded (the next arrival past it) */
+    size_t ncap_end;      /**< the first job (in submit order) that cannot arrive before it */
+    double *scr_cap;      /**< node_bounds scratch, G + 1 */
+    double *capmin;       /**< per node: the least guard cap of its jobs (+inf: none), which a
+                               gang wider than a node must not pass to empty it */
     int lb;               /**< which bounds the current candidate uses (make_room) */
     dike_maxtree expiry;  /**< per node: -(when its bounds may rise: a lease ends), -inf if never */
     int bounds_built;     /**< every node's bounds computed at least once */
@@ -452,16 +462,87 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * solved for need gives the largest need it allows, vict_measure(v) / g_q; a job still in its
  * lease allows none. A node's bound for a gang of g GPUs is the largest need for which its
  * jobs with the largest such needs, with its free GPUs, make g (-inf if g fits already or never
- * fits: choose_nodes skips those nodes); for gangs wider than a node, bound [0] is the largest
- * need for which every job on it could go (with g_q taken at G + 1, the smallest a wider gang
- * has). The fairness guard is left out (a slack can grow as N_avg changes), so a node above the
- * need may still fail the exact test; a node below it cannot pass it.
+ * fits: choose_nodes skips those nodes); for gangs wider than a node, bound [0] is the least
+ * victim measure on it (every job must go, and the gang's measure qm must not pass it).
+ * Under `oracle` (predicting mode, w > 0) each job's need is also capped by the fairness guard
+ * (guard_cap; for [0], the node's least cap is st->capmin): a slack can grow as N_avg does, so
+ * the cap allows for the most the load can grow before the cap expires. Without it, a loaded
+ * backlog's walks visited about ten nodes whose victims the guard refused for each one that
+ * passed (docs/performance.md). A node above the need may still fail the exact test; a node
+ * below it cannot pass it.
  * The bounds stay upper bounds while nothing changes on the node, because a running job's
  * estimated remaining time only falls, except: a lease ends (a new victim; the expiry tree says
  * when), an estimate is outlived under noisy or none and doubles (the expiry tree holds when the
  * estimate's floor is reached, before that can happen), none's estimates change as jobs finish
- * (est_refresh: the nodes of that tenant's running jobs whose measure rose), and a node fails or
- * is repaired (every node again). */
+ * (est_refresh: the nodes of that tenant's running jobs whose measure rose), a guard cap expires
+ * (the expiry tree; every node when the bound on the jobs in the system does), and a node fails
+ * or is repaired (every node again). */
+
+/* The largest need (s, the candidate's run and restore; under `oracle` the size test's side too)
+ * for which running job @p v, with @p rem_us left, can pass the fairness guard from now until it
+ * leaves its node; +inf if that cannot be bounded. *until gets the time from which the bound may
+ * be too low (INT64_MAX: never).
+ * The guard passes when v's slack is at least w x need, or v is late even if left alone.
+ * - Slack = submit + T_ideal_est - t - rem(t) - restore. Under `oracle` v's length is fixed; it
+ *   runs at rate r <= 1, so t + rem(t) never falls; G (GPUs up) changes only with the node epoch
+ *   (every bound is rebuilt then). N_avg since submission is a time average of the jobs in the
+ *   system, which cannot exceed st->ncap before st->ncap_until (every bound is rebuilt then): so
+ *   until then N_avg stays at most the larger of that and N_avg now. With GPUs to spare slack_s
+ *   lowers N_avg, so this bounds that slack too.
+ * - Late alone: submit + T_ideal_est - (t + rem(t) / r) < -1, where t + rem(t) / r is v's
+ *   projected finish, fixed while it makes progress (after its restore, if it is paying one). T_ideal_est >= its length, so if the length alone
+ *   keeps v on time, it is never late. Otherwise v is on time only through its share of the load.
+ *   The time average is at least (its area now + 1 x the time since: v itself is in the system)
+ *   / (t - submit); with GPUs to spare slack_s weighs it with 1 over the rest of v's stay, at most
+ *   its remaining work and restore now. Both fall, to the level that makes v late no earlier
+ *   than *until. */
+static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job *v, double rem_us,
+                        dike_time *until)
+{
+    *until = INT64_MAX;
+    double r = v->rate;
+    if (!(r > 0 && r <= 1))
+        return INFINITY;
+    double now = dike_time_to_s(dike_sched_now(s)), sub = dike_time_to_s(v->spec->submit);
+    double rem = positive_s(rem_us), len_us = dike_sched_est_total_running(s, v);
+    double navg = dike_sched_navg(s, v), nup = navg, stay = now - sub;
+    if (st->ncap > navg) {
+        /* N_avg may rise towards ncap: allow it 1/16 (and one job) more than now, which it
+         * cannot pass before (area + ncap x h) / (stay + h) = nup */
+        nup = navg * (1 + 1.0 / 16) + 1;
+        if (nup < st->ncap) {
+            double h = (nup - navg) * stay / (st->ncap - nup) * (1 - 1e-9) - 1e-3;
+            if (!(h > 0))
+                return INFINITY;
+            *until = dike_sched_now(s) + (h < 1e12 ? (dike_time)(h * 1e6) : (dike_time)1e18);
+        } else
+            nup = st->ncap;
+    }
+    double up = sub + dike_ideal_est_s(s, v, len_us, nup);
+    double cap = (up - now - rem - st->cost_s) / st->w;
+    cap += 1e-9 * fabs(cap) + 1e-3; /* rounding: never below what can_take computes */
+    /* its projected finish: progress starts after a restore, and until then rem(t) stays */
+    double from = dike_time_to_s(v->progress_start > dike_sched_now(s) ? v->progress_start
+                                                                       : dike_sched_now(s));
+    double late_by = from + rem / r - sub - 1 + 1e-3; /* on time iff T_ideal_est >= this */
+    double len_s = len_us / 1e6;
+    if (len_s >= late_by)
+        return cap;
+    double gpus = (double)dike_sched_gpus_up(s), g = v->spec->num_gpus;
+    double nstar = late_by / len_s * gpus / g; /* the N_avg below which v is late */
+    if (!(nstar > 1) || navg <= nstar * (1 + 1e-9))
+        return INFINITY;
+    double area = (now - sub) * navg, rest = rem + st->cost_s;
+    if ((area + rest) / (now - sub + rest) <= nstar * (1 + 1e-9))
+        return INFINITY;
+    double safe = (area - now + nstar * sub) / (nstar - 1) - rest; /* the least reaches nstar */
+    double u = (safe - now) * (1 - 1e-9) - 1e-3;
+    if (!(u > 0))
+        return INFINITY;
+    dike_time late = dike_sched_now(s) + (u < 1e12 ? (dike_time)(u * 1e6) : (dike_time)1e18);
+    *until = late < *until ? late : *until;
+    return cap;
+}
 
 /* When running job @p v, with @p rem_us estimated left (est_remaining_running), reaches its
  * estimate's floor, after which it may double: its nodes' bounds may rise then (v->rate > 0). */
@@ -477,9 +558,10 @@ static double slot_bound(double m, double gq)
     return m / gq;
 }
 
-/* One set of node @p n's bounds (node_bounds) from its slots' measures @p meas. */
+/* One set of node @p n's bounds (node_bounds) from its slots' measures @p meas, each capped by
+ * @p gcap (guard_cap; NULL: no cap). */
 static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int build,
-                           const double *meas, dike_maxtree *bound)
+                           const double *meas, const double *gcap, dike_maxtree *bound)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t f = dike_sched_node_free(s, n), cap = dike_cluster_node_gpus(cl, n), m = st->node_n[n];
@@ -487,9 +569,13 @@ static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int bu
     double *b = st->scr_b; /* a node holds at most one job per GPU: G each */
     uint32_t *sh = st->scr_sh;
     for (uint32_t g = 0; g <= st->G; g++) {
-        double gq = g ? g : st->G + 1, t = -INFINITY; /* a wider gang has at least G + 1 */
+        double t = -INFINITY;
         for (uint32_t k = 0; k < m; k++) { /* by bound, largest first (a handful of jobs) */
-            double x = slot_bound(meas[k], gq);
+            /* [0]: the victim measure itself, which a wider gang's measure must not pass (its
+             * width varies too much for one scale); the guard's cap is st->capmin */
+            double x = g ? slot_bound(meas[k], g) : meas[k];
+            if (g && gcap && gcap[k] < x)
+                x = gcap[k];
             uint32_t i = k;
             for (; i > 0 && b[i - 1] < x; i--) {
                 b[i] = b[i - 1];
@@ -526,21 +612,26 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     uint32_t m = st->node_n[n];
     dk_slot *sl = st->slot + st->node_off[n];
     dike_time now = dike_sched_now(s), next = INT64_MAX;
-    double *meas = st->scr_meas, *all = st->scr_all;
+    double *meas = st->scr_meas, *all = st->scr_all, *cap = st->scr_cap;
     for (uint32_t k = 0; k < m; k++) {
         const dike_job *v = sl[k].job;
         dike_time e = INT64_MAX;
         meas[k] = all[k] = -INFINITY;
+        cap[k] = INFINITY;
         if (v->run_start == now) {
             e = now + 1; /* a job started at this instant may not be taken: from the next one on */
         } else {
             double rem_us = dike_sched_est_remaining_running(s, v);
             all[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
+            dike_time gu = INT64_MAX;
+            if (st->guarded)
+                cap[k] = guard_cap(st, s, v, rem_us, &gu);
             /* When the estimate runs out it is doubled (est_remaining_running), so the measure
              * jumps up: recompute then. Under `oracle` too, in the emulating mode: the coordinator
              * counts nominal progress, and a job the nodes slowed down outlives its duration. */
             if (v->rate > 0)
                 e = runs_out(now, v, rem_us);
+            e = gu < e ? gu : e; /* the guard's cap may be too low from then on */
         }
         if (!leased_out(st, now, v)) { /* [0] may rise when the lease ends */
             dike_time end = v->run_start + (dike_time)st->lease_us;
@@ -556,14 +647,68 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
         dike_maxtree_put(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
     else
         dike_maxtree_set(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
-    node_bound_set(st, s, n, build, meas, st->bound[0]);
+    double cm = INFINITY;
+    for (uint32_t k = 0; k < m; k++)
+        cm = cap[k] < cm ? cap[k] : cm;
+    st->capmin[n] = cm;
+    node_bound_set(st, s, n, build, meas, cap, st->bound[0]);
     if (st->lease_us > 0)
-        node_bound_set(st, s, n, build, all, st->bound[1]);
+        node_bound_set(st, s, n, build, all, cap, st->bound[1]);
+
 }
 
 /* Bring the bounds up to date before a preemption attempt. */
+/* The first job of the workload (in submit order) submitted after @p t, or at @p t if @p at. */
+static size_t first_after(const dike_workload *wl, dike_time t, int at)
+{
+    size_t lo = 0, hi = wl->njobs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (wl->jobs[mid].submit < t || (!at && wl->jobs[mid].submit == t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A new bound on the jobs in the system (guard_cap) from now: the jobs in it, those submitted at
+ * this instant (they may not have arrived yet) and k more arrivals, until the (k+1)-th next one.
+ * Every bound is rebuilt when it expires, so k grows with the jobs in the system (the bound is
+ * then at most 1/16 above them) and with the nodes (a rebuild costs at most 64 node updates per
+ * arrival). */
+static void ncap_update(dk_state *st, const dike_sched *s)
+{
+    const dike_workload *wl = dike_sched_workload(s);
+    dike_time now = dike_sched_now(s);
+    size_t at = first_after(wl, now, 1), lo = first_after(wl, now, 0);
+    size_t active = dike_sched_active(s) + (lo - at), k = active / 16;
+    k = k > st->nodes / 64 ? k : st->nodes / 64;
+    k = k > 1 ? k : 1;
+    st->ncap_end = lo + k < wl->njobs ? lo + k : wl->njobs; /* lo .. ncap_end - 1 may come */
+    st->ncap = (double)(active + (st->ncap_end - lo));
+    st->ncap_until = st->ncap_end < wl->njobs ? wl->jobs[st->ncap_end].submit : INT64_MAX;
+}
+
+/* Within its horizon the bound only tightens as jobs finish and arrive: the jobs in the system now
+ * and those of the horizon still to come (the caps computed before stay upper bounds). */
+static void ncap_tighten(dk_state *st, const dike_sched *s)
+{
+    size_t at = first_after(dike_sched_workload(s), dike_sched_now(s), 1);
+    double n = (double)dike_sched_active(s) + (double)(st->ncap_end > at ? st->ncap_end - at : 0);
+    st->ncap = n < st->ncap ? n : st->ncap;
+}
+
 static void bounds_update(dk_state *st, const dike_sched *s)
 {
+    if (!st->bounds_built) /* guard_cap needs fixed lengths and the coordinator's own rates */
+        st->guarded = st->w > 0 && st->knowledge == DIKE_DURATION_ORACLE && !dike_sched_emulating(s);
+    if (st->guarded && dike_sched_now(s) >= st->ncap_until)
+        st->bounds_built = 0; /* every cap assumed at most ncap jobs in the system */
+    if (st->guarded && !st->bounds_built)
+        ncap_update(st, s);
+    else if (st->guarded)
+        ncap_tighten(st, s);
     if (!st->bounds_built || st->bound_nodes != dike_sched_node_epoch(s)) {
         for (uint32_t n = 0; n < st->nodes; n++)
             node_bounds(st, s, n, 1);
@@ -606,9 +751,10 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg, npick = 0, have = 0, rack = UINT32_MAX, first = 0;
     const dike_maxtree *t = &st->bound[st->lb][0];
-    for (uint32_t n = (uint32_t)dike_maxtree_next(t, 0, x); n < st->nodes && have < g;
-         n = (uint32_t)dike_maxtree_next(t, n + 1, x)) {
-        if (!node_allowed(cl, n, q))
+    double xm = bound_floor(qm); /* [0] holds victim measures */
+    for (uint32_t n = (uint32_t)dike_maxtree_next(t, 0, xm); n < st->nodes && have < g;
+         n = (uint32_t)dike_maxtree_next(t, n + 1, xm)) {
+        if (!node_allowed(cl, n, q) || x > st->capmin[n])
             continue;
         uint32_t f = dike_sched_node_free(s, n);
         if (node_empties(st, s, n, q, need_s, qm, &vg) && f + vg > 0 &&
@@ -899,6 +1045,8 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
             dike_maxtree_init(&st->bound[l][g], cl->nodes ? cl->nodes : 1);
     }
     dike_maxtree_init(&st->expiry, cl->nodes ? cl->nodes : 1);
+    st->scr_cap = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_cap);
+    st->capmin = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->capmin);
     st->scr_meas = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_meas);
     st->scr_all = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_all);
     st->scr_b = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_b);
@@ -993,6 +1141,8 @@ static void dk_free(void *state)
             dike_maxtree_free(&st->bound[l][g]);
         free(st->bound[l]);
     }
+    free(st->scr_cap);
+    free(st->capmin);
     dike_maxtree_free(&st->expiry);
     free(st->scr_meas);
     free(st->scr_all);

@@ -252,6 +252,24 @@ static void test_dike_knob(void **st)
     dike_results_free(&r);
 }
 
+/* A victim's slack grows while the load does, and the node bounds that let a preemption attempt
+ * skip nodes (guard_cap under `oracle`) must allow for it. One node of 8 GPUs, w = 1, a decision
+ * every 100 s. J0 (8 GPUs, 1000 s) runs from 0; J1 (8 GPUs, 100 s) arrives at 200 and waits in
+ * the system, so J0's N_avg since 0 is (200 + 2 (t - 200)) / t = 2 - 200 / t, its T_ideal
+ * 1000 x N_avg, and its slack 1000 N_avg - t - (1000 - t) = 1000 - 200,000 / t:
+ *   at 200: 0 < 100 (J1's run): J0 keeps its GPUs; never late (it has not waited);
+ *   at 300: 333.3 >= 100, and the swap pays (100 x 8 <= 0.9 x 700 x 8): J1 300-400, J0 resumes
+ *   400-1100.
+ * A bound that took J0's slack at 200 (0) as its largest would hide the node until J0 ends, and
+ * J1 would run 1000-1100. */
+static void test_dike_guard_bounds(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "a"}, {200, 100, 8, "b"}};
+    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                        "dike.fairness_weight=1", NULL};
+    sc_expect(jobs, 2, w1, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
+}
+
 /* An outlived estimate is not a missed fair finish (version 0.6). One node of 8 GPUs, `none`
  * durations, no restore cost, no lease, hysteresis 0.1 (the default).
  *   C0 (8 GPUs, 100 s, tenant c) runs 0-100: the only finished job, so every estimate is 100 s
@@ -573,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
         cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
         cmocka_unit_test(test_dike_spare_slack),
+        cmocka_unit_test(test_dike_guard_bounds),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
