@@ -20,4 +20,9 @@
 #define DIKE_POLICY_EXTERN(n) extern const dike_policy dike_policy_##n;
 DIKE_POLICY_LIST(DIKE_POLICY_EXTERN)
 #undef DIKE_POLICY_EXTERN
+
+/** Tests: 1 = Dike caps its victim-search bounds by the fairness guard from the first attempt on
+ *  (where they apply), 0 = only once its walks have proved costly (the default). The schedule is
+ *  the same either way; the tests check that the caps never hide a victim. */
+void dike_dike_guard_bounds_always(int on);
 #endif

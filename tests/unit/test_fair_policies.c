@@ -13,6 +13,7 @@
 
 #include "dike/rng.h"
 #include "policy/common.h"
+#include "policy/policy.h"
 #include "scenario.h"
 
 #define EPS 1e-6
@@ -267,6 +268,9 @@ static void test_dike_guard_bounds(void **st)
     static const sc_job jobs[] = {{0, 1000, 8, "a"}, {200, 100, 8, "b"}};
     const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                         "dike.fairness_weight=1", NULL};
+    dike_dike_guard_bounds_always(1); /* a run this small would not switch them on */
+    sc_expect(jobs, 2, w1, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
+    dike_dike_guard_bounds_always(0);
     sc_expect(jobs, 2, w1, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
 }
 
