@@ -493,8 +493,8 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  *   until then N_avg stays at most the larger of that and N_avg now. With GPUs to spare slack_s
  *   lowers N_avg, so this bounds that slack too.
  * - Late alone: submit + T_ideal_est - (t + rem(t) / r) < -1, where t + rem(t) / r is v's
- *   projected finish, fixed while it makes progress (after its restore, if it is paying one). T_ideal_est >= its length, so if the length alone
- *   keeps v on time, it is never late. Otherwise v is on time only through its share of the load.
+ *   projected finish, fixed while it makes progress (after its restore, if it is paying one).
+ *   T_ideal_est >= its length, so if the length alone keeps v on time, it is never late. Otherwise v is on time only through its share of the load.
  *   The time average is at least (its area now + 1 x the time since: v itself is in the system)
  *   / (t - submit); with GPUs to spare slack_s weighs it with 1 over the rest of v's stay, at most
  *   its remaining work and restore now. Both fall, to the level that makes v late no earlier
@@ -658,10 +658,8 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     node_bound_set(st, s, n, build, meas, cap, st->bound[0]);
     if (st->lease_us > 0)
         node_bound_set(st, s, n, build, all, cap, st->bound[1]);
-
 }
 
-/* Bring the bounds up to date before a preemption attempt. */
 /* The first job of the workload (in submit order) submitted after @p t, or at @p t if @p at. */
 static size_t first_after(const dike_workload *wl, dike_time t, int at)
 {
@@ -686,7 +684,7 @@ void dike_dike_guard_bounds_always(int on)
 /* A new bound on the jobs in the system (guard_cap) from now: the jobs in it, those submitted at
  * this instant (they may not have arrived yet) and k more arrivals, until the (k+1)-th next one.
  * Every bound is rebuilt when it expires, so k grows with the jobs in the system (the bound is
- * then at most 1/16 above them) and with the nodes (a rebuild costs at most 64 node updates per
+ * then at most 1/16 above them) and with the nodes (a rebuild costs at most 4 node updates per
  * arrival). */
 static void ncap_update(dk_state *st, const dike_sched *s)
 {
@@ -710,6 +708,7 @@ static void ncap_tighten(dk_state *st, const dike_sched *s)
     st->ncap = n < st->ncap ? n : st->ncap;
 }
 
+/* Bring the bounds up to date before a preemption attempt. */
 static void bounds_update(dk_state *st, const dike_sched *s)
 {
     /* The guard's caps cost node updates (more of them, each dearer: their expiries, and a
