@@ -109,8 +109,8 @@ typedef struct dk_state {
     dike_maxtree *bound[2]; /**< [l][g], g = 1..G: could free g GPUs; [l][0]: could be emptied;
                                l = 0: leases kept, l = 1: leases ignored (an urgent candidate) */
     int guarded;          /**< the bounds are capped by the fairness guard too (guard_cap):
-                               under `oracle` in the predicting mode, w > 0, once the walks
-                               have proved costly (bounds_update) */
+                               under `oracle` and `noisy` in the predicting mode, w > 0, once
+                               the walks have proved costly (bounds_update) */
     uint64_t refused;     /**< nodes a walk examined whose jobs could not make room */
     uint64_t updates;     /**< node bound computations (node_bounds) */
     double ncap;          /**< the jobs in the system cannot exceed this before ncap_until: those
@@ -118,6 +118,8 @@ typedef struct dk_state {
                                can come in between (ncap_update) */
     dike_time ncap_until; /**< when ncap may be exceeded (the next arrival past it) */
     size_t ncap_end;      /**< the first job (in submit order) that cannot arrive before it */
+    double mcap;          /**< the swap margin the caps allow for (guard_cap): at least
+                               st->margin (all bounds are rebuilt when it passes this) */
     double *scr_cap;      /**< node_bounds scratch, G + 1 */
     double *capmin;       /**< per node: the least guard cap of its jobs (+inf: none), which a
                                gang wider than a node must not pass to empty it */
@@ -467,7 +469,7 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * jobs with the largest such needs, with its free GPUs, make g (-inf if g fits already or never
  * fits: choose_nodes skips those nodes); for gangs wider than a node, bound [0] is the least
  * victim measure on it (every job must go, and the gang's measure qm must not pass it).
- * Under `oracle` (predicting mode, w > 0) each job's need is also capped by the fairness guard
+ * Under `oracle` and `noisy` (predicting mode, w > 0) each job's need is also capped by the guard
  * (guard_cap; for [0], the node's least cap is st->capmin): a slack can grow as N_avg does, so
  * the cap allows for the most the load can grow before the cap expires. Without it, a loaded
  * backlog's walks visited about ten nodes whose victims the guard refused for each one that
@@ -481,13 +483,15 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * (the expiry tree; every node when the bound on the jobs in the system does), and a node fails
  * or is repaired (every node again). */
 
-/* The largest need (s, the candidate's run and restore; under `oracle` the size test's side too)
- * for which running job @p v, with @p rem_us left, can pass the fairness guard from now until it
- * leaves its node; +inf if that cannot be bounded. *until gets the time from which the bound may
+/* The largest size-test side (s: the candidate's run x the swap margin, and its restore) for which
+ * running job @p v, with @p rem_us left, can pass the fairness guard from now until it leaves its
+ * node or the cap expires; +inf if that cannot be bounded. The side is at most margin x the need
+ * the guard weighs, and the margin at most st->mcap. *until gets the time from which the bound may
  * be too low (INT64_MAX: never).
  * The guard passes when v's slack is at least w x need, or v is late even if left alone.
- * - Slack = submit + T_ideal_est - t - rem(t) - restore. Under `oracle` v's length is fixed; it
- *   runs at rate r <= 1, so t + rem(t) never falls; G (GPUs up) changes only with the node epoch
+ * - Slack = submit + T_ideal_est - t - rem(t) - restore. v's estimated length is fixed (under
+ *   `noisy` until its estimate runs out and doubles: the node's expiry is then); it runs at rate
+ *   r <= 1, so t + rem(t) never falls; G (GPUs up) changes only with the node epoch
  *   (every bound is rebuilt then). N_avg since submission is a time average of the jobs in the
  *   system, which cannot exceed st->ncap before st->ncap_until (every bound is rebuilt then): so
  *   until then N_avg stays at most the larger of that and N_avg now. With GPUs to spare slack_s
@@ -522,7 +526,8 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
             nup = st->ncap;
     }
     double up = sub + dike_ideal_est_s(s, v, len_us, nup);
-    double cap = (up - now - rem - st->cost_s) / st->w;
+    /* the size test's side is rem x margin + restore <= margin x need */
+    double cap = (up - now - rem - st->cost_s) / st->w * st->mcap;
     cap += 1e-9 * fabs(cap) + 1e-3; /* rounding: never below what can_take computes */
     /* its projected finish: progress starts after a restore, and until then rem(t) stays */
     double from = dike_time_to_s(v->progress_start > dike_sched_now(s) ? v->progress_start
@@ -719,16 +724,22 @@ static void bounds_update(dk_state *st, const dike_sched *s)
      * switched on there, the caps made the run 20 % slower. bench/decision.sh's backlog of 100,000
      * jobs passes sixteen at 1,793 s, and the caps halve it).
      * The schedule is the same either way: the caps only skip nodes that would be refused.
-     * guard_cap needs fixed lengths and the coordinator's own rates. */
-    if (!st->guarded && st->w > 0 && st->knowledge == DIKE_DURATION_ORACLE &&
+     * guard_cap needs lengths that move only when an estimate runs out (not `none`, where a
+     * tenant's finished jobs move them) and the coordinator's own rates (predicting mode). */
+    if (!st->guarded && st->w > 0 && st->knowledge != DIKE_DURATION_NONE &&
         !dike_sched_emulating(s) && (guard_always || st->refused > 16 * (st->updates + st->nodes))) {
         st->guarded = 1;
         st->bounds_built = 0;
     }
     if (st->guarded && dike_sched_now(s) >= st->ncap_until)
         st->bounds_built = 0; /* every cap assumed at most ncap jobs in the system */
-    if (st->guarded && !st->bounds_built)
+    if (st->guarded && st->margin > st->mcap)
+        st->bounds_built = 0; /* and a swap margin of at most mcap */
+    if (st->guarded && !st->bounds_built) {
         ncap_update(st, s);
+        /* noisy: the learned margin moves as jobs finish; allow it 1/16 more */
+        st->mcap = st->knowledge == DIKE_DURATION_ORACLE ? st->margin : st->margin * (1 + 1.0 / 16);
+    }
     else if (st->guarded)
         ncap_tighten(st, s);
     if (!st->bounds_built || st->bound_nodes != dike_sched_node_epoch(s)) {

@@ -268,8 +268,13 @@ static void test_dike_guard_bounds(void **st)
     static const sc_job jobs[] = {{0, 1000, 8, "a"}, {200, 100, 8, "b"}};
     const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                         "dike.fairness_weight=1", NULL};
+    /* `noisy` without error: the same estimates, through the caps' swap-margin allowance */
+    const char *nz[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                        "dike.fairness_weight=1", "scheduler.duration_knowledge=noisy",
+                        "scheduler.duration_error_sigma=0", NULL};
     dike_dike_guard_bounds_always(1); /* a run this small would not switch them on */
     sc_expect(jobs, 2, w1, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
+    sc_expect(jobs, 2, nz, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
     dike_dike_guard_bounds_always(0);
     sc_expect(jobs, 2, w1, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
 }
