@@ -124,7 +124,8 @@ typedef struct dk_state {
     double *capmin;       /**< per node: the least guard cap of its jobs (+inf: none), which a
                                gang wider than a node must not pass to empty it */
     int lb;               /**< which bounds the current candidate uses (make_room) */
-    dike_maxtree expiry;  /**< per node: -(when its bounds may rise: a lease ends), -inf if never */
+    dike_maxtree expiry;  /**< per node: -(when its bounds may rise: a lease ends, an estimate
+                               runs out, a guard cap expires), -inf if never */
     int bounds_built;     /**< every node's bounds computed at least once */
     uint64_t bound_nodes; /**< dike_sched_node_epoch when they were all computed (failures,
                                repairs: a node's capacity changed without its jobs) */
