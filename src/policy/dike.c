@@ -66,10 +66,14 @@
 typedef struct dk_slot {
     dike_job *job;
     uint32_t gpus;
+    uint32_t jgpus;  /**< all of the job's GPUs (here, so a walk need not read the job) */
     double bound[2]; /**< the job's measure when the node's bounds were computed ([0]: -inf in
                           its lease; [1]: leases ignored): an upper bound of its measure now, so a
                           slot below the candidate's is skipped without estimating anything
                           (node_bounds) */
+    double cap[2];   /**< its guard cap (guard_cap; +inf: none) when they were computed: [0] with
+                          GPUs to spare or not, [1] while the cluster has fewer free GPUs outside
+                          the node than the job holds (st->spare; slack_s) */
 } dk_slot;
 
 typedef struct dk_state {
@@ -121,6 +125,10 @@ typedef struct dk_state {
     double mcap;          /**< the swap margin the caps allow for (guard_cap): at least
                                st->margin (all bounds are rebuilt when it passes this) */
     double *scr_cap;      /**< node_bounds scratch, G + 1 */
+    double *capmin_ns;    /**< per node: the least of its slots' cap[1] (below: with no GPUs to
+                               spare outside it) */
+    double *capmax_ns;    /**< per node: the largest of its slots' cap[1]: with no GPUs to spare
+                               outside it, no candidate above it can be made room for there */
     double *capmin;       /**< per node: the least guard cap of its jobs (+inf: none), which a
                                gang wider than a node must not pass to empty it */
     int lb;               /**< which bounds the current candidate uses (make_room) */
@@ -130,7 +138,7 @@ typedef struct dk_state {
     uint64_t bound_nodes; /**< dike_sched_node_epoch when they were all computed (failures,
                                repairs: a node's capacity changed without its jobs) */
     double *scr_meas, *scr_all, *scr_b; /**< node_bounds scratch, G + 1 each */
-    uint32_t *scr_sh;
+    uint32_t *scr_sh, *scr_ord;
     uint8_t *dirty;       /**< per node: its jobs changed since its bounds were computed */
     uint32_t *dirty_list;
     uint32_t ndirty;
@@ -323,7 +331,9 @@ static void node_add(dk_state *st, dike_job *j)
     st->nnodes[j->idx] = j->nslices;
     for (uint32_t i = 0; i < j->nslices; i++) {
         uint32_t n = j->slices[i].node;
-        st->slot[st->node_off[n] + st->node_n[n]++] = (dk_slot){j, j->slices[i].gpus, {INFINITY, INFINITY}};
+        st->slot[st->node_off[n] + st->node_n[n]++] =
+            (dk_slot){j, j->slices[i].gpus, j->spec->num_gpus, {INFINITY, INFINITY},
+                      {INFINITY, INFINITY}};
         mark_dirty(st, n);
     }
 }
@@ -416,6 +426,20 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
     return alone < -1.0;
 }
 
+/* The need to look for in the bounds: a little below @p need_s, so that rounding in slot_bound
+ * cannot hide a node that passes the exact test. */
+static double bound_floor(double need_s)
+{
+    return need_s - 1e-9 * fabs(need_s) - 1e-6;
+}
+
+/* Slot @p sl's guard cap for the node being examined (st->spare set): the size-test side above
+ * which its job's guard refuses any candidate (guard_cap). */
+static double slot_cap(const dk_state *st, const dk_slot *sl)
+{
+    return sl->cap[st->spare >= sl->jgpus ? 0 : 1];
+}
+
 /* Largest share first, then job index: a total order, so the victims do not depend on the order
  * of the node's slots. */
 static int before(const dk_slot *x, const dk_slot *y)
@@ -432,8 +456,10 @@ static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, cons
     *gpus = 0;
     const dk_slot *sl = st->slot + st->node_off[n];
     st->spare = dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
+    double x = bound_floor(qm / q->spec->num_gpus); /* the size test's side */
     for (uint32_t k = 0; k < st->node_n[n]; k++)
-        if (qm <= sl[k].bound[st->lb] && can_take(st, s, sl[k].job, q, need_s, qm)) {
+        if (qm <= sl[k].bound[st->lb] && x <= slot_cap(st, &sl[k]) &&
+            can_take(st, s, sl[k].job, q, need_s, qm)) {
             uint32_t i = m++; /* insertion: a node holds a handful of jobs */
             for (; i > 0 && before(&sl[k], &st->cand[i - 1]); i--)
                 st->cand[i] = st->cand[i - 1];
@@ -451,8 +477,10 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
     const dk_slot *sl = st->slot + st->node_off[n];
     *gpus = 0;
     st->spare = dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
+    double x = bound_floor(qm / q->spec->num_gpus);
     for (uint32_t k = 0; k < st->node_n[n]; k++) {
-        if (qm > sl[k].bound[st->lb] || !can_take(st, s, sl[k].job, q, need_s, qm))
+        if (qm > sl[k].bound[st->lb] || x > slot_cap(st, &sl[k]) ||
+            !can_take(st, s, sl[k].job, q, need_s, qm))
             return 0;
         *gpus += sl[k].gpus;
     }
@@ -474,12 +502,19 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * (guard_cap; for [0], the node's least cap is st->capmin): a slack can grow as N_avg does, so
  * the cap allows for the most the load can grow before the cap expires. Without it, a loaded
  * backlog's walks visited about ten nodes whose victims the guard refused for each one that
- * passed (docs/performance.md). A node above the need may still fail the exact test; a node
- * below it cannot pass it.
+ * passed (docs/performance.md). Each slot keeps its caps too, so a walk tests no victim whose
+ * cap is below the candidate's side; and a second cap (cap_ns) holds while the cluster has no
+ * GPUs to spare outside the node (then slack_s does not lower N_avg, and a long job that has
+ * just started cannot be late for a long while): a node holding every free GPU is skipped when
+ * no slot's second cap reaches the side (st->capmax_ns). (Measured, 2026-12-03, the backlog of
+ * 300,000 jobs: the node caps alone left 113 million victim tests that the guard refused, in 61
+ * million node visits; the slots' two caps skip 80 million of them.) A node above the need may
+ * still fail the exact test; a node below it cannot pass it.
  * The bounds stay upper bounds while nothing changes on the node, because a running job's
  * estimated remaining time only falls, except: a lease ends (a new victim; the expiry tree says
- * when), an estimate is outlived under noisy or none and doubles (the expiry tree holds when the
- * estimate's floor is reached, before that can happen), none's estimates change as jobs finish
+ * when), an estimate is outlived under noisy or none and doubles (the expiry tree holds when
+ * the estimate is reached, runs_out: before that its remaining work falls to the floor and stays
+ * there, which does not raise it), none's estimates change as jobs finish
  * (est_refresh: the nodes of that tenant's running jobs whose measure rose), a guard cap expires
  * (the expiry tree; every node when the bound on the jobs in the system does), and a node fails
  * or is repaired (every node again). */
@@ -488,7 +523,8 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * running job @p v, with @p rem_us left, can pass the fairness guard from now until it leaves its
  * node or the cap expires; +inf if that cannot be bounded. The side is at most margin x the need
  * the guard weighs, and the margin at most st->mcap. *until gets the time from which the bound may
- * be too low (INT64_MAX: never).
+ * be too low (INT64_MAX: never); *cap_ns the same bound for while the cluster has fewer GPUs to
+ * spare than v holds (slack_s then takes N_avg as it is), which holds until *until too.
  * The guard passes when v's slack is at least w x need, or v is late even if left alone.
  * - Slack = submit + T_ideal_est - t - rem(t) - restore. v's estimated length is fixed (under
  *   `noisy` until its estimate runs out and doubles: the node's expiry is then); it runs at rate
@@ -499,18 +535,33 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  *   lowers N_avg, so this bounds that slack too.
  * - Late alone: submit + T_ideal_est - (t + rem(t) / r) < -1, where t + rem(t) / r is v's
  *   projected finish, fixed while it makes progress (after its restore, if it is paying one).
- *   T_ideal_est >= its length, so if the length alone keeps v on time, it is never late. Otherwise v is on time only through its share of the load.
- *   The time average is at least (its area now + 1 x the time since: v itself is in the system)
- *   / (t - submit); with GPUs to spare slack_s weighs it with 1 over the rest of v's stay, at most
- *   its remaining work and restore now. Both fall, to the level that makes v late no earlier
- *   than *until. */
+ *   T_ideal_est >= its length, so if the length alone keeps v on time, it is never late.
+ *   Otherwise v is on time only through its share of the load. The time average is at least
+ *   (its area now + 1 x the time since: v itself is in the system) / (t - submit): cap_ns holds
+ *   until that falls to the level that makes v late. With GPUs to spare slack_s weighs it with 1
+ *   over the rest of v's stay, at most its remaining work and restore now: the cap holds until
+ *   that falls to the level, earlier, and is +inf if it is there already (a job that has just
+ *   started a long run). */
 static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job *v, double rem_us,
-                        dike_time *until)
+                        dike_time *until, double *cap_ns)
 {
     *until = INT64_MAX;
+    *cap_ns = INFINITY;
     double r = v->rate;
     if (!(r > 0 && r <= 1))
         return INFINITY;
+    /* In its last second of estimated work rem(t) stays at the floor, and its projected finish
+     * moves with t: no cap then, and this one only until it gets there. Unless a victim cannot
+     * pass the size test then at all (keep x floor < its restore: its measure is negative), and
+     * its guard does not matter. */
+    dike_time from_t = v->progress_start > dike_sched_now(s) ? v->progress_start : dike_sched_now(s);
+    if (!(st->keep * DIKE_EST_REMAINING_FLOOR_US / 1e6 < st->cost_s)) {
+        double gap = dike_sched_est_gap_running(s, v);
+        if (!(gap > DIKE_EST_REMAINING_FLOOR_US))
+            return INFINITY;
+        double fl = (gap - DIKE_EST_REMAINING_FLOOR_US) / r * (1 - 1e-9) - 1;
+        *until = from_t + (fl > 0 ? (fl < 1e18 ? (dike_time)fl : (dike_time)1e18) : 0);
+    }
     double now = dike_time_to_s(dike_sched_now(s)), sub = dike_time_to_s(v->spec->submit);
     double rem = positive_s(rem_us), len_us = dike_sched_est_total_running(s, v);
     double navg = dike_sched_navg(s, v), nup = navg, stay = now - sub;
@@ -522,7 +573,8 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
             double h = (nup - navg) * stay / (st->ncap - nup) * (1 - 1e-9) - 1e-3;
             if (!(h > 0))
                 return INFINITY;
-            *until = dike_sched_now(s) + (h < 1e12 ? (dike_time)(h * 1e6) : (dike_time)1e18);
+            dike_time hu = dike_sched_now(s) + (h < 1e12 ? (dike_time)(h * 1e6) : (dike_time)1e18);
+            *until = hu < *until ? hu : *until;
         } else
             nup = st->ncap;
     }
@@ -531,33 +583,49 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
     double cap = (up - now - rem - st->cost_s) / st->w * st->mcap;
     cap += 1e-9 * fabs(cap) + 1e-3; /* rounding: never below what can_take computes */
     /* its projected finish: progress starts after a restore, and until then rem(t) stays */
-    double from = dike_time_to_s(v->progress_start > dike_sched_now(s) ? v->progress_start
-                                                                       : dike_sched_now(s));
+    double from = dike_time_to_s(from_t);
     double late_by = from + rem / r - sub - 1 + 1e-3; /* on time iff T_ideal_est >= this */
     double len_s = len_us / 1e6;
-    if (len_s >= late_by)
+    if (len_s >= late_by) {
+        *cap_ns = cap;
         return cap;
+    }
     double gpus = (double)dike_sched_gpus_up(s), g = v->spec->num_gpus;
     double nstar = late_by / len_s * gpus / g; /* the N_avg below which v is late */
     if (!(nstar > 1) || navg <= nstar * (1 + 1e-9))
         return INFINITY;
+    /* without GPUs to spare, N_avg itself, at least (area + 1 x d) / (stay + d) after d more */
     double area = (now - sub) * navg, rest = rem + st->cost_s;
-    if ((area + rest) / (now - sub + rest) <= nstar * (1 + 1e-9))
-        return INFINITY;
-    double safe = (area - now + nstar * sub) / (nstar - 1) - rest; /* the least reaches nstar */
+    double safe = (area - now + nstar * sub) / (nstar - 1); /* when that reaches nstar */
     double u = (safe - now) * (1 - 1e-9) - 1e-3;
     if (!(u > 0))
         return INFINITY;
     dike_time late = dike_sched_now(s) + (u < 1e12 ? (dike_time)(u * 1e6) : (dike_time)1e18);
+    *cap_ns = cap;
+    /* with GPUs to spare, the least: the rest of v's stay weighed at 1 */
+    u -= rest * (1 - 1e-9);
+    if ((area + rest) / (now - sub + rest) <= nstar * (1 + 1e-9) || !(u > 0)) {
+        *until = late < *until ? late : *until;
+        return INFINITY;
+    }
+    late = dike_sched_now(s) + (u < 1e12 ? (dike_time)(u * 1e6) : (dike_time)1e18);
     *until = late < *until ? late : *until;
     return cap;
 }
 
-/* When running job @p v, with @p rem_us estimated left (est_remaining_running), reaches its
- * estimate's floor, after which it may double: its nodes' bounds may rise then (v->rate > 0). */
-static dike_time runs_out(dike_time now, const dike_job *v, double rem_us)
+/* When running job @p v's estimated length may be reached (and, under `noisy` and `none`, doubled:
+ * est_remaining_running), so that its victim measure jumps up; INT64_MAX if v makes no progress.
+ * Until then its estimated remaining work only falls, to the floor and then stays there, so its
+ * measure does not rise. (Under `oracle` in the predicting mode the job ends first; in the
+ * emulating mode the coordinator counts nominal progress, and a job the nodes slowed down
+ * outlives its duration.) A little early, never late: rounding. */
+static dike_time runs_out(const dike_sched *s, const dike_job *v)
 {
-    return now + (dike_time)((rem_us - DIKE_EST_REMAINING_FLOOR_US) / v->rate);
+    if (!(v->rate > 0))
+        return INT64_MAX;
+    double dt = dike_sched_est_gap_running(s, v) / v->rate * (1 - 1e-9) - 1;
+    dike_time now = dike_sched_now(s), from = v->progress_start > now ? v->progress_start : now;
+    return from + (dt > 0 ? (dt < 1e18 ? (dike_time)dt : (dike_time)1e18) : 0);
 }
 
 /* The largest need for which a running job with victim measure @p m (vict_measure; -inf while
@@ -568,7 +636,11 @@ static double slot_bound(double m, double gq)
 }
 
 /* One set of node @p n's bounds (node_bounds) from its slots' measures @p meas, each capped by
- * @p gcap (guard_cap; NULL: no cap). */
+ * @p gcap (guard_cap; NULL: no cap). A gang of g GPUs that does not fit needs g - f of the
+ * node's GPUs; its bound is the largest x for which the slots whose bound (min(meas / g, cap))
+ * is at least x hold that many: the slots by bound, largest first, until their shares make it.
+ * The slots are sorted by measure once: that is their order by bound for every g at which no
+ * cap binds; where one does, they are sorted again for that g. */
 static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int build,
                            const double *meas, const double *gcap, dike_maxtree *bound)
 {
@@ -576,36 +648,52 @@ static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int bu
     uint32_t f = dike_sched_node_free(s, n), cap = dike_cluster_node_gpus(cl, n), m = st->node_n[n];
     const dk_slot *sl = st->slot + st->node_off[n];
     double *b = st->scr_b; /* a node holds at most one job per GPU: G each */
-    uint32_t *sh = st->scr_sh;
+    uint32_t *sh = st->scr_sh, *ord = st->scr_ord, all = f;
+    double least = INFINITY;
+    for (uint32_t k = 0; k < m; k++) { /* by measure, largest first (a handful of jobs) */
+        uint32_t i = k;
+        for (; i > 0 && meas[ord[i - 1]] < meas[k]; i--)
+            ord[i] = ord[i - 1];
+        ord[i] = k;
+        all += sl[k].gpus;
+        least = meas[k] < least ? meas[k] : least;
+    }
     for (uint32_t g = 0; g <= st->G; g++) {
         double t = -INFINITY;
-        for (uint32_t k = 0; k < m; k++) { /* by bound, largest first (a handful of jobs) */
-            /* [0]: the victim measure itself, which a wider gang's measure must not pass (its
-             * width varies too much for one scale); the guard's cap is st->capmin */
-            double x = g ? slot_bound(meas[k], g) : meas[k];
-            if (g && gcap && gcap[k] < x)
-                x = gcap[k];
-            uint32_t i = k;
-            for (; i > 0 && b[i - 1] < x; i--) {
-                b[i] = b[i - 1];
-                sh[i] = sh[i - 1];
-            }
-            b[i] = x;
-            sh[i] = sl[k].gpus;
-        }
         if (g == 0) {
-            uint32_t all = f;
-            for (uint32_t k = 0; k < m; k++)
-                all += sh[k];
+            /* [0]: the least victim measure, which a wider gang's measure must not pass (its
+             * width varies too much for one scale); the guard's cap is st->capmin */
             if (all > 0 && all == cap) /* up, and every job on it could go */
-                t = m ? b[m - 1] : INFINITY;
+                t = least;
         } else if (f < g && cap >= g) {
+            int binds = 0;
+            for (uint32_t k = 0; gcap && k < m && !binds; k++)
+                binds = gcap[k] < slot_bound(meas[k], g);
             uint32_t have = f;
-            for (uint32_t k = 0; k < m; k++)
-                if ((have += sh[k]) >= g) {
-                    t = b[k];
-                    break;
+            if (!binds) {
+                for (uint32_t i = 0; i < m; i++)
+                    if ((have += sl[ord[i]].gpus) >= g) {
+                        t = slot_bound(meas[ord[i]], g);
+                        break;
+                    }
+            } else {
+                for (uint32_t k = 0; k < m; k++) { /* by capped bound, largest first */
+                    double x = slot_bound(meas[k], g);
+                    x = gcap[k] < x ? gcap[k] : x;
+                    uint32_t i = k;
+                    for (; i > 0 && b[i - 1] < x; i--) {
+                        b[i] = b[i - 1];
+                        sh[i] = sh[i - 1];
+                    }
+                    b[i] = x;
+                    sh[i] = sl[k].gpus;
                 }
+                for (uint32_t k = 0; k < m; k++)
+                    if ((have += sh[k]) >= g) {
+                        t = b[k];
+                        break;
+                    }
+            }
         }
         if (build)
             dike_maxtree_put(&bound[g], n, t);
@@ -622,12 +710,12 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     dk_slot *sl = st->slot + st->node_off[n];
     dike_time now = dike_sched_now(s), next = INT64_MAX;
     st->updates++;
-    double *meas = st->scr_meas, *all = st->scr_all, *cap = st->scr_cap;
+    double *meas = st->scr_meas, *all = st->scr_all, *cap = st->scr_cap, cap_ns;
     for (uint32_t k = 0; k < m; k++) {
         const dike_job *v = sl[k].job;
         dike_time e = INT64_MAX;
         meas[k] = all[k] = -INFINITY;
-        cap[k] = INFINITY;
+        cap[k] = cap_ns = INFINITY;
         if (v->run_start == now) {
             e = now + 1; /* a job started at this instant may not be taken: from the next one on */
         } else {
@@ -635,12 +723,12 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
             all[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
             dike_time gu = INT64_MAX;
             if (st->guarded)
-                cap[k] = guard_cap(st, s, v, rem_us, &gu);
+                cap[k] = guard_cap(st, s, v, rem_us, &gu, &cap_ns);
             /* When the estimate runs out it is doubled (est_remaining_running), so the measure
              * jumps up: recompute then. Under `oracle` too, in the emulating mode: the coordinator
              * counts nominal progress, and a job the nodes slowed down outlives its duration. */
             if (v->rate > 0)
-                e = runs_out(now, v, rem_us);
+                e = runs_out(s, v);
             e = gu < e ? gu : e; /* the guard's cap may be too low from then on */
         }
         if (!leased_out(st, now, v)) { /* [0] may rise when the lease ends */
@@ -652,15 +740,22 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
             next = e > now ? (e < next ? e : next) : now + 1;
         sl[k].bound[0] = meas[k];
         sl[k].bound[1] = all[k];
+        sl[k].cap[0] = cap[k];
+        sl[k].cap[1] = cap_ns;
     }
     if (build)
         dike_maxtree_put(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
     else
         dike_maxtree_set(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
-    double cm = INFINITY;
-    for (uint32_t k = 0; k < m; k++)
+    double cm = INFINITY, cmn = INFINITY, cxn = -INFINITY;
+    for (uint32_t k = 0; k < m; k++) {
         cm = cap[k] < cm ? cap[k] : cm;
+        cmn = sl[k].cap[1] < cmn ? sl[k].cap[1] : cmn;
+        cxn = sl[k].cap[1] > cxn ? sl[k].cap[1] : cxn;
+    }
     st->capmin[n] = cm;
+    st->capmin_ns[n] = cmn;
+    st->capmax_ns[n] = cxn;
     node_bound_set(st, s, n, build, meas, cap, st->bound[0]);
     if (st->lease_us > 0)
         node_bound_set(st, s, n, build, all, cap, st->bound[1]);
@@ -765,13 +860,6 @@ static void bounds_update(dk_state *st, const dike_sched *s)
     st->ndirty = 0;
 }
 
-/* The need to look for in the bounds: a little below @p need_s, so that rounding in slot_bound
- * cannot hide a node that passes the exact test. */
-static double bound_floor(double need_s)
-{
-    return need_s - 1e-9 * fabs(need_s) - 1e-6;
-}
-
 static int node_allowed(const dike_cluster *cl, uint32_t n, const dike_job *q)
 {
     return q->spec->gpu_type < 0 || dike_cluster_node_type(cl, n) == q->spec->gpu_type;
@@ -784,13 +872,14 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg, npick = 0, have = 0, rack = UINT32_MAX, first = 0;
+    uint64_t tfree = dike_sched_free_gpus(s, -1); /* a node holding all of them has none to spare */
     const dike_maxtree *t = &st->bound[st->lb][0];
     double xm = bound_floor(qm); /* [0] holds victim measures */
     for (uint32_t n = (uint32_t)dike_maxtree_next(t, 0, xm); n < st->nodes && have < g;
          n = (uint32_t)dike_maxtree_next(t, n + 1, xm)) {
-        if (!node_allowed(cl, n, q) || x > st->capmin[n])
-            continue;
         uint32_t f = dike_sched_node_free(s, n);
+        if (!node_allowed(cl, n, q) || x > (tfree == f ? st->capmin_ns[n] : st->capmin[n]))
+            continue;
         if (!node_empties(st, s, n, q, need_s, qm, &vg)) {
             st->refused++;
             continue;
@@ -819,6 +908,7 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg;
+    uint64_t tfree = dike_sched_free_gpus(s, -1);
     double x = bound_floor(size_s); /* the size test's side (make_room) */
     bounds_update(st, s);
     /* only the nodes whose bound reaches the need: no other can be made room on */
@@ -830,6 +920,8 @@ static uint32_t choose_nodes(dk_state *st, const dike_sched *s, const dike_job *
             uint32_t f = dike_sched_node_free(s, n);
             if (!node_allowed(cl, n, q) || f >= g || dike_cluster_node_gpus(cl, n) < g)
                 continue;
+            if (tfree == f && x > st->capmax_ns[n])
+                continue; /* no GPUs to spare outside it: every job's guard refuses q */
             if (g - f >= best_cost)
                 continue; /* it must stop at least g - f GPUs: it cannot do better */
             uint32_t m = node_victims(st, s, n, q, need_s, qm, &vg);
@@ -961,7 +1053,7 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
     if (v->run_start == now || v->rate <= 0)
         return 1;
     double rem_us = dike_sched_est_remaining_running(s, v), m = vict_measure(st, v, positive_s(rem_us));
-    double e = (double)runs_out(now, v, rem_us);
+    double e = (double)runs_out(s, v);
     for (uint32_t k = 0; k < st->nnodes[v->idx]; k++) {
         uint32_t n = v->slices[k].node;
         if (st->dirty[n])
@@ -1086,10 +1178,13 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     dike_maxtree_init(&st->expiry, cl->nodes ? cl->nodes : 1);
     st->scr_cap = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_cap);
     st->capmin = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->capmin);
+    st->capmin_ns = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->capmin_ns);
+    st->capmax_ns = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->capmax_ns);
     st->scr_meas = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_meas);
     st->scr_all = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_all);
     st->scr_b = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_b);
     st->scr_sh = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_sh);
+    st->scr_ord = dike_xcalloc((size_t)st->G + 1, sizeof *st->scr_ord);
     st->dirty = dike_xcalloc(cl->nodes ? cl->nodes : 1, 1);
     st->dirty_list = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->dirty_list);
     st->ntenants = (uint32_t)dike_sched_workload(s)->ntenants;
@@ -1182,11 +1277,14 @@ static void dk_free(void *state)
     }
     free(st->scr_cap);
     free(st->capmin);
+    free(st->capmin_ns);
+    free(st->capmax_ns);
     dike_maxtree_free(&st->expiry);
     free(st->scr_meas);
     free(st->scr_all);
     free(st->scr_b);
     free(st->scr_sh);
+    free(st->scr_ord);
     free(st->dirty);
     free(st->dirty_list);
     free(st->lhead);
