@@ -211,6 +211,11 @@ double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *j);
  *  While @p j runs and its estimated duration does not change (dike_sched_est_version), it falls
  *  at the job's rate, so a policy can tell when the estimate may next jump up. */
 double dike_sched_est_gap_running(const dike_sched *s, const dike_job *j);
+/** When running job @p j's gap (dike_sched_est_gap_running) will have fallen to @p left_us if
+ *  nothing changes: its progress start (or now) + floor((gap - left_us) / rate), never before
+ *  now; INT64_MAX if it makes no progress. With @p left_us = 0: when its estimate is reached and
+ *  may be revised upwards (srtf's and dike's bounds are recomputed then). */
+dike_time dike_sched_est_gap_at(const dike_sched *s, const dike_job *j, double left_us);
 /** The total reference work the scheduler now expects of running job @p j, us, in agreement with
  *  dike_sched_est_remaining_running: the work done plus that remaining (an outlived estimate E is
  *  read as 2E, 4E, ...); exactly the duration under the oracle. */

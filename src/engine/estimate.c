@@ -204,6 +204,17 @@ double dike_sched_est_gap_running(const dike_sched *s, const dike_job *r)
     return est - done;
 }
 
+dike_time dike_sched_est_gap_at(const dike_sched *s, const dike_job *r, double left_us)
+{
+    if (!(r->rate > 0))
+        return INT64_MAX;
+    dike_time base = r->progress_start > s->now ? r->progress_start : s->now;
+    double dt = (dike_sched_est_gap_running(s, r) - left_us) / r->rate;
+    if (!(dt < 1e15))
+        return INT64_MAX;
+    return dt > 0 ? base + (dike_time)floor(dt) : base;
+}
+
 double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *r)
 {
     double rem = dike_sched_est_gap_running(s, r);

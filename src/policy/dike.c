@@ -519,6 +519,23 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
  * (the expiry tree; every node when the bound on the jobs in the system does), and a node fails
  * or is repaired (every node again). */
 
+/* @p sec seconds (> 0) after @p t, "never" (1e18 us on) if that is beyond any run. */
+static dike_time after_s(dike_time t, double sec)
+{
+    return t + (sec < 1e12 ? (dike_time)(sec * 1e6) : (dike_time)1e18);
+}
+
+/* When running job @p v's estimated length is reached (and, under `noisy` and `none`, doubled:
+ * est_remaining_running), so that its victim measure jumps up; INT64_MAX if v makes no progress.
+ * Until then its estimated remaining work only falls, to the floor and then stays there, so its
+ * measure does not rise. (Under `oracle` in the predicting mode the job ends first; in the
+ * emulating mode the coordinator counts nominal progress, and a job the nodes slowed down
+ * outlives its duration.) */
+static dike_time runs_out(const dike_sched *s, const dike_job *v)
+{
+    return dike_sched_est_gap_at(s, v, 0);
+}
+
 /* The largest size-test side (s: the candidate's run x the swap margin, and its restore) for which
  * running job @p v, with @p rem_us left, can pass the fairness guard from now until it leaves its
  * node or the cap expires; +inf if that cannot be bounded. The side is at most margin x the need
@@ -556,11 +573,9 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
      * its guard does not matter. */
     dike_time from_t = v->progress_start > dike_sched_now(s) ? v->progress_start : dike_sched_now(s);
     if (!(st->keep * DIKE_EST_REMAINING_FLOOR_US / 1e6 < st->cost_s)) {
-        double gap = dike_sched_est_gap_running(s, v);
-        if (!(gap > DIKE_EST_REMAINING_FLOOR_US))
+        if (!(dike_sched_est_gap_running(s, v) > DIKE_EST_REMAINING_FLOOR_US))
             return INFINITY;
-        double fl = (gap - DIKE_EST_REMAINING_FLOOR_US) / r * (1 - 1e-9) - 1;
-        *until = from_t + (fl > 0 ? (fl < 1e18 ? (dike_time)fl : (dike_time)1e18) : 0);
+        *until = dike_sched_est_gap_at(s, v, DIKE_EST_REMAINING_FLOOR_US);
     }
     double now = dike_time_to_s(dike_sched_now(s)), sub = dike_time_to_s(v->spec->submit);
     double rem = positive_s(rem_us), len_us = dike_sched_est_total_running(s, v);
@@ -573,7 +588,7 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
             double h = (nup - navg) * stay / (st->ncap - nup) * (1 - 1e-9) - 1e-3;
             if (!(h > 0))
                 return INFINITY;
-            dike_time hu = dike_sched_now(s) + (h < 1e12 ? (dike_time)(h * 1e6) : (dike_time)1e18);
+            dike_time hu = after_s(dike_sched_now(s), h);
             *until = hu < *until ? hu : *until;
         } else
             nup = st->ncap;
@@ -600,7 +615,7 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
     double u = (safe - now) * (1 - 1e-9) - 1e-3;
     if (!(u > 0))
         return INFINITY;
-    dike_time late = dike_sched_now(s) + (u < 1e12 ? (dike_time)(u * 1e6) : (dike_time)1e18);
+    dike_time late = after_s(dike_sched_now(s), u);
     *cap_ns = cap;
     /* with GPUs to spare, the least: the rest of v's stay weighed at 1 */
     u -= rest * (1 - 1e-9);
@@ -608,24 +623,9 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
         *until = late < *until ? late : *until;
         return INFINITY;
     }
-    late = dike_sched_now(s) + (u < 1e12 ? (dike_time)(u * 1e6) : (dike_time)1e18);
+    late = after_s(dike_sched_now(s), u);
     *until = late < *until ? late : *until;
     return cap;
-}
-
-/* When running job @p v's estimated length may be reached (and, under `noisy` and `none`, doubled:
- * est_remaining_running), so that its victim measure jumps up; INT64_MAX if v makes no progress.
- * Until then its estimated remaining work only falls, to the floor and then stays there, so its
- * measure does not rise. (Under `oracle` in the predicting mode the job ends first; in the
- * emulating mode the coordinator counts nominal progress, and a job the nodes slowed down
- * outlives its duration.) A little early, never late: rounding. */
-static dike_time runs_out(const dike_sched *s, const dike_job *v)
-{
-    if (!(v->rate > 0))
-        return INT64_MAX;
-    double dt = dike_sched_est_gap_running(s, v) / v->rate * (1 - 1e-9) - 1;
-    dike_time now = dike_sched_now(s), from = v->progress_start > now ? v->progress_start : now;
-    return from + (dt > 0 ? (dt < 1e18 ? (dike_time)dt : (dike_time)1e18) : 0);
 }
 
 /* The largest need for which a running job with victim measure @p m (vict_measure; -inf while
@@ -727,8 +727,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
             /* When the estimate runs out it is doubled (est_remaining_running), so the measure
              * jumps up: recompute then. Under `oracle` too, in the emulating mode: the coordinator
              * counts nominal progress, and a job the nodes slowed down outlives its duration. */
-            if (v->rate > 0)
-                e = runs_out(s, v);
+            e = runs_out(s, v);
             e = gu < e ? gu : e; /* the guard's cap may be too low from then on */
         }
         if (!leased_out(st, now, v)) { /* [0] may rise when the lease ends */

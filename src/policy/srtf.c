@@ -156,7 +156,7 @@ static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
     dike_time key = INT64_MAX / 4, until = INT64_MAX / 4;
     if (rate > 0 && now < r->finish && gap / rate < 1e15) {
         key = base + (dike_time)ceil(gap / (rate < 1 ? rate : 1)) + (dike_time)DIKE_EST_REMAINING_FLOOR_US + 2;
-        until = base + (dike_time)floor(gap / rate);
+        until = dike_sched_est_gap_at(s, r, 0);
         if (until > r->finish)
             until = r->finish;
         if (until <= now)
