@@ -300,9 +300,14 @@ show_file "task log (both runs: --open-mode=append)" "$log"
 grep -q "requeued ${job}_0 (restart 1 of at most 1)" "$log" || fail "the task did not requeue itself"
 grep -q "restart 1) on" "$log" && grep -q "point 0/1 done in .* from its checkpoint" "$log" ||
     fail "the requeued run did not continue from the checkpoint"
-[ "$(awk -v a="$job" '$0 ~ "ArrayJobId=" a " " { for (i = 1; i <= NF; i++) if ($i ~ /^(JobState|DerivedExitCode)=/) printf "%s ", $i }' "$S/jobcomp.txt")" = \
-  "JobState=PENDING DerivedExitCode=4:0 JobState=COMPLETED DerivedExitCode=4:0 " ] ||
-    fail "jobcomp of $job: $(grep "ArrayJobId=$job " "$S/jobcomp.txt")"
+# The record of the requeued run carries the stopped step's exit 4 in its DerivedExitCode only
+# when slurmctld has recorded the step before the requeue: seen as 4:0 and, once in a run on
+# 2026-12-03, as 0:0. So that record may carry either; the final record must carry 4:0.
+case "$(awk -v a="$job" '$0 ~ "ArrayJobId=" a " " { for (i = 1; i <= NF; i++) if ($i ~ /^(JobState|DerivedExitCode)=/) printf "%s ", $i }' "$S/jobcomp.txt")" in
+"JobState=PENDING DerivedExitCode=4:0 JobState=COMPLETED DerivedExitCode=4:0 " | \
+"JobState=PENDING DerivedExitCode=0:0 JobState=COMPLETED DerivedExitCode=4:0 ") ;;
+*) fail "jobcomp of $job: $(grep "ArrayJobId=$job " "$S/jobcomp.txt")" ;;
+esac
 ok "task ${job}_0 stopped (step exit 4), requeued itself, continued from its checkpoint: COMPLETED ($((SECONDS - t0)) s)"
 [ "$(h5_attr "$tl_out" /summary/finished)" = 150000 ] || fail "not all 150000 jobs finished"
 [ ! -e "$tl_out.ckpt.h5" ] || fail "checkpoint left after completion"
