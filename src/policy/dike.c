@@ -711,6 +711,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     dike_time now = dike_sched_now(s), next = INT64_MAX;
     st->updates++;
     double *meas = st->scr_meas, *all = st->scr_all, *cap = st->scr_cap, cap_ns;
+    double cm = INFINITY, cmn = INFINITY, cxn = -INFINITY; /* the node's cap extremes */
     for (uint32_t k = 0; k < m; k++) {
         const dike_job *v = sl[k].job;
         dike_time e = INT64_MAX;
@@ -741,17 +742,14 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
         sl[k].bound[1] = all[k];
         sl[k].cap[0] = cap[k];
         sl[k].cap[1] = cap_ns;
+        cm = cap[k] < cm ? cap[k] : cm;
+        cmn = cap_ns < cmn ? cap_ns : cmn;
+        cxn = cap_ns > cxn ? cap_ns : cxn;
     }
     if (build)
         dike_maxtree_put(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
     else
         dike_maxtree_set(&st->expiry, n, next == INT64_MAX ? -INFINITY : -(double)next);
-    double cm = INFINITY, cmn = INFINITY, cxn = -INFINITY;
-    for (uint32_t k = 0; k < m; k++) {
-        cm = cap[k] < cm ? cap[k] : cm;
-        cmn = sl[k].cap[1] < cmn ? sl[k].cap[1] : cmn;
-        cxn = sl[k].cap[1] > cxn ? sl[k].cap[1] : cxn;
-    }
     st->capmin[n] = cm;
     st->capmin_ns[n] = cmn;
     st->capmax_ns[n] = cxn;
