@@ -154,9 +154,13 @@ typedef struct dk_state {
     dike_tenantwatch watch; /**< the tenants whose estimates moved since the last refresh */
     double *tnew;       /**< per tenant: the judged remaining work, us, that all its queued jobs
                              in [DK_NEW] are keyed by (no work done: they share it) */
+    dike_jobq *stable;  /**< `none`, per tenant: its queued jobs that ran and outlived its
+                             estimate, by their work done (stable_thr), instead of [DK_RAN] */
+    int32_t *sslot;     /**< per job: its place in its tenant's stable heap */
 } dk_state;
 
-enum { DK_RUNNING, DK_NEW, DK_RAN, DK_LISTS };
+/* The tenant lists; DK_STABLE marks a job in its tenant's stable heap instead (inlist). */
+enum { DK_RUNNING, DK_NEW, DK_RAN, DK_LISTS, DK_STABLE = DK_LISTS };
 
 /* ---- what the scheduler estimates ---- */
 
@@ -276,6 +280,11 @@ static void list_del(dk_state *st, const dike_job *j)
     int l = st->inlist[j->idx];
     if (l < 0)
         return;
+    if (l == DK_STABLE) {
+        dike_jobq_remove(&st->stable[j->spec->tenant], (dike_job *)j);
+        st->inlist[j->idx] = -1;
+        return;
+    }
     dike_idlist_unlink(&st->lhead[(size_t)l * st->ntenants + j->spec->tenant], st->lnext, st->lprev,
                        (int32_t)j->idx);
     st->inlist[j->idx] = -1;
@@ -284,6 +293,33 @@ static void list_del(dk_state *st, const dike_job *j)
 static double new_judged(const dk_state *st, const dike_sched *s, const dike_job *j)
 {
     return judged_rem(st, j, dike_sched_est_remaining(s, j), 1e6);
+}
+
+/* Under `none` a queued job that ran before, with work done d, is expected to run as long again
+ * (d) once it has outlived its tenant's estimate E, whatever E is: its key does not move while E
+ * stays at or below d. Such jobs wait in their tenant's stable heap by d, and est_refresh re-keys
+ * them only once E rises above it (srtf does the same through dike_tenantq). Not while the work
+ * of its last run is still on its way from the nodes (emulating mode): d is a guess until then.
+ * Returns d, or -INFINITY if the key may move with any change of E. */
+static double stable_thr(const dk_state *st, const dike_sched *s, const dike_job *j)
+{
+    if (st->knowledge != DIKE_DURATION_NONE || j->first_start < 0 || !dike_sched_work_known(s, j))
+        return -INFINITY;
+    return dike_sched_done_work(s, j);
+}
+
+/* Queued job @p j that ran before joins [DK_RAN] or, if its key is stable at its tenant's
+ * estimate @p level, the stable heap. */
+static void ran_add(dk_state *st, const dike_sched *s, dike_job *j, double level)
+{
+    double thr = stable_thr(st, s, j);
+    if (thr > -INFINITY && thr >= level) {
+        dike_jobq_push(&st->stable[j->spec->tenant], j, thr);
+        st->inlist[j->idx] = DK_STABLE;
+        st->jobp[j->idx] = j;
+        return;
+    }
+    list_add(st, j, DK_RAN);
 }
 
 /* Key tenant @p t's queued jobs that never ran by judged length @p r (est_refresh). */
@@ -306,7 +342,10 @@ static void q_push(dk_state *st, const dike_sched *s, dike_job *j)
         st->tnew[t] = r;
     }
     dike_jobq_push(&st->queued, j, key(st, s, j));
-    list_add(st, j, j->first_start < 0 ? DK_NEW : DK_RAN);
+    if (j->first_start < 0)
+        list_add(st, j, DK_NEW);
+    else
+        ran_add(st, s, j, dike_sched_est_duration(s, j));
 }
 
 static void q_remove(dk_state *st, dike_job *j)
@@ -1073,6 +1112,31 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
  * estimates stay above it). The keys are those a re-key of the whole queue would give, and every
  * node bound stays an upper bound, so the decisions are the same; the work per completion is
  * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). */
+static void refresh_ran(dk_state *st, const dike_sched *s, uint32_t t)
+{
+    dike_job **jobs = st->jobp;
+    int32_t *head = &st->lhead[(size_t)DK_RAN * st->ntenants + t];
+    dike_jobq *sh = &st->stable[t];
+    dike_job *any = *head >= 0 ? jobs[*head] : dike_jobq_min(sh);
+    if (!any)
+        return;
+    double level = dike_sched_est_duration(s, any); /* the tenant's, under `none` */
+    dike_job *m;
+    while ((m = dike_jobq_min(sh)) && dike_jobq_key(sh, m) < level) { /* E rose above its d */
+        dike_jobq_remove(sh, m);
+        list_add(st, m, DK_RAN);
+    }
+    for (int32_t i = *head, nx; i >= 0; i = nx) {
+        nx = st->lnext[i];
+        dike_jobq_update(&st->queued, jobs[i], key(st, s, jobs[i]));
+        double thr = stable_thr(st, s, jobs[i]);
+        if (thr > -INFINITY && thr >= level) { /* stable from now on */
+            list_del(st, jobs[i]);
+            ran_add(st, s, jobs[i], level);
+        }
+    }
+}
+
 static void est_refresh(dk_state *st, const dike_sched *s)
 {
     dike_job **jobs = st->jobp;
@@ -1082,8 +1146,7 @@ static void est_refresh(dk_state *st, const dike_sched *s)
             if (measure_rose(st, s, jobs[i]))
                 for (uint32_t k = 0; k < st->nnodes[i]; k++)
                     mark_dirty(st, jobs[i]->slices[k].node);
-        for (int32_t i = st->lhead[(size_t)DK_RAN * st->ntenants + t]; i >= 0; i = st->lnext[i])
-            dike_jobq_update(&st->queued, jobs[i], key(st, s, jobs[i]));
+        refresh_ran(st, s, t);
         int32_t i = st->knowledge == DIKE_DURATION_NONE ? st->lhead[(size_t)DK_NEW * st->ntenants + t] : -1;
         double r = i >= 0 ? new_judged(st, s, jobs[i]) : 0;
         if (i >= 0 && r != st->tnew[t])
@@ -1195,6 +1258,10 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     dike_tenantwatch_init(&st->watch, st->ntenants);
     st->jobp = dike_xcalloc(njobs ? njobs : 1, sizeof *st->jobp);
     st->tnew = dike_xcalloc(st->ntenants + 1, sizeof *st->tnew);
+    st->sslot = dike_jobq_slots(njobs);
+    st->stable = dike_xcalloc(st->ntenants + 1, sizeof *st->stable);
+    for (uint32_t t = 0; t < st->ntenants; t++)
+        dike_jobq_init(&st->stable[t], st->sslot); /* a job is in one tenant's heap at most */
     *state = st;
     (void)e;
     return 0;
@@ -1291,6 +1358,10 @@ static void dk_free(void *state)
     dike_tenantwatch_free(&st->watch);
     free(st->jobp);
     free(st->tnew);
+    for (uint32_t t = 0; t < st->ntenants; t++)
+        dike_jobq_free(&st->stable[t]);
+    free(st->stable);
+    free(st->sslot);
     free(st);
 }
 
