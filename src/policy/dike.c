@@ -1104,14 +1104,9 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
     return 0;
 }
 
-/* The estimates of the tenants whose counters moved (dike_sched_est_version: under `none` a job
- * of theirs finished; in the emulating mode, also a stopped job's work left arrived) may have
- * changed; nobody else's did. Their running jobs' nodes get their bounds
- * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed,
- * those that never ran only if their shared judged length changed (with the probe, most tenants'
- * estimates stay above it). The keys are those a re-key of the whole queue would give, and every
- * node bound stays an upper bound, so the decisions are the same; the work per completion is
- * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). */
+/* Re-key tenant @p t's queued jobs that ran before (est_refresh): first the stable ones whose work
+ * done its estimate now exceeds leave the heap, then every job of [DK_RAN] gets its key, and
+ * those whose key is stable at the estimate now (stable_thr) move to the heap. */
 static void refresh_ran(dk_state *st, const dike_sched *s, uint32_t t)
 {
     dike_job **jobs = st->jobp;
@@ -1137,6 +1132,15 @@ static void refresh_ran(dk_state *st, const dike_sched *s, uint32_t t)
     }
 }
 
+/* The estimates of the tenants whose counters moved (dike_sched_est_version: under `none` a job
+ * of theirs finished; in the emulating mode, also a stopped job's work left arrived) may have
+ * changed; nobody else's did. Their running jobs' nodes get their bounds
+ * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed,
+ * those that outlived the estimate only once it passes their work done (refresh_ran), those that
+ * never ran only if their shared judged length changed (with the probe, most tenants' estimates
+ * stay above it). The keys are those a re-key of the whole queue would give, and every
+ * node bound stays an upper bound, so the decisions are the same; the work per completion is
+ * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). */
 static void est_refresh(dk_state *st, const dike_sched *s)
 {
     dike_job **jobs = st->jobp;
