@@ -49,6 +49,7 @@
 #include "policy/tenantwatch.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct srtf_state {
@@ -163,6 +164,13 @@ static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
             until = now + 1;
     }
     double exp = until < INT64_MAX / 4 ? -(double)until : -INFINITY;
+    /* A rise of the tenant's estimate moves the job in its treap. Under `none` the estimate is the
+     * mean of the tenant's finished jobs, which moves a little at each of their finishes, so the
+     * new bound gets an eighth of the gap as slack: the next rises up to that find it still a
+     * bound and move nothing. A looser bound only lets the walk look at a job that its exact
+     * estimate then decides on, so the victims are the same (docs/performance.md, 2026-12-04). */
+    if (renew == 2 && key > st->running.key[r->idx] && key < INT64_MAX / 4)
+        key += (dike_time)ceil(gap / 8 / (rate < 1 ? rate : 1));
     if (renew == 2 && key <= st->running.key[r->idx]) {
         /* a new estimate of the tenant's that does not raise the bound: the old one is still a
          * bound (a looser one) until the new estimate is outlived */
