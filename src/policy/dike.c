@@ -58,6 +58,7 @@
 #include "policy/idlist.h"
 #include "policy/jobq.h"
 #include "policy/maxtree.h"
+#include "policy/tenantq.h"
 #include "policy/tenantwatch.h"
 #include "policy/policy.h"
 #include "policy/rho.h"
@@ -84,9 +85,9 @@ typedef struct dk_state {
     double probe_s;     /**< `none`: dike.probe_s, the work a job that has never run is judged
                              by at most, and the first run it keeps; 0 under oracle and noisy */
     uint64_t epoch;     /**< dike_sched_est_epoch when the queued keys were computed */
-    dike_jobq queued;   /**< queued jobs, shortest estimated remaining (+ restore) first */
+    dike_tenantq queued; /**< queued jobs, least estimated remaining GPU-time (+ restore) first;
+                              under `none` keyed as their tenant's estimate moves (q_* below) */
     size_t njobs;       /**< jobs in the workload */
-    int32_t *qslot;     /**< per job: its place in queued */
     uint32_t *nnodes;   /**< per job: slices of its current placement (recorded at start) */
     uint32_t nodes;     /**< cluster nodes */
     uint32_t *node_off; /**< node -> its first slot */
@@ -143,24 +144,15 @@ typedef struct dk_state {
     uint32_t *dirty_list;
     uint32_t ndirty;
     /* Under `none` an estimate changes only for the tenant whose job finished (or, while it has
-     * no finished job, for every finish: est_refresh). Per tenant, intrusive lists of its jobs by
-     * what their estimate feeds: [DK_RUNNING] the node bounds, [DK_NEW] and [DK_RAN] the queue's
-     * keys, for queued jobs that never ran (one shared judged length) and that did. */
+     * no finished job, for every finish: est_refresh). Per tenant, an intrusive list of its
+     * running jobs, whose estimates feed the node bounds (the queue keeps its own lists). */
     uint32_t ntenants;
-    int32_t *lhead;     /**< [list x ntenants]: first job, -1 if none */
+    int32_t *lhead;     /**< per tenant: first running job, -1 if none */
     int32_t *lnext, *lprev; /**< per job */
-    int8_t *inlist;     /**< per job: its list, -1 if none */
+    int8_t *inlist;     /**< per job: 1 while in its tenant's list */
     dike_job **jobp;    /**< per job index: the job (set when it joins a list) */
     dike_tenantwatch watch; /**< the tenants whose estimates moved since the last refresh */
-    double *tnew;       /**< per tenant: the judged remaining work, us, that all its queued jobs
-                             in [DK_NEW] are keyed by (no work done: they share it) */
-    dike_jobq *stable;  /**< `none`, per tenant: its queued jobs that ran and outlived its
-                             estimate, by their work done (stable_thr), instead of [DK_RAN] */
-    int32_t *sslot;     /**< per job: its place in its tenant's stable heap */
 } dk_state;
-
-/* The tenant lists; DK_STABLE marks a job in its tenant's stable heap instead (inlist). */
-enum { DK_RUNNING, DK_NEW, DK_RAN, DK_LISTS, DK_STABLE = DK_LISTS };
 
 /* ---- what the scheduler estimates ---- */
 
@@ -265,93 +257,75 @@ static double key(const dk_state *st, const dike_sched *s, const dike_job *j)
     return (rem_us + restore_s(st, j) * 1e6) * j->spec->num_gpus;
 }
 
-/* ---- each tenant's jobs, by what their estimate feeds ---- */
+/* ---- the queue ---- */
 
-static void list_add(dk_state *st, dike_job *j, int l)
+/* Each tenant's running jobs (est_refresh). */
+static void list_add(dk_state *st, dike_job *j)
 {
-    dike_idlist_push(&st->lhead[(size_t)l * st->ntenants + j->spec->tenant], st->lnext, st->lprev,
-                     (int32_t)j->idx);
-    st->inlist[j->idx] = (int8_t)l;
+    dike_idlist_push(&st->lhead[j->spec->tenant], st->lnext, st->lprev, (int32_t)j->idx);
+    st->inlist[j->idx] = 1;
     st->jobp[j->idx] = j;
 }
 
 static void list_del(dk_state *st, const dike_job *j)
 {
-    int l = st->inlist[j->idx];
-    if (l < 0)
+    if (!st->inlist[j->idx])
         return;
-    if (l == DK_STABLE) {
-        dike_jobq_remove(&st->stable[j->spec->tenant], (dike_job *)j);
-        st->inlist[j->idx] = -1;
-        return;
-    }
-    dike_idlist_unlink(&st->lhead[(size_t)l * st->ntenants + j->spec->tenant], st->lnext, st->lprev,
-                       (int32_t)j->idx);
-    st->inlist[j->idx] = -1;
+    dike_idlist_unlink(&st->lhead[j->spec->tenant], st->lnext, st->lprev, (int32_t)j->idx);
+    st->inlist[j->idx] = 0;
 }
 
-static double new_judged(const dk_state *st, const dike_sched *s, const dike_job *j)
+static double q_key(void *ctx, const dike_sched *s, const dike_job *j)
 {
-    return judged_rem(st, j, dike_sched_est_remaining(s, j), 1e6);
+    return key(ctx, s, j);
 }
 
-/* Under `none` a queued job that ran before, with work done d, is expected to run as long again
- * (d) once it has outlived its tenant's estimate E, whatever E is: its key does not move while E
- * stays at or below d. Such jobs wait in their tenant's stable heap by d, and est_refresh re-keys
- * them only once E rises above it (srtf does the same through dike_tenantq). Not while the work
- * of its last run is still on its way from the nodes (emulating mode): d is a guess until then.
- * Returns d, or -INFINITY if the key may move with any change of E. */
-static double stable_thr(const dk_state *st, const dike_sched *s, const dike_job *j)
+/* Under `none` the queued jobs of a tenant that never ran share one judged length r (no work
+ * done, no restore): their keys are r x GPUs (dike_tenantq_set_scaled), and a change of r moves
+ * one job per gang size in the queue. */
+static int q_shared(void *ctx, const dike_sched *s, const dike_job *j)
 {
-    if (st->knowledge != DIKE_DURATION_NONE || j->first_start < 0 || !dike_sched_work_known(s, j))
+    const dk_state *st = ctx;
+    return st->knowledge == DIKE_DURATION_NONE && j->first_start < 0;
+}
+
+static double q_unit(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return judged_rem(ctx, j, dike_sched_est_remaining(s, j), 1e6);
+}
+
+/* How long a queued job's key stays as it is (dike_tenantq_set_stable):
+ * - under oracle and noisy a job that never ran has its own estimate, which does not change
+ *   while it waits: always;
+ * - under `none` a queued job that ran before, with work done d, is expected to run as long again
+ *   (d) once it has outlived its tenant's estimate E, whatever E is: its key does not move while E
+ *   stays at or below d (srtf's too). Not while the work of its last run is still on its way from
+ *   the nodes (emulating mode): d is a guess until then;
+ * - otherwise (oracle and noisy, a job that ran: its work done may arrive later) it is re-keyed at
+ *   every change of its tenant's counter. */
+static double q_stable(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    const dk_state *st = ctx;
+    if (j->first_start < 0)
+        return INFINITY;
+    if (st->knowledge != DIKE_DURATION_NONE || !dike_sched_work_known(s, j))
         return -INFINITY;
     return dike_sched_done_work(s, j);
 }
 
-/* Queued job @p j that ran before joins [DK_RAN] or, if its key is stable at its tenant's
- * estimate @p level, the stable heap. */
-static void ran_add(dk_state *st, const dike_sched *s, dike_job *j, double level)
+static double q_level(void *ctx, const dike_sched *s, const dike_job *j)
 {
-    double thr = stable_thr(st, s, j);
-    if (thr > -INFINITY && thr >= level) {
-        dike_jobq_push(&st->stable[j->spec->tenant], j, thr);
-        st->inlist[j->idx] = DK_STABLE;
-        st->jobp[j->idx] = j;
-        return;
-    }
-    list_add(st, j, DK_RAN);
-}
-
-/* Key tenant @p t's queued jobs that never ran by judged length @p r (est_refresh). */
-static void new_rekey(dk_state *st, const dike_sched *s, uint32_t t, double r)
-{
-    st->tnew[t] = r;
-    for (int32_t i = st->lhead[(size_t)DK_NEW * st->ntenants + t]; i >= 0; i = st->lnext[i])
-        dike_jobq_update(&st->queued, st->jobp[i], key(st, s, st->jobp[i]));
+    return dike_sched_est_duration(s, j); /* the tenant's, under `none` */
 }
 
 static void q_push(dk_state *st, const dike_sched *s, dike_job *j)
 {
-    /* `none`: keep its tenant's [DK_NEW] on one judged length (under oracle and noisy each job
-     * has its own, and it never changes while the job waits) */
-    if (st->knowledge == DIKE_DURATION_NONE && j->first_start < 0) {
-        uint32_t t = j->spec->tenant;
-        double r = new_judged(st, s, j);
-        if (st->lhead[(size_t)DK_NEW * st->ntenants + t] >= 0 && r != st->tnew[t])
-            new_rekey(st, s, t, r);
-        st->tnew[t] = r;
-    }
-    dike_jobq_push(&st->queued, j, key(st, s, j));
-    if (j->first_start < 0)
-        list_add(st, j, DK_NEW);
-    else
-        ran_add(st, s, j, dike_sched_est_duration(s, j));
+    dike_tenantq_push(&st->queued, s, j);
 }
 
 static void q_remove(dk_state *st, dike_job *j)
 {
-    dike_jobq_remove(&st->queued, j);
-    list_del(st, j);
+    dike_tenantq_remove(&st->queued, j);
 }
 
 /* ---- which running jobs are on which node ---- */
@@ -366,7 +340,7 @@ static void mark_dirty(dk_state *st, uint32_t n)
 
 static void node_add(dk_state *st, dike_job *j)
 {
-    list_add(st, j, DK_RUNNING);
+    list_add(st, j);
     st->nnodes[j->idx] = j->nslices;
     for (uint32_t i = 0; i < j->nslices; i++) {
         uint32_t n = j->slices[i].node;
@@ -1104,58 +1078,26 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
     return 0;
 }
 
-/* Re-key tenant @p t's queued jobs that ran before (est_refresh): first the stable ones whose work
- * done its estimate now exceeds leave the heap, then every job of [DK_RAN] gets its key, and
- * those whose key is stable at the estimate now (stable_thr) move to the heap. */
-static void refresh_ran(dk_state *st, const dike_sched *s, uint32_t t)
-{
-    dike_job **jobs = st->jobp;
-    int32_t *head = &st->lhead[(size_t)DK_RAN * st->ntenants + t];
-    dike_jobq *sh = &st->stable[t];
-    dike_job *any = *head >= 0 ? jobs[*head] : dike_jobq_min(sh);
-    if (!any)
-        return;
-    double level = dike_sched_est_duration(s, any); /* the tenant's, under `none` */
-    dike_job *m;
-    while ((m = dike_jobq_min(sh)) && dike_jobq_key(sh, m) < level) { /* E rose above its d */
-        dike_jobq_remove(sh, m);
-        list_add(st, m, DK_RAN);
-    }
-    for (int32_t i = *head, nx; i >= 0; i = nx) {
-        nx = st->lnext[i];
-        dike_jobq_update(&st->queued, jobs[i], key(st, s, jobs[i]));
-        double thr = stable_thr(st, s, jobs[i]);
-        if (thr > -INFINITY && thr >= level) { /* stable from now on */
-            list_del(st, jobs[i]);
-            ran_add(st, s, jobs[i], level);
-        }
-    }
-}
-
 /* The estimates of the tenants whose counters moved (dike_sched_est_version: under `none` a job
  * of theirs finished; in the emulating mode, also a stopped job's work left arrived) may have
  * changed; nobody else's did. Their running jobs' nodes get their bounds
- * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed,
- * those that outlived the estimate only once it passes their work done (refresh_ran), those that
- * never ran only if their shared judged length changed (with the probe, most tenants' estimates
- * stay above it). The keys are those a re-key of the whole queue would give, and every
+ * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed
+ * by the queue (dike_tenantq: those that outlived the estimate only once it passes their work
+ * done, those that never ran by one shared judged length, which with the probe rarely changes).
+ * The keys are those a re-key of the whole queue would give, and every
  * node bound stays an upper bound, so the decisions are the same; the work per completion is
  * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). */
 static void est_refresh(dk_state *st, const dike_sched *s)
 {
     dike_job **jobs = st->jobp;
-    for (uint32_t n = dike_tenantwatch_moved(&st->watch, s), m = 0; m < n; m++) {
-        uint32_t t = st->watch.moved[m];
-        for (int32_t i = st->lhead[(size_t)DK_RUNNING * st->ntenants + t]; i >= 0; i = st->lnext[i])
+    uint32_t n = dike_tenantwatch_moved(&st->watch, s);
+    for (uint32_t m = 0; m < n; m++)
+        for (int32_t i = st->lhead[st->watch.moved[m]]; i >= 0; i = st->lnext[i])
             if (measure_rose(st, s, jobs[i]))
                 for (uint32_t k = 0; k < st->nnodes[i]; k++)
                     mark_dirty(st, jobs[i]->slices[k].node);
-        refresh_ran(st, s, t);
-        int32_t i = st->knowledge == DIKE_DURATION_NONE ? st->lhead[(size_t)DK_NEW * st->ntenants + t] : -1;
-        double r = i >= 0 ? new_judged(st, s, jobs[i]) : 0;
-        if (i >= 0 && r != st->tnew[t])
-            new_rekey(st, s, t, r);
-    }
+    if (n)
+        dike_tenantq_refresh_moved(&st->queued, s, st->watch.moved, n);
 }
 
 static void dk_decide(void *state, dike_sched *s)
@@ -1167,11 +1109,11 @@ static void dk_decide(void *state, dike_sched *s)
         est_refresh(st, s);
     }
     /* in order; the first that does not fit may preempt (only it, as in SRTF) */
-    while ((q = dike_jobq_min(&st->queued)))
+    while ((q = dike_tenantq_min(&st->queued)))
         if (!start(st, s, q, 1) && !make_room(st, s, q))
             break;
     /* fill-in: shortest first among the jobs that fit */
-    dike_jobq_fill(&st->queued, s, fill_start, st);
+    dike_jobq_fill(&st->queued.q, s, fill_start, st); /* a group's hidden members follow its first */
 }
 
 /* ---- events ---- */
@@ -1217,8 +1159,6 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->keep = 1 - p->hysteresis;
     st->lease_us = p->min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
     st->cost_s = c->scheduler_preemption_cost_s;
-    st->qslot = dike_jobq_slots(njobs);
-    dike_jobq_init(&st->queued, st->qslot);
     st->njobs = njobs;
     st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);
     st->nodes = cl->nodes;
@@ -1252,20 +1192,17 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->dirty = dike_xcalloc(cl->nodes ? cl->nodes : 1, 1);
     st->dirty_list = dike_xcalloc(cl->nodes ? cl->nodes : 1, sizeof *st->dirty_list);
     st->ntenants = (uint32_t)dike_sched_workload(s)->ntenants;
-    st->lhead = dike_xmalloc(((size_t)DK_LISTS * st->ntenants + 1) * sizeof *st->lhead);
-    for (size_t i = 0; i < (size_t)DK_LISTS * st->ntenants; i++)
+    st->lhead = dike_xmalloc(((size_t)st->ntenants + 1) * sizeof *st->lhead);
+    for (size_t i = 0; i < st->ntenants; i++)
         st->lhead[i] = -1;
     st->lnext = dike_xcalloc(njobs ? njobs : 1, sizeof *st->lnext);
     st->lprev = dike_xcalloc(njobs ? njobs : 1, sizeof *st->lprev);
-    st->inlist = dike_xmalloc(njobs ? njobs : 1);
-    memset(st->inlist, -1, njobs ? njobs : 1);
+    st->inlist = dike_xcalloc(njobs ? njobs : 1, 1);
     dike_tenantwatch_init(&st->watch, st->ntenants);
     st->jobp = dike_xcalloc(njobs ? njobs : 1, sizeof *st->jobp);
-    st->tnew = dike_xcalloc(st->ntenants + 1, sizeof *st->tnew);
-    st->sslot = dike_jobq_slots(njobs);
-    st->stable = dike_xcalloc(st->ntenants + 1, sizeof *st->stable);
-    for (uint32_t t = 0; t < st->ntenants; t++)
-        dike_jobq_init(&st->stable[t], st->sslot); /* a job is in one tenant's heap at most */
+    dike_tenantq_init(&st->queued, njobs, st->ntenants, q_key, q_shared, st);
+    dike_tenantq_set_scaled(&st->queued, q_unit);
+    dike_tenantq_set_stable(&st->queued, q_stable, q_level);
     *state = st;
     (void)e;
     return 0;
@@ -1329,8 +1266,7 @@ static void dk_restore(void *state, dike_sched *s, dike_job *j)
 static void dk_free(void *state)
 {
     dk_state *st = state;
-    dike_jobq_free(&st->queued);
-    free(st->qslot);
+    dike_tenantq_free(&st->queued);
     free(st->nnodes);
     free(st->est_start);
     free(st->node_off);
@@ -1361,11 +1297,6 @@ static void dk_free(void *state)
     free(st->inlist);
     dike_tenantwatch_free(&st->watch);
     free(st->jobp);
-    free(st->tnew);
-    for (uint32_t t = 0; t < st->ntenants; t++)
-        dike_jobq_free(&st->stable[t]);
-    free(st->stable);
-    free(st->sslot);
     free(st);
 }
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { TQ_NONE = 0, TQ_OWN = 1, TQ_SHARED = 2, TQ_STABLE = 3 };
+enum { TQ_NONE = 0, TQ_OWN = 1, TQ_SHARED = 2, TQ_STABLE = 3, TQ_FIXED = 4 };
 
 void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_tenantq_key_fn key,
                        dike_tenantq_shared_fn shared, void *ctx)
@@ -37,7 +37,13 @@ void dike_tenantq_init(dike_tenantq *tq, size_t njobs, uint32_t ntenants, dike_t
     tq->shared = shared;
     tq->stable_fn = NULL;
     tq->level = NULL;
+    tq->unit = NULL;
     tq->ctx = ctx;
+}
+
+void dike_tenantq_set_scaled(dike_tenantq *tq, dike_tenantq_unit_fn unit)
+{
+    tq->unit = unit;
 }
 
 void dike_tenantq_set_stable(dike_tenantq *tq, dike_tenantq_stable_fn stable, dike_tenantq_level_fn level)
@@ -75,6 +81,18 @@ static dike_job *side_first(const dike_jobq *q, uint32_t gpus)
     return bi < q->nb && q->b[bi].gpus == gpus && q->b[bi].n ? q->b[bi].heap[0] : NULL;
 }
 
+/* The key of tenant @p t's shared members of @p gpus GPUs. */
+static double group_key(const dike_tenantq *tq, uint32_t t, uint32_t gpus)
+{
+    return tq->unit ? tq->skey[t] * gpus : tq->skey[t];
+}
+
+/* The shared key of tenant @p t that shared member @p j gives. */
+static double shared_of(const dike_tenantq *tq, const dike_sched *s, const dike_job *j)
+{
+    return tq->unit ? tq->unit(tq->ctx, s, j) : tq->key(tq->ctx, s, j);
+}
+
 /* Tenant @p t's shared key becomes @p k: its groups' firsts move in the ordered queue. */
 static void set_shared(dike_tenantq *tq, uint32_t t, double k)
 {
@@ -84,7 +102,7 @@ static void set_shared(dike_tenantq *tq, uint32_t t, double k)
     const dike_jobq *side = &tq->side[t];
     for (uint32_t bi = 0; bi < side->nb; bi++)
         if (side->b[bi].n)
-            dike_jobq_update(&tq->q, side->b[bi].heap[0], k);
+            dike_jobq_update(&tq->q, side->b[bi].heap[0], group_key(tq, t, side->b[bi].gpus));
 }
 
 /* Tenant lists of the own members re-keyed at every change of the tenant's estimates. */
@@ -106,24 +124,27 @@ static void list_del(dike_tenantq *tq, const dike_job *j)
 void dike_tenantq_push(dike_tenantq *tq, const dike_sched *s, dike_job *j)
 {
     uint32_t t = j->spec->tenant, g = j->spec->num_gpus;
-    double k = tq->key(tq->ctx, s, j);
     if (tq->kind[j->idx] != TQ_NONE)
         dike_fatal("tenantq: job %u is queued already", j->idx);
     if (tq->shared && tq->shared(tq->ctx, s, j)) {
-        set_shared(tq, t, k);
+        set_shared(tq, t, shared_of(tq, s, j));
         dike_job *f = side_first(&tq->side[t], g);
         dike_jobq_push(&tq->side[t], j, 0);
         if (side_first(&tq->side[t], g) == j) { /* it comes first in its group: it is seen */
             if (f)
                 dike_jobq_remove(&tq->q, f);
-            dike_jobq_push(&tq->q, j, k);
+            dike_jobq_push(&tq->q, j, group_key(tq, t, g));
         }
         tq->kind[j->idx] = TQ_SHARED;
         return;
     }
-    dike_jobq_push(&tq->q, j, k);
+    dike_jobq_push(&tq->q, j, tq->key(tq->ctx, s, j));
     tq->jobp[j->idx] = j;
     double thr = tq->stable_fn ? tq->stable_fn(tq->ctx, s, j) : -INFINITY;
+    if (thr == INFINITY) { /* its key never changes while it waits */
+        tq->kind[j->idx] = TQ_FIXED;
+        return;
+    }
     if (thr > -INFINITY && thr >= tq->level(tq->ctx, s, j)) {
         dike_jobq_push(&tq->stable[t], j, thr);
         tq->kind[j->idx] = TQ_STABLE;
@@ -144,7 +165,7 @@ void dike_tenantq_remove(dike_tenantq *tq, dike_job *j)
             dike_jobq_remove(&tq->q, j);
             dike_job *f = side_first(&tq->side[t], g);
             if (f)
-                dike_jobq_push(&tq->q, f, tq->skey[t]);
+                dike_jobq_push(&tq->q, f, group_key(tq, t, g));
         }
         break;
     }
@@ -156,6 +177,9 @@ void dike_tenantq_remove(dike_tenantq *tq, dike_job *j)
         dike_jobq_remove(&tq->q, j);
         dike_jobq_remove(&tq->stable[t], j);
         break;
+    case TQ_FIXED:
+        dike_jobq_remove(&tq->q, j);
+        break;
     default:
         dike_fatal("tenantq: job %u is not queued", j->idx);
     }
@@ -165,7 +189,7 @@ void dike_tenantq_remove(dike_tenantq *tq, dike_job *j)
 double dike_tenantq_key(const dike_tenantq *tq, const dike_job *j)
 {
     if (tq->kind[j->idx] == TQ_SHARED)
-        return tq->skey[j->spec->tenant];
+        return group_key(tq, j->spec->tenant, j->spec->num_gpus);
     if (tq->kind[j->idx] == TQ_NONE)
         dike_fatal("tenantq: job %u is not queued", j->idx);
     return dike_jobq_key(&tq->q, j); /* fatal if not queued */
@@ -177,16 +201,19 @@ static void refresh_shared(dike_tenantq *tq, const dike_sched *s, uint32_t t)
     const dike_jobq *side = &tq->side[t];
     for (uint32_t bi = 0; bi < side->nb; bi++)
         if (side->b[bi].n) {
-            set_shared(tq, t, tq->key(tq->ctx, s, side->b[bi].heap[0]));
+            set_shared(tq, t, shared_of(tq, s, side->b[bi].heap[0]));
             return;
         }
 }
 
-void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t t)
+/* Tenant @p t's own members after its level moved: the stable ones whose threshold the level
+ * passed join the list, and list members whose key is stable at the level now leave it for the
+ * stable heap. With @p rekey, the list's members get their keys (otherwise the caller re-keyed the
+ * whole ordered queue). */
+static void own_refresh(dike_tenantq *tq, const dike_sched *s, uint32_t t, int rekey)
 {
-    refresh_shared(tq, s, t);
     if (!tq->stable_fn) {
-        for (int32_t i = tq->head[t]; i >= 0; i = tq->next[i])
+        for (int32_t i = tq->head[t]; rekey && i >= 0; i = tq->next[i])
             dike_jobq_update(&tq->q, tq->jobp[i], tq->key(tq->ctx, s, tq->jobp[i]));
         return;
     }
@@ -205,7 +232,8 @@ void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t
     for (int32_t i = tq->head[t], nx; i >= 0; i = nx) {
         nx = tq->next[i];
         dike_job *j = tq->jobp[i];
-        dike_jobq_update(&tq->q, j, tq->key(tq->ctx, s, j));
+        if (rekey)
+            dike_jobq_update(&tq->q, j, tq->key(tq->ctx, s, j));
         double thr = tq->stable_fn(tq->ctx, s, j);
         if (thr > -INFINITY && thr >= level) { /* stable from now on */
             list_del(tq, j);
@@ -213,6 +241,12 @@ void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t
             tq->kind[i] = TQ_STABLE;
         }
     }
+}
+
+void dike_tenantq_refresh_tenant(dike_tenantq *tq, const dike_sched *s, uint32_t t)
+{
+    refresh_shared(tq, s, t);
+    own_refresh(tq, s, t, 1);
 }
 
 static double ordered_key(void *ctx, const dike_sched *s, const dike_job *j)
@@ -224,31 +258,40 @@ static double ordered_key(void *ctx, const dike_sched *s, const dike_job *j)
 void dike_tenantq_refresh(dike_tenantq *tq, const dike_sched *s)
 {
     uint32_t n = dike_tenantwatch_moved(&tq->watch, s);
-    const uint32_t *moved = tq->watch.moved;
-    if (!n)
-        return;
+    if (n)
+        dike_tenantq_refresh_moved(tq, s, tq->watch.moved, n);
+}
+
+void dike_tenantq_refresh_moved(dike_tenantq *tq, const dike_sched *s, const uint32_t *moved, uint32_t n)
+{
     size_t own = 0;
     for (uint32_t k = 0; k < n; k++)
         own += tq->nown[moved[k]];
-    size_t size = tq->q.size, lg = 1;
-    while ((size >> lg) > 0)
-        lg++;
-    if (own * lg <= size) {
+    /* Either way each re-keyed member's key is computed, and that dominates (an estimate, and for
+     * dike a probe cap); member by member adds a heap move per member (O(log size)), the whole
+     * pass computes every key and heapifies (O(size)). So the whole pass pays only when most
+     * members are re-keyed. (Until 2026-12-04 it was taken from own x log2(size) > size on, which
+     * made dike's backlog case under `none` 8 % slower than its own per-tenant refresh.) */
+    size_t size = tq->q.size;
+    if (2 * own <= size) {
         for (uint32_t k = 0; k < n; k++)
             dike_tenantq_refresh_tenant(tq, s, moved[k]);
         return;
     }
     /* Re-key the ordered queue in one pass (a shared group's first gets its tenant's new shared
-     * key from the key function), then note the new shared keys. */
+     * key from the key function), then note the new shared keys, and move the own members whose
+     * stability changed with the level (a stable member the level passed must be re-keyed at the
+     * next change too, even if that one takes the path above). */
     dike_jobq_rekey(&tq->q, s, ordered_key, tq);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t t = moved[k];
         const dike_jobq *side = &tq->side[t];
         for (uint32_t bi = 0; bi < side->nb; bi++)
             if (side->b[bi].n) {
-                tq->skey[t] = dike_jobq_key(&tq->q, side->b[bi].heap[0]);
+                tq->skey[t] = shared_of(tq, s, side->b[bi].heap[0]);
                 break;
             }
+        own_refresh(tq, s, t, 0);
     }
 }
 

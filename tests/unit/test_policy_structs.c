@@ -2,6 +2,7 @@
  * removals), the indexed id heap (stride scheduling's tenant order), the finish-time treaps
  * (srtf's running jobs), the job queue's key updates (dike under `none`) and the tenant queue
  * (sjf and srtf under `none`). Every expected value is worked out in the comment above it. */
+#include <string.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,7 +128,7 @@ static void test_jobq_update(void **unused)
 /* The tenant queue's keys: per tenant a shared key (g_tkey) for its shared members, and own keys
  * (g_okey) for the others. */
 static double g_tkey[2], g_okey[NJ];
-static const int g_tshared[NJ] = {1, 1, 1, 0, 1, 1, 1, 0};
+static int g_tshared[NJ] = {1, 1, 1, 0, 1, 1, 1, 0};
 
 static double tq_key(void *ctx, const dike_sched *s, const dike_job *j)
 {
@@ -265,6 +266,144 @@ static void test_tenantq_stable(void **unused)
     dike_tenantq_free(&tq);
 }
 
+static void test_tenantq_stable_whole_pass(void **unused)
+{
+    /* A re-key of the whole queue must leave the own members where the next change finds them.
+     * Jobs 0, 1, 2 of tenant 0, work done 100, 10, 20; level 50: job 0 is stable (key 100), 1
+     * and 2 are listed (40, 30). Level 150 with 2 listed members in a queue of 3 re-keys the
+     * whole queue (2 x 2 > 3: most members): keys 50, 140, 130, and job 0 (100 < 150) must now
+     * be re-keyed at every change. Job 2 leaves. Level 60: job 0 outlived it again, key 100; job 1 60 - 10 = 50:
+     * job 1 comes first. (Until 2026-12-04 job 0 stayed in the stable heap after the whole pass,
+     * and the next change, member by member with one listed job in two, left its key at 50.) */
+    make_jobs(NULL, NULL);
+    const double done[] = {100, 10, 20};
+    for (uint32_t i = 0; i < 3; i++)
+        g_done[i] = done[i];
+    g_level = 50;
+    dike_tenantq tq;
+    dike_tenantq_init(&tq, NJ, 1, st_key, NULL, NULL);
+    dike_tenantq_set_stable(&tq, st_stable, st_level);
+    for (uint32_t i = 0; i < 3; i++)
+        dike_tenantq_push(&tq, NULL, &g_job[i]);
+    expect_keys(&tq, (const double[]){100, 40, 30}, 3);
+    const uint32_t moved[] = {0};
+    g_level = 150;
+    dike_tenantq_refresh_moved(&tq, NULL, moved, 1);
+    expect_keys(&tq, (const double[]){50, 140, 130}, 3);
+    assert_int_equal(tq.stable[0].size, 0);
+    dike_tenantq_remove(&tq, &g_job[2]);
+    g_level = 60;
+    dike_tenantq_refresh_moved(&tq, NULL, moved, 1);
+    expect_keys(&tq, (const double[]){100, 50}, 2);
+    expect_pop_order(&tq, (const uint32_t[]){1, 0}, 2);
+    dike_tenantq_free(&tq);
+}
+
+/* Own members whose key never changes while they wait (threshold +INFINITY), beside re-keyed ones:
+ * dike's jobs that never ran, under oracle and noisy. */
+static double fx_key(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_okey[j->idx];
+}
+
+static double fx_stable(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return j->idx < 2 ? INFINITY : -INFINITY;
+}
+
+static void test_tenantq_fixed(void **unused)
+{
+    /* Jobs 0, 1 fixed (keys 10, 40), jobs 2, 3 re-keyed (20, 30). All keys then rise by 100 in
+     * the key function: a refresh re-keys 2 and 3 alone (120, 130), 0 and 1 keep 10 and 40.
+     * Order 0, 1, 2, 3. Neither fixed job is in a stable heap or a list. */
+    make_jobs(NULL, NULL);
+    g_okey[0] = 10;
+    g_okey[1] = 40;
+    g_okey[2] = 20;
+    g_okey[3] = 30;
+    dike_tenantq tq;
+    dike_tenantq_init(&tq, NJ, 1, fx_key, NULL, NULL);
+    dike_tenantq_set_stable(&tq, fx_stable, st_level);
+    for (uint32_t i = 0; i < 4; i++)
+        dike_tenantq_push(&tq, NULL, &g_job[i]);
+    assert_int_equal(tq.nown[0], 2);
+    assert_int_equal(tq.stable[0].size, 0);
+    for (uint32_t i = 0; i < 4; i++)
+        g_okey[i] += 100;
+    dike_tenantq_refresh_tenant(&tq, NULL, 0);
+    assert_true(dike_tenantq_key(&tq, &g_job[0]) == 10);
+    assert_true(dike_tenantq_key(&tq, &g_job[1]) == 40);
+    assert_true(dike_tenantq_key(&tq, &g_job[2]) == 120);
+    assert_true(dike_tenantq_key(&tq, &g_job[3]) == 130);
+    /* 1 leaves and comes back: it is pushed with the key it has now, 140 */
+    dike_tenantq_remove(&tq, &g_job[1]);
+    dike_tenantq_push(&tq, NULL, &g_job[1]);
+    expect_pop_order(&tq, (const uint32_t[]){0, 2, 3, 1}, 4);
+    dike_tenantq_free(&tq);
+}
+
+/* Shared keys per GPU (dike's GPU-time order): tenant t's shared member of g GPUs has key
+ * g_unit[t] x g. */
+static double g_unit[2];
+
+static double sc_key(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_tshared[j->idx] ? g_unit[j->spec->tenant] * j->spec->num_gpus : g_okey[j->idx];
+}
+
+static double sc_unit(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    return g_unit[j->spec->tenant];
+}
+
+static void test_tenantq_scaled(void **unused)
+{
+    /* Jobs 0, 1, 2 of tenant 0 (shared; 1, 2, 4 GPUs), job 3 of tenant 0 is own (key 90), job 4
+     * of tenant 1 is shared (2 GPUs), job 5 of tenant 0 shared (2 GPUs), jobs 6 and 7 of tenant 0
+     * own (1 GPU, keys 200 and 210). Units: tenant 0 30, tenant 1 50. Keys: 30, 60, 120, 90,
+     * 100, 60, 200, 210. Seen: the firsts of (0, 1 GPU), (0, 2), (0, 4), (1, 2) and the own 3, 6
+     * and 7: seven (5 waits behind 1). */
+    make_jobs((const uint32_t[]){1, 2, 4, 1, 2, 2, 1, 1}, NULL);
+    for (uint32_t i = 0; i < NJ; i++)
+        g_spec[i].tenant = i == 4 ? 1 : 0;
+    const int shared[NJ] = {1, 1, 1, 0, 1, 1, 0, 0}, was[NJ] = {1, 1, 1, 0, 1, 1, 1, 0};
+    memcpy(g_tshared, shared, sizeof shared);
+    g_unit[0] = 30;
+    g_unit[1] = 50;
+    g_okey[3] = 90;
+    g_okey[6] = 200;
+    g_okey[7] = 210;
+    dike_tenantq tq;
+    dike_tenantq_init(&tq, NJ, 2, sc_key, tq_shared, NULL);
+    dike_tenantq_set_scaled(&tq, sc_unit);
+    for (uint32_t i = 0; i < NJ; i++)
+        dike_tenantq_push(&tq, NULL, &g_job[i]);
+    assert_int_equal(tq.q.size, 7);
+    expect_keys(&tq, (const double[]){30, 60, 120, 90, 100, 60, 200, 210}, NJ);
+    /* Tenant 0's unit falls to 20, member by member: keys 20, 40, 80 and 40 for the hidden 5. */
+    g_unit[0] = 20;
+    dike_tenantq_refresh_tenant(&tq, NULL, 0);
+    expect_keys(&tq, (const double[]){20, 40, 80, 90, 100, 40, 200, 210}, NJ);
+    /* Job 1 leaves: 5 is seen in its place with 40. */
+    dike_tenantq_remove(&tq, &g_job[1]);
+    assert_true(dike_jobq_key(&tq.q, &g_job[5]) == 40);
+    /* Jobs 0 and 2 leave too: five members are seen, three of them own (2 x 3 > 5), and both
+     * tenants move, units 25 and 15: the whole queue is re-keyed. Keys: 5 2 x 25 = 50, 4 2 x 15 =
+     * 30, own 90, 200, 210; tenant 0's shared key per GPU is 25. Order 4, 5, 3, 6, 7. */
+    dike_tenantq_remove(&tq, &g_job[0]);
+    dike_tenantq_remove(&tq, &g_job[2]);
+    assert_int_equal(tq.q.size, 5);
+    g_unit[0] = 25;
+    g_unit[1] = 15;
+    dike_tenantq_refresh_moved(&tq, NULL, (const uint32_t[]){0, 1}, 2);
+    assert_true(tq.skey[0] == 25);
+    assert_true(dike_tenantq_key(&tq, &g_job[4]) == 30);
+    assert_true(dike_tenantq_key(&tq, &g_job[5]) == 50);
+    expect_pop_order(&tq, (const uint32_t[]){4, 5, 3, 6, 7}, 5);
+    memcpy(g_tshared, was, sizeof was);
+    dike_tenantq_free(&tq);
+}
+
 static void test_idheap_order(void **unused)
 {
     /* Keys 5, 3, 3, 9, 1 for ids 0..4: order 4 (1), then 1 and 2 tie at 3 (lower id first), 0, 3. */
@@ -376,6 +515,9 @@ int main(void)
         cmocka_unit_test(test_jobq_update),
         cmocka_unit_test(test_tenantq),
         cmocka_unit_test(test_tenantq_stable),
+        cmocka_unit_test(test_tenantq_stable_whole_pass),
+        cmocka_unit_test(test_tenantq_scaled),
+        cmocka_unit_test(test_tenantq_fixed),
         cmocka_unit_test(test_fintree),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
