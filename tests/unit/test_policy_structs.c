@@ -225,20 +225,25 @@ static void expect_keys(dike_tenantq *tq, const double *want, size_t n)
         assert_true(dike_tenantq_key(tq, &g_job[i]) == want[i]);
 }
 
+/* A queue of jobs 0..n-1 of tenant 0, 1 GPU, work done @p done, at level @p level, all pushed. */
+static void stable_queue(dike_tenantq *tq, const double *done, uint32_t n, double level)
+{
+    make_jobs(NULL, NULL);
+    for (uint32_t i = 0; i < n; i++)
+        g_done[i] = done[i];
+    g_level = level;
+    dike_tenantq_init(tq, NJ, 1, st_key, NULL, NULL);
+    dike_tenantq_set_stable(tq, st_stable, st_level);
+    for (uint32_t i = 0; i < n; i++)
+        dike_tenantq_push(tq, NULL, &g_job[i]);
+}
+
 static void test_tenantq_stable(void **unused)
 {
     /* Jobs 0-3 of tenant 0, 1 GPU, work done 50, 10, 30, 5; level 20. Keys: 50 (stable, 50 >= 20),
      * 10 (20 - 10), 30 (stable), 15. Order 1, 3, 2, 0; two members wait apart. */
-    make_jobs(NULL, NULL);
-    const double done[] = {50, 10, 30, 5};
-    for (uint32_t i = 0; i < 4; i++)
-        g_done[i] = done[i];
-    g_level = 20;
     dike_tenantq tq;
-    dike_tenantq_init(&tq, NJ, 1, st_key, NULL, NULL);
-    dike_tenantq_set_stable(&tq, st_stable, st_level);
-    for (uint32_t i = 0; i < 4; i++)
-        dike_tenantq_push(&tq, NULL, &g_job[i]);
+    stable_queue(&tq, (const double[]){50, 10, 30, 5}, 4, 20);
     expect_keys(&tq, (const double[]){50, 10, 30, 15}, 4);
     assert_int_equal(tq.stable[0].size, 2);
     assert_int_equal(tq.nown[0], 2);
@@ -275,16 +280,8 @@ static void test_tenantq_stable_whole_pass(void **unused)
      * be re-keyed at every change. Job 2 leaves. Level 60: job 0 outlived it again, key 100; job 1 60 - 10 = 50:
      * job 1 comes first. (Until 2026-12-04 job 0 stayed in the stable heap after the whole pass,
      * and the next change, member by member with one listed job in two, left its key at 50.) */
-    make_jobs(NULL, NULL);
-    const double done[] = {100, 10, 20};
-    for (uint32_t i = 0; i < 3; i++)
-        g_done[i] = done[i];
-    g_level = 50;
     dike_tenantq tq;
-    dike_tenantq_init(&tq, NJ, 1, st_key, NULL, NULL);
-    dike_tenantq_set_stable(&tq, st_stable, st_level);
-    for (uint32_t i = 0; i < 3; i++)
-        dike_tenantq_push(&tq, NULL, &g_job[i]);
+    stable_queue(&tq, (const double[]){100, 10, 20}, 3, 50);
     expect_keys(&tq, (const double[]){100, 40, 30}, 3);
     const uint32_t moved[] = {0};
     g_level = 150;
