@@ -314,10 +314,7 @@ static void test_tenantq_fixed(void **unused)
      * the key function: a refresh re-keys 2 and 3 alone (120, 130), 0 and 1 keep 10 and 40.
      * Order 0, 1, 2, 3. Neither fixed job is in a stable heap or a list. */
     make_jobs(NULL, NULL);
-    g_okey[0] = 10;
-    g_okey[1] = 40;
-    g_okey[2] = 20;
-    g_okey[3] = 30;
+    memcpy(g_okey, (const double[]){10, 40, 20, 30}, 4 * sizeof *g_okey);
     dike_tenantq tq;
     dike_tenantq_init(&tq, NJ, 1, fx_key, NULL, NULL);
     dike_tenantq_set_stable(&tq, fx_stable, st_level);
