@@ -362,8 +362,7 @@ static void test_tenantq_scaled(void **unused)
         g_spec[i].tenant = i == 4 ? 1 : 0;
     const int shared[NJ] = {1, 1, 1, 0, 1, 1, 0, 0}, was[NJ] = {1, 1, 1, 0, 1, 1, 1, 0};
     memcpy(g_tshared, shared, sizeof shared);
-    g_unit[0] = 30;
-    g_unit[1] = 50;
+    memcpy(g_unit, (const double[]){30, 50}, sizeof g_unit);
     g_okey[3] = 90;
     g_okey[6] = 200;
     g_okey[7] = 210;
