@@ -16,7 +16,9 @@ baseline of each metric. Runs already in --out are reused.
 --sample N replaces the seven points with N drawn at random (seeded by --seed): one of the four
 multi-tenant traces of the grid (or two ElasticFlow clusters merged), a random window of its jobs
 (at least 5,000 of them, or the whole trace), an offered load between 0.7 and 1.3, and 24 to 128
-nodes of 8 GPUs. The same seed draws the same points, so a failure can be rerun.
+nodes of 8 GPUs. The same seed draws the same points, so a failure can be rerun. --loads LO:HI and
+--nodes LO:HI widen or move those two ranges (a draw outside the ranges every earlier draw used:
+`--loads 0.4:1.8 --nodes 12:256`).
 
 --knob-only runs Dike alone, at w = 0 and w = 1, and prints only the knob's check: 39 s for 30
 points against about 3 minutes for a full draw on 2 cores (both measured 2026-12-02; the
@@ -65,8 +67,10 @@ def points(t):
     }
 
 
-def sample(t, n, seed):
-    """n random (trace, window, load, size) points; the draw depends only on seed."""
+def sample(t, n, seed, loads=(0.7, 1.3), nodes_range=(24, 128)):
+    """n random (trace, window, load, size) points; the draw depends only on seed and the two
+    ranges (offered load, nodes of 8 GPUs; the defaults are those of every draw before --loads and
+    --nodes existed, so their seeds draw the same points)."""
     ef = os.path.join(t, "elasticflow-traces")
     gp = os.path.join(t, "Gen-Parallel-Workloads")
     traces = [("titan", os.path.join(t, "TitanSched", "philly.csv"), 82247),
@@ -87,8 +91,8 @@ def sample(t, n, seed):
             first = rng.randint(0, njobs - size)
             args += ["--set", "workload.first_job=%d" % first, "--set", "workload.last_job=%d" % (first + size - 1)]
             tag += "-jobs%d-%d" % (first, first + size - 1)
-        load = round(rng.uniform(0.7, 1.3), 2)
-        nodes = rng.randint(24, 128)
+        load = round(rng.uniform(*loads), 2)
+        nodes = rng.randint(*nodes_range)
         args = ["-t", path] + args + ["--set", "workload.trace_load=%g" % load, "--set", "cluster.nodes=%d" % nodes]
         pts["%s-load%g-%dgpus" % (tag, load, 8 * nodes)] = args
     return pts
@@ -106,6 +110,15 @@ def parse_modes(text):
     if not modes or any(m not in ("oracle", "noisy", "none") for m in modes) or len(set(modes)) != len(modes):
         return None
     return modes
+
+
+def parse_range(text, kind):
+    """--loads / --nodes: "LO:HI" as a (LO, HI) pair of @p kind; None unless LO <= HI."""
+    try:
+        lo, hi = (kind(x) for x in text.split(":"))
+    except ValueError:
+        return None
+    return (lo, hi) if lo <= hi else None
 
 
 def runs(pts, knob_only=False, modes=MODES):
@@ -170,6 +183,8 @@ def main():
     ap.add_argument("--out", default="results/held-out")
     ap.add_argument("--sample", type=int, default=0, help="draw this many random points instead of the seven")
     ap.add_argument("--seed", type=int, default=1, help="seed of --sample's draw")
+    ap.add_argument("--loads", default="0.7:1.3", metavar="LO:HI", help="--sample's range of offered loads")
+    ap.add_argument("--nodes", default="24:128", metavar="LO:HI", help="--sample's range of cluster sizes, in nodes of 8 GPUs")
     ap.add_argument("--knob-only", action="store_true", help="run Dike at w = 0 and 1 only; check only the knob")
     ap.add_argument("--noise-seeds", type=int, default=0, metavar="K",
                     help="Dike at w = 0 and 1 under noisy durations with run.seed 1..K: are the knob's failures chance?")
@@ -183,7 +198,12 @@ def main():
         sys.exit("held_out: --modes '%s': list oracle, noisy and/or none, comma-separated, each once" % a.modes)
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
-    pts = sample(a.traces, a.sample, a.seed) if a.sample > 0 else points(a.traces)
+    loads, nodes = parse_range(a.loads, float), parse_range(a.nodes, int)
+    if loads is None or loads[0] <= 0:
+        sys.exit("held_out: --loads '%s': give LO:HI, two offered loads with 0 < LO <= HI" % a.loads)
+    if nodes is None or nodes[0] < 1:
+        sys.exit("held_out: --nodes '%s': give LO:HI, two node counts with 1 <= LO <= HI" % a.nodes)
+    pts = sample(a.traces, a.sample, a.seed, loads, nodes) if a.sample > 0 else points(a.traces)
 
     if a.noise_seeds == 1 or a.noise_seeds < 0:
         sys.exit("held_out: --noise-seeds needs 2 seeds or more")

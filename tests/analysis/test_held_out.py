@@ -90,6 +90,21 @@ check(bad == 0, "every point's load, size, window and trace are in range, and na
 check(kinds == {"philly.csv", "helios_data_training.csv", "philly_data_training.csv", "ef", "pair"},
       "every kind of trace is drawn (%s)" % ", ".join(sorted(kinds)))
 
+# --loads / --nodes move the two ranges; the defaults are the ranges above (old seeds draw the same)
+check(held_out.sample(T, 50, 7, (0.7, 1.3), (24, 128)) == dict(list(a.items())[:50]),
+      "the default ranges are 0.7-1.3 and 24-128 nodes")
+wide = held_out.sample(T, 200, 7, (0.4, 1.8), (12, 256))
+wl = [float(opt(x, "workload.trace_load")) for x in wide.values()]
+wn = [int(opt(x, "cluster.nodes")) for x in wide.values()]
+check(len(wide) == 200 and all(0.4 <= x <= 1.8 for x in wl) and all(12 <= x <= 256 for x in wn)
+      and min(wl) < 0.7 and max(wl) > 1.3 and min(wn) < 24 and max(wn) > 128,
+      "a wide draw stays in its ranges and reaches outside the default ones")
+check(held_out.parse_range("0.4:1.8", float) == (0.4, 1.8) and held_out.parse_range("12:256", int) == (12, 256),
+      "--loads / --nodes parse LO:HI")
+check(held_out.parse_range("1.8:0.4", float) is None and held_out.parse_range("12", int) is None
+      and held_out.parse_range("a:b", float) is None and held_out.parse_range("1.5:2", int) is None,
+      "--loads / --nodes refuse HI < LO, one value, words and fractions of nodes")
+
 few = held_out.sample(T, 3, 7)
 ko = list(held_out.runs(few, knob_only=True))
 full = list(held_out.runs(few))
