@@ -95,6 +95,9 @@ typedef struct dk_state {
     dk_slot *slot;      /**< running jobs per node, node_off[n] .. node_off[n] + node_n[n] */
     dk_slot *cand;      /**< scratch: one node's possible victims */
     uint32_t *pick;     /**< scratch: nodes chosen for a gang */
+    dike_job **victims; /**< scratch: make_room's victims, in the order they are taken */
+    uint32_t vcap;
+    uint8_t *taken;     /**< per job: found as a victim by the current make_room */
     uint32_t G;         /**< cluster.gpus_per_node (the largest node) */
     int knowledge;      /**< scheduler.duration_knowledge */
     /* How wrong the estimates have been (estimate_margin): finished jobs' |log(true duration /
@@ -1027,29 +1030,56 @@ static void follow_chain(dk_state *st, const dike_sched *s, const dike_job *q, d
 }
 
 /* Preempt victims on the chosen nodes (largest share first, only what each node must give) and
- * start q. Returns 1 if q started. */
+ * start q. Returns 1 if q started.
+ *
+ * The victims of every chosen node are found first, on the state choose_nodes judged, and taken
+ * only once they free enough GPUs. Found node by node while taking them, as before version 0.9,
+ * a wide gang's later nodes were judged after its first victims had stopped: their GPUs then
+ * counted as spare, which tightens the guard of the victims still to come (slack_s), so a node
+ * chosen as one that empties might not, the gang did not start, and its victims were taken for
+ * nothing (then restarted by fill-in, and taken again at the next decision: one job 7,814 times,
+ * docs/dike.md, version 0.9). A victim with slices on several chosen nodes is taken once, and its
+ * GPUs there count for each of them. */
 static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     double need_s, size_s, qm;
     candidate(st, s, q, est_rem_s(s, q), &need_s, &size_s, &qm);
-    uint32_t npick = choose_nodes(st, s, q, need_s, size_s, qm), still = q->spec->num_gpus, vg;
+    uint32_t npick = choose_nodes(st, s, q, need_s, size_s, qm), still = q->spec->num_gpus, vg, nv = 0;
     if (npick == 1 && still <= st->G)
         follow_chain(st, s, q, need_s, qm);
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
         uint32_t have = dike_sched_node_free(s, n), want = still < cap ? still : cap;
         uint32_t m = node_victims(st, s, n, q, need_s, qm, &vg);
+        for (uint32_t k = 0; k < m; k++) /* victims already found on an earlier node free these too */
+            if (st->taken[st->cand[k].job->idx])
+                have += st->cand[k].gpus;
         for (uint32_t k = 0; k < m && have < want; k++) {
             dike_job *v = st->cand[k].job;
+            if (st->taken[v->idx])
+                continue;
+            if (nv == st->vcap) {
+                st->vcap = st->vcap ? 2 * st->vcap : 16;
+                st->victims = dike_xrealloc(st->victims, st->vcap * sizeof *st->victims);
+            }
+            st->victims[nv++] = v;
+            st->taken[v->idx] = 1;
             have += st->cand[k].gpus;
-            node_remove(st, v);
-            dike_sched_preempt(s, v);
-            q_push(st, s, v);
         }
         still -= have < still ? have : still;
     }
-    return npick > 0 && start(st, s, q, 0);
+    for (uint32_t k = 0; k < nv; k++)
+        st->taken[st->victims[k]->idx] = 0;
+    if (npick == 0 || still > 0)
+        return 0; /* not enough room: take nobody */
+    for (uint32_t k = 0; k < nv; k++) {
+        dike_job *v = st->victims[k];
+        node_remove(st, v);
+        dike_sched_preempt(s, v);
+        q_push(st, s, v);
+    }
+    return start(st, s, q, 0);
 }
 
 /* ---- the decision step ---- */
@@ -1169,6 +1199,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->slot = dike_xcalloc(st->node_off[cl->nodes] ? st->node_off[cl->nodes] : 1, sizeof *st->slot);
     st->cand = dike_xcalloc((size_t)cl->gpus_per_node + 1, sizeof *st->cand);
     st->pick = dike_xcalloc((size_t)cl->nodes + 1, sizeof *st->pick);
+    st->taken = dike_xcalloc(njobs ? njobs : 1, 1);
     st->G = cl->gpus_per_node;
     st->knowledge = dike_sched_duration_knowledge(s);
     st->probe_s = st->knowledge == DIKE_DURATION_NONE ? p->probe_s : 0;
@@ -1274,6 +1305,8 @@ static void dk_free(void *state)
     free(st->slot);
     free(st->cand);
     free(st->pick);
+    free(st->victims);
+    free(st->taken);
     for (int l = 0; l < 2; l++) {
         for (uint32_t g = 0; g <= (st->lease_us > 0 || l == 0 ? st->G : 0); g++)
             dike_maxtree_free(&st->bound[l][g]);

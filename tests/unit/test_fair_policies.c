@@ -455,6 +455,35 @@ static void test_dike_spare_slack(void **st)
     dike_results_free(&r);
 }
 
+/* A wide gang's victims are judged on one state, before any of them stops (version 0.9). Three
+ * nodes of 8 GPUs in one rack (G = 24), restore 30 s, no lease, rounds far apart, oracle, w = 1.
+ *   0:    X (8 GPUs, 1,100 s; 8,800 GPU-s, first in order) takes node 0, V1 and V2 (8 GPUs,
+ *         10,000 s) nodes 1 and 2; W1-W3 (8 GPUs, 20,000 s) wait: 6 jobs in the system.
+ *   1000: Q (16 GPUs, 100 s; 1,600 GPU-s, first in order) needs two whole nodes. X (100 s left:
+ *         (0.9 x 100 - 30) x 8 = 480 < 1,600) may not be taken, so node 0 cannot be emptied; V1
+ *         and V2 (9,000 s left: (0.9 x 9,000 - 30) x 8 = 64,560) pass the size test. Their guard:
+ *         N_avg = 6, T_ideal = 10,000 x max(1, 8 x 6 / 24) = 20,000, slack = 20,000 - 1,000 -
+ *         9,000 - 30 = 9,970 >= Q's 100 s. Nothing is free, so the cluster has no GPUs to spare:
+ *         both may be taken, Q 1000-1100 on nodes 1 and 2.
+ *         (Judged after V1 had stopped, as before 0.9, V2 would have seen V1's 8 GPUs as spare
+ *         and taken the least N_avg it can end with, (6 x 1,000 + 9,030) / 10,030 = 1.50, so
+ *         T_ideal = 10,000 and slack -30 < 100: refused. Q would not start, and V1 would have
+ *         been taken for nothing and restarted at once by fill-in, ending at 10,030.)
+ *   1100: X and Q end. V1 and V2 (9,030 x 8 = 72,240 GPU-s with the restore) resume, pay 30 s,
+ *         end at 1100 + 30 + 9,000 = 10,130; W1 (160,000) takes the third node, 1100-21,100.
+ *   10,130: W2 and W3 10,130-30,130. */
+static void test_dike_wide_one_state(void **st)
+{
+    static const sc_job jobs[] = {{0, 1100, 8, "x"},  {0, 10000, 8, "v"}, {0, 10000, 8, "v"},
+                                  {0, 20000, 8, "w"}, {0, 20000, 8, "w"}, {0, 20000, 8, "w"},
+                                  {1000, 100, 16, "q"}};
+    const char *sets[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
+                          "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    sc_expect(jobs, 7, sets,
+              (const sc_want[]){{0, 1100, 0}, {0, 10130, 1}, {0, 10130, 1}, {1100, 21100, 0},
+                                {10130, 30130, 0}, {10130, 30130, 0}, {1000, 1100, 0}});
+}
+
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
  * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
  * G = 16:
@@ -662,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
         cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
         cmocka_unit_test(test_dike_spare_slack),
+        cmocka_unit_test(test_dike_wide_one_state),
         cmocka_unit_test(test_dike_guard_bounds),
         cmocka_unit_test(test_dike_guard_bounds_same),
     };
