@@ -30,7 +30,8 @@
  * (version 0.6). A running job's slack is
  *     slack = submit + T_ideal_est - now - remaining - restore
  * (how long it can be delayed by a preemption now and still finish by its fair finish time). While
- * the cluster has GPUs to spare (at least the job's own outside the node being emptied) N_avg is
+ * the cluster has GPUs to spare (at least the job's own outside the node being emptied, or for a
+ * gang wider than a node outside all of the nodes it would take: version 1.0) N_avg is
  * taken at the least the job can end with, the rest of its stay alone: the load is below
  * capacity and may fall further, and a passed burst would otherwise lend it slack (version 0.8,
  * slack_s). With
@@ -109,6 +110,9 @@ typedef struct dk_state {
     double margin;      /**< exp(mean |log error|): 1 under oracle and before any job finished */
     uint64_t spare;     /**< free GPUs outside the node a preemption attempt is examining
                              (node_victims, node_empties): whether the cluster has GPUs to spare */
+    int gang_set;       /**< spare is gang_spare, not the free GPUs outside one node: a gang wider
+                             than a node is judged on all of the nodes it would take (wide_nodes) */
+    uint64_t gang_spare; /**< the free GPUs outside every node the wide gang would take */
     double q_slack_us;  /**< the candidate's own slack (make_room): how long it can wait and
                              still finish by its fair finish time */
     /* Where a blocked job could be made room for (node_bounds): per node, upper bounds of the
@@ -449,6 +453,23 @@ static double bound_floor(double need_s)
     return need_s - 1e-9 * fabs(need_s) - 1e-6;
 }
 
+/* The free GPUs outside node @p n (or, for a wide gang, outside all the nodes it would take),
+ * which a victim taken there could restart on: into st->spare. */
+static void set_spare(dk_state *st, const dike_sched *s, uint32_t n)
+{
+    st->spare = st->gang_set ? st->gang_spare
+                             : dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
+}
+
+/* For a wide gang on nodes st->pick[0 .. @p npick): the free GPUs outside all of them. */
+static uint64_t gang_spare(const dk_state *st, const dike_sched *s, uint32_t npick)
+{
+    uint64_t spare = dike_sched_free_gpus(s, -1);
+    for (uint32_t i = 0; i < npick; i++)
+        spare -= dike_sched_node_free(s, st->pick[i]);
+    return spare;
+}
+
 /* Slot @p sl's guard cap for the node being examined (st->spare set): the size-test side above
  * which its job's guard refuses any candidate (guard_cap). */
 static double slot_cap(const dk_state *st, const dk_slot *sl)
@@ -471,7 +492,7 @@ static uint32_t node_victims(dk_state *st, const dike_sched *s, uint32_t n, cons
     uint32_t m = 0;
     *gpus = 0;
     const dk_slot *sl = st->slot + st->node_off[n];
-    st->spare = dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
+    set_spare(st, s, n);
     double x = bound_floor(qm / q->spec->num_gpus); /* the size test's side */
     for (uint32_t k = 0; k < st->node_n[n]; k++)
         if (qm <= sl[k].bound[st->lb] && x <= slot_cap(st, &sl[k]) &&
@@ -492,7 +513,7 @@ static int node_empties(dk_state *st, const dike_sched *s, uint32_t n, const dik
 {
     const dk_slot *sl = st->slot + st->node_off[n];
     *gpus = 0;
-    st->spare = dike_sched_free_gpus(s, -1) - dike_sched_node_free(s, n);
+    set_spare(st, s, n);
     double x = bound_floor(qm / q->spec->num_gpus);
     for (uint32_t k = 0; k < st->node_n[n]; k++) {
         if (qm > sl[k].bound[st->lb] || x > slot_cap(st, &sl[k]) ||
@@ -909,8 +930,20 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
     }
     if (have < g)
         return 0;
-    memmove(st->pick, st->pick + first, (npick - first) * sizeof *st->pick);
-    return npick - first;
+    npick -= first;
+    memmove(st->pick, st->pick + first, npick * sizeof *st->pick);
+    /* Each node was judged with the free GPUs of the others counted as spare, but the gang takes
+     * those: judge them again on what its victims could restart on once it runs (version 1.0;
+     * in the grid about two chosen sets in a thousand fail this, and the gang then waits). */
+    st->gang_spare = gang_spare(st, s, npick);
+    st->gang_set = 1;
+    for (uint32_t i = 0; i < npick && npick; i++)
+        if (!node_empties(st, s, st->pick[i], q, need_s, qm, &vg)) {
+            st->refused++;
+            npick = 0;
+        }
+    st->gang_set = 0;
+    return npick;
 }
 
 /* Choose where q's gang will go if victims are taken: one node where the victims needed hold the
@@ -1048,6 +1081,10 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
     uint32_t npick = choose_nodes(st, s, q, need_s, size_s, qm), still = q->spec->num_gpus, vg, nv = 0;
     if (npick == 1 && still <= st->G)
         follow_chain(st, s, q, need_s, qm);
+    if (still > st->G) { /* the victims judged as wide_nodes judged them */
+        st->gang_spare = gang_spare(st, s, npick);
+        st->gang_set = 1;
+    }
     for (uint32_t i = 0; i < npick && still > 0; i++) {
         uint32_t n = st->pick[i], cap = dike_cluster_node_gpus(cl, n);
         uint32_t have = dike_sched_node_free(s, n), want = still < cap ? still : cap;
@@ -1069,6 +1106,7 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
         }
         still -= have < still ? have : still;
     }
+    st->gang_set = 0;
     for (uint32_t k = 0; k < nv; k++)
         st->taken[st->victims[k]->idx] = 0;
     if (npick == 0 || still > 0)

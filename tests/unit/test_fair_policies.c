@@ -484,6 +484,45 @@ static void test_dike_wide_one_state(void **st)
                                 {10130, 30130, 0}, {10130, 30130, 0}, {1000, 1100, 0}});
 }
 
+/* A wide gang's victims are judged on what they could restart on once the gang runs (version 1.0):
+ * the free GPUs of the other nodes the gang takes are not spare. Three nodes of 8 GPUs in one rack
+ * (24 GPUs), restore 30 s, no lease, rounds far apart, oracle, w = 1. Order: remaining GPU-time.
+ *   0:    A, B (8 GPUs, 1,000 s) and X (8 GPUs, 2,050 s) take the three nodes; W (24 GPUs,
+ *         5,000 s; 120,000 GPU-s) waits and cannot take anyone (its measure is above theirs).
+ *   10:   V (8 GPUs, 10,000 s; 80,000) waits (A's measure (0.9 x 990 - 30) x 8 = 6,888 < 80,000).
+ *   1000: A and B end. W (first in order, 24 GPUs) does not fit; V starts on one freed node, the
+ *         other stays free.
+ *   2000: Q (16 GPUs, 3,000 s; 48,000, first in order) needs two whole nodes. X (50 s left:
+ *         (0.9 x 50 - 30) x 8 = 120) cannot be taken; V (9,000 s left: (0.9 x 9,000 - 30) x 8 =
+ *         64,560 >= 48,000) can by size. V's N_avg since 10: 5 jobs for 990 s, 3 for 1,000 s:
+ *         7,950 / 1,990 = 3.99497. Q would take V's node and the free one, so once Q runs no GPU
+ *         is free outside them: the load is at capacity and V is judged at that N_avg,
+ *         T_ideal = 10,000 x 8 x 3.99497 / 24 = 13,316.6, slack = 10 + 13,316.6 - 2,000 - 9,000
+ *         - 30 = 2,296.6 < Q's 3,000 s, and left alone V is not late (2,326.6 >= -1): refused.
+ *         Q waits: 2050-5050 on X's node and the free one. V 1000-11,000, W 11,000-16,000.
+ *         (Judged with the free node's 8 GPUs counted as spare, as before 1.0, V took the least
+ *         N_avg it can end with, (7,950 + 9,030) / 11,020 = 1.54, T_ideal = 10,000, slack -1,020:
+ *         late even if left alone, so taken: Q 2000-5000, V resumed on X's node at 2050 and
+ *         ended at 2,050 + 30 + 9,000 = 11,080.)
+ *   w = 0: no guard: Q takes V at 2000 as above. */
+static void test_dike_wide_spare(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 8, "a"},  {0, 1000, 8, "b"},   {0, 2050, 8, "x"},
+                                  {0, 5000, 24, "w"}, {10, 10000, 8, "v"}, {2000, 3000, 16, "q"}};
+    const char *w1[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
+                        "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    sc_expect(jobs, 6, w1,
+              (const sc_want[]){{0, 1000, 0}, {0, 1000, 0}, {0, 2050, 0}, {11000, 16000, 0},
+                                {1000, 11000, 0}, {2050, 5050, 0}});
+    const char *w0[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
+                        "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 6, w0, &r), 0);
+    expect_job(&r, 4, 1000, 11080, 1);
+    expect_job(&r, 5, 2000, 5000, 0);
+    dike_results_free(&r);
+}
+
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
  * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
  * G = 16:
@@ -692,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
         cmocka_unit_test(test_dike_spare_slack),
         cmocka_unit_test(test_dike_wide_one_state),
+        cmocka_unit_test(test_dike_wide_spare),
         cmocka_unit_test(test_dike_guard_bounds),
         cmocka_unit_test(test_dike_guard_bounds_same),
     };
