@@ -900,19 +900,22 @@ static int node_allowed(const dike_cluster *cl, uint32_t n, const dike_job *q)
 }
 
 /* Whole nodes that can be emptied for @p q's gang wider than a node, in node order, all in one
- * rack if @p one_rack; into st->pick, returns how many (0: not enough). */
-static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s,
-                           double qm, double x, int one_rack)
+ * rack if @p one_rack, each judged with st->spare as set_spare gives it; into st->pick, returns
+ * how many (0: not enough). */
+static uint32_t wide_pick(dk_state *st, const dike_sched *s, const dike_job *q, double need_s,
+                          double qm, double x, int one_rack)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg, npick = 0, have = 0, rack = UINT32_MAX, first = 0;
-    uint64_t tfree = dike_sched_free_gpus(s, -1); /* a node holding all of them has none to spare */
+    uint64_t tfree = dike_sched_free_gpus(s, -1);
     const dike_maxtree *t = &st->bound[st->lb][0];
     double xm = bound_floor(qm); /* [0] holds victim measures */
     for (uint32_t n = (uint32_t)dike_maxtree_next(t, 0, xm); n < st->nodes && have < g;
          n = (uint32_t)dike_maxtree_next(t, n + 1, xm)) {
         uint32_t f = dike_sched_node_free(s, n);
-        if (!node_allowed(cl, n, q) || x > (tfree == f ? st->capmin_ns[n] : st->capmin[n]))
+        /* no GPUs to spare outside it: the caps of that case */
+        int none = st->gang_set ? st->gang_spare == 0 : tfree == f;
+        if (!node_allowed(cl, n, q) || x > (none ? st->capmin_ns[n] : st->capmin[n]))
             continue;
         if (!node_empties(st, s, n, q, need_s, qm, &vg)) {
             st->refused++;
@@ -930,20 +933,38 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
     }
     if (have < g)
         return 0;
-    npick -= first;
-    memmove(st->pick, st->pick + first, npick * sizeof *st->pick);
-    /* Each node was judged with the free GPUs of the others counted as spare, but the gang takes
-     * those: judge them again on what its victims could restart on once it runs (version 1.0;
-     * in the grid about two chosen sets in a thousand fail this, and the gang then waits). */
-    st->gang_spare = gang_spare(st, s, npick);
-    st->gang_set = 1;
-    for (uint32_t i = 0; i < npick && npick; i++)
-        if (!node_empties(st, s, st->pick[i], q, need_s, qm, &vg)) {
-            st->refused++;
-            npick = 0;
-        }
-    st->gang_set = 0;
-    return npick;
+    memmove(st->pick, st->pick + first, (npick - first) * sizeof *st->pick);
+    return npick - first;
+}
+
+/* Whole nodes that can be emptied for @p q's gang wider than a node, with its victims judged on
+ * what they could restart on once it runs (version 1.0): the free GPUs outside all of the nodes
+ * it takes (gang_spare), not outside each node alone, for the gang takes the free GPUs of its
+ * other nodes. Those nodes depend on that judgement, so the two are found together: the nodes
+ * are chosen with a spare S, and kept only if the free GPUs outside them are S. The first S is
+ * what the per-node judgement's nodes leave (or, if it found none, the least the gang can leave:
+ * the free GPUs beyond its width); the next, what the last choice leaves; at most
+ * DK_SPARE_TRIES choices, else the gang waits for this decision. */
+#define DK_SPARE_TRIES 3
+static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q, double need_s,
+                           double qm, double x, int one_rack)
+{
+    uint64_t g = q->spec->num_gpus, tfree = dike_sched_free_gpus(s, -1);
+    uint32_t npick = wide_pick(st, s, q, need_s, qm, x, one_rack);
+    uint64_t least = tfree > g ? tfree - g : 0, tried = UINT64_MAX;
+    for (int k = 0; k < DK_SPARE_TRIES; k++) {
+        uint64_t spare = npick ? gang_spare(st, s, npick) : least;
+        if (!npick && spare == tried)
+            return 0; /* the same judgement again */
+        tried = spare;
+        st->gang_spare = spare;
+        st->gang_set = 1;
+        npick = wide_pick(st, s, q, need_s, qm, x, one_rack);
+        st->gang_set = 0;
+        if (npick && gang_spare(st, s, npick) == spare)
+            return npick;
+    }
+    return 0;
 }
 
 /* Choose where q's gang will go if victims are taken: one node where the victims needed hold the

@@ -523,6 +523,40 @@ static void test_dike_wide_spare(void **st)
     dike_results_free(&r);
 }
 
+/* The other way round: a victim the per-node judgement refuses, found with the spare the gang
+ * leaves (version 1.0: the nodes and the spare are found together). Three nodes of 8 GPUs in one
+ * rack, restore 30 s, no lease, rounds far apart, oracle, w = 1.
+ *   0:    A (8 GPUs, 1,000 s), X (8 GPUs, 2,050 s) and V (8 GPUs, 10,000 s) take the three nodes;
+ *         W (24 GPUs, 5,000 s; 120,000 GPU-s, last in order) waits and cannot take anyone.
+ *   1000: A ends: its node stays free (W does not fit).
+ *   2000: Q (16 GPUs, d s) needs two whole nodes: the free one and V's (X, 50 s left, cannot be
+ *         taken; V, 8,000 s left, can by size for d <= (0.9 x 8,000 - 30) x 8 / 16 = 3,585).
+ *         V's N_avg since 0: 4 jobs for 1,000 s, 3 for 1,000 s: 3.5. Once Q runs no GPU is free
+ *         outside its nodes, so V is judged at that N_avg: T_ideal = 10,000 x 8 x 3.5 / 24 =
+ *         11,666.7, slack = 11,666.7 - 2,000 - 8,000 - 30 = 1,636.7.
+ *   d = 1,000 <= 1,636.7: V may be taken. Q 2000-3000; V resumes on X's node when X ends:
+ *         2,050 + 30 + 8,000 = 10,080; W 10,080-15,080.
+ *         (Judged per node, as before 1.0, the free node's 8 GPUs counted as spare: V took the
+ *         least N_avg it can end with, (7,000 + 8,030) / 10,030 = 1.50, T_ideal = 10,000, slack
+ *         -30 < 1,000 and not late if left alone (0 >= -1): refused, and Q waited for X.)
+ *   d = 2,000 > 1,636.7: refused. Q waits for X: 2050-4050 on X's node and the free one; V
+ *         0-10,000; W 10,000-15,000. */
+static void test_dike_wide_spare_found(void **st)
+{
+    static const sc_job fits[] = {{0, 1000, 8, "a"},  {0, 2050, 8, "x"},  {0, 10000, 8, "v"},
+                                  {0, 5000, 24, "w"}, {2000, 1000, 16, "q"}};
+    static const sc_job waits[] = {{0, 1000, 8, "a"},  {0, 2050, 8, "x"},  {0, 10000, 8, "v"},
+                                   {0, 5000, 24, "w"}, {2000, 2000, 16, "q"}};
+    const char *w1[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
+                        "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    sc_expect(fits, 5, w1,
+              (const sc_want[]){{0, 1000, 0}, {0, 2050, 0}, {0, 10080, 1}, {10080, 15080, 0},
+                                {2000, 3000, 0}});
+    sc_expect(waits, 5, w1,
+              (const sc_want[]){{0, 1000, 0}, {0, 2050, 0}, {0, 10000, 0}, {10000, 15000, 0},
+                                {2050, 4050, 0}});
+}
+
 /* Where the victims are. Two nodes of 8 GPUs (one rack). J0 and J1 (4 GPUs, 1000 s, a) share node
  * X (pack), J2 (8 GPUs, 400 s, b) has node Y; J3 (4 GPUs, 100 s, c) arrives at 100. N_avg = 3,
  * G = 16:
@@ -732,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_dike_spare_slack),
         cmocka_unit_test(test_dike_wide_one_state),
         cmocka_unit_test(test_dike_wide_spare),
+        cmocka_unit_test(test_dike_wide_spare_found),
         cmocka_unit_test(test_dike_guard_bounds),
         cmocka_unit_test(test_dike_guard_bounds_same),
     };
