@@ -950,6 +950,8 @@ static uint32_t wide_nodes(dk_state *st, const dike_sched *s, const dike_job *q,
                            double qm, double x, int one_rack)
 {
     uint64_t g = q->spec->num_gpus, tfree = dike_sched_free_gpus(s, -1);
+    if (dike_maxtree_next(&st->bound[st->lb][0], 0, bound_floor(qm)) >= st->nodes)
+        return 0; /* no node could be emptied for it, whatever the spare */
     uint32_t npick = wide_pick(st, s, q, need_s, qm, x, one_rack);
     uint64_t least = tfree > g ? tfree - g : 0, tried = UINT64_MAX;
     for (int k = 0; k < DK_SPARE_TRIES; k++) {
