@@ -152,6 +152,8 @@ static void test_drf(void **st)
  * no minimum lease, rounds only where said, default hysteresis 0.1 (a victim must have at least
  * 1 / 0.9 times the candidate's remaining work). */
 #define DK_BASE "scheduler.policy=dike", "scheduler.preemption_cost_s=0", "dike.min_lease_s=0"
+/* DK_BASE with a restore of 30 s and rounds far apart (decisions at events only) */
+#define DK_FAR30 DK_BASE, "scheduler.preemption_cost_s=30", "scheduler.round_s=100000"
 
 /* Smallest remaining GPU-time first, whole gangs, fill-in (hysteresis 1: nothing is ever small
  * enough to preempt). At 0: J0 (8 GPUs x 100 s = 800), J1 (4 x 300 = 1200), J2 (4 x 200 = 800),
@@ -439,14 +441,12 @@ static void test_dike_spare_slack(void **st)
                                   {0, 1000, 1, "b"},  {0, 1000, 1, "b"}, {1, 2199, 4, "d"},
                                   {1, 1000, 1, "c"},  {1, 1000, 1, "c"}, {1, 1000, 1, "c"},
                                   {1, 1000, 1, "c"},  {2000, 100, 8, "q"}};
-    const char *w1[] = {"cluster.nodes=2", DK_BASE, "scheduler.preemption_cost_s=30",
-                        "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    const char *w1[] = {"cluster.nodes=2", DK_FAR30, "dike.fairness_weight=1", NULL};
     sc_expect(jobs, 11, w1,
               (const sc_want[]){{0, 10000, 0}, {0, 1000, 0}, {0, 1000, 0}, {0, 1000, 0}, {0, 1000, 0},
                                 {1, 2200, 0}, {1, 1001, 0}, {1, 1001, 0}, {1, 1001, 0}, {1, 1001, 0},
                                 {2200, 2300, 0}});
-    const char *w0[] = {"cluster.nodes=2", DK_BASE, "scheduler.preemption_cost_s=30",
-                        "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
+    const char *w0[] = {"cluster.nodes=2", DK_FAR30, "dike.fairness_weight=0", NULL};
     dike_results r;
     assert_int_equal(sc_run(jobs, 11, w0, &r), 0);
     expect_job(&r, 0, 0, 10030, 1);
@@ -477,8 +477,7 @@ static void test_dike_wide_one_state(void **st)
     static const sc_job jobs[] = {{0, 1100, 8, "x"},  {0, 10000, 8, "v"}, {0, 10000, 8, "v"},
                                   {0, 20000, 8, "w"}, {0, 20000, 8, "w"}, {0, 20000, 8, "w"},
                                   {1000, 100, 16, "q"}};
-    const char *sets[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
-                          "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    const char *sets[] = {"cluster.nodes=3", DK_FAR30, "dike.fairness_weight=1", NULL};
     sc_expect(jobs, 7, sets,
               (const sc_want[]){{0, 1100, 0}, {0, 10130, 1}, {0, 10130, 1}, {1100, 21100, 0},
                                 {10130, 30130, 0}, {10130, 30130, 0}, {1000, 1100, 0}});
@@ -509,13 +508,11 @@ static void test_dike_wide_spare(void **st)
 {
     static const sc_job jobs[] = {{0, 1000, 8, "a"},  {0, 1000, 8, "b"},   {0, 2050, 8, "x"},
                                   {0, 5000, 24, "w"}, {10, 10000, 8, "v"}, {2000, 3000, 16, "q"}};
-    const char *w1[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
-                        "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    const char *w1[] = {"cluster.nodes=3", DK_FAR30, "dike.fairness_weight=1", NULL};
     sc_expect(jobs, 6, w1,
               (const sc_want[]){{0, 1000, 0}, {0, 1000, 0}, {0, 2050, 0}, {11000, 16000, 0},
                                 {1000, 11000, 0}, {2050, 5050, 0}});
-    const char *w0[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
-                        "scheduler.round_s=100000", "dike.fairness_weight=0", NULL};
+    const char *w0[] = {"cluster.nodes=3", DK_FAR30, "dike.fairness_weight=0", NULL};
     dike_results r;
     assert_int_equal(sc_run(jobs, 6, w0, &r), 0);
     expect_job(&r, 4, 1000, 11080, 1);
@@ -547,8 +544,7 @@ static void test_dike_wide_spare_found(void **st)
                                   {0, 5000, 24, "w"}, {2000, 1000, 16, "q"}};
     static const sc_job waits[] = {{0, 1000, 8, "a"},  {0, 2050, 8, "x"},  {0, 10000, 8, "v"},
                                    {0, 5000, 24, "w"}, {2000, 2000, 16, "q"}};
-    const char *w1[] = {"cluster.nodes=3", DK_BASE, "scheduler.preemption_cost_s=30",
-                        "scheduler.round_s=100000", "dike.fairness_weight=1", NULL};
+    const char *w1[] = {"cluster.nodes=3", DK_FAR30, "dike.fairness_weight=1", NULL};
     sc_expect(fits, 5, w1,
               (const sc_want[]){{0, 1000, 0}, {0, 2050, 0}, {0, 10080, 1}, {10080, 15080, 0},
                                 {2000, 3000, 0}});
