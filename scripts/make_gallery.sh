@@ -217,7 +217,7 @@ comma() { echo "$*" | sed 's/ /, /g'; }
         echo "\`pack\` spreads their gangs when no node has room. Without that rule Dike's average JCT on"
         echo "TitanSched Philly at load 1, 512 GPUs, is 10.49 h instead of 7.13 h; given the same rule (a"
         echo "development switch, not shipped) Themis gets 9.22 h and SJF 10.50 h there, still behind Dike"
-        echo "(docs/dike.md, version 0.3: where the gain comes from)."
+        echo "(docs/dike-history.md, version 0.3: where the gain comes from)."
         echo
     fi
     echo "**The default week.** \`$CONFIG\` run once with each policy that \`dike-emu list-policies\`"

@@ -1,5 +1,6 @@
 /* dike: fairness and efficiency together (reconstruction of the ICASSP 2025 Dike policy; docs/dike.md
- * says what is reconstructed and what is this project's choice, and what was tried and dropped).
+ * says what is reconstructed and what is this project's choice; docs/dike-history.md, what was
+ * tried and dropped).
  *
  * Efficiency. Queued jobs are ordered by remaining GPU-time, estimated remaining work (a resumed
  * job's restore cost included) x GPUs: Smith's rule with GPUs as the resource, the order that keeps
@@ -172,7 +173,7 @@ typedef struct dk_state {
  * estimates' typical error. Under oracle the error is 0 and the margin 1 (the test is unchanged).
  * Under `none` there is no per-job estimate to be wrong: the estimate is the tenant's mean, its
  * "error" is the spread of the tenant's durations, and a margin from it blocks nearly every swap
- * (measured, docs/dike.md); the margin stays 1 there. */
+ * (measured, docs/dike-history.md); the margin stays 1 there. */
 static void learn_error(dk_state *st, const dike_sched *s, const dike_job *j)
 {
     double est = st->est_start[j->idx]; /* what the scheduler believed when it acted */
@@ -208,7 +209,8 @@ static double restore_s(const dk_state *st, const dike_job *j)
 /* T_ideal_est, s, of job @p j when the scheduler expects it to need @p total_us of reference work,
  * with the job's share of the cluster so far (N_avg since its submission). The length is the one
  * its remaining time is judged by (revised once outlived), so a job that ran past its first
- * estimate is not taken for one that is past its fair finish time (docs/dike.md, version 0.6). */
+ * estimate is not taken for one that is past its fair finish time (docs/dike-history.md,
+ * version 0.6). */
 static double ideal_s(const dike_sched *s, const dike_job *j, double total_us)
 {
     return dike_ideal_est_s(s, j, total_us, dike_sched_navg(s, j));
@@ -1049,10 +1051,11 @@ static void candidate(dk_state *st, const dike_sched *s, const dike_job *q, doub
  * decision step, and its victim may do the same. Such a chain of swaps at one instant ends with
  * the same jobs running as if q had taken the last victim's GPUs, but every job in its middle
  * pays a restore and is moved (measured: 61 % of the preemptions at w = 0, 48 % at w = 0.5, on
- * the full TitanSched trace at load 1 on 512 GPUs were links of chains; docs/dike.md). So before
- * it preempts, q follows the chain: while q needs exactly one victim v on its node, and v, as a
- * candidate with its own need and slack, would take a job u on another node, and u is also the
- * first job q would take there and frees enough GPUs for q, q goes there instead (st->pick[0]).
+ * the full TitanSched trace at load 1 on 512 GPUs were links of chains; docs/dike-history.md).
+ * So before it preempts, q follows the chain: while q needs exactly one victim v on its node,
+ * and v, as a candidate with its own need and slack, would take a job u on another node, and u
+ * is also the first job q would take there and frees enough GPUs for q, q goes there instead
+ * (st->pick[0]).
  * Each step's u is larger in GPU-time than its v (v's size test; equal at most with no hysteresis
  * and no restore cost, so the walk is also bounded by the number of nodes). Gangs wider than a
  * node are not followed. */
@@ -1094,8 +1097,8 @@ static void follow_chain(dk_state *st, const dike_sched *s, const dike_job *q, d
  * counted as spare, which tightens the guard of the victims still to come (slack_s), so a node
  * chosen as one that empties might not, the gang did not start, and its victims were taken for
  * nothing (then restarted by fill-in, and taken again at the next decision: one job 7,814 times,
- * docs/dike.md, version 0.9). A victim with slices on several chosen nodes is taken once, and its
- * GPUs there count for each of them. */
+ * docs/dike-history.md, version 0.9). A victim with slices on several chosen nodes is taken
+ * once, and its GPUs there count for each of them. */
 static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 {
     const dike_cluster *cl = dike_sched_cluster(s);
