@@ -11,7 +11,10 @@ duration knowledge (--modes adds `none` or picks one; two processes at a time; a
 mode: whether a baseline dominates Dike at w = 0.5 (lower average JCT, lower unfair fraction and
 higher Jain's index at once), whether the knob is monotone (unfair fraction at w = 1 no higher
 than at w = 0, average JCT at w = 0 no higher than at w = 1), and Dike's numbers against the best
-baseline of each metric. Runs already in --out are reused.
+baseline of each metric. Where the knob fails, the line ends with the side and the margin (w = 0
+slower by so many percent of w = 1's average JCT; w = 1's unfair fraction higher by so much), and
+the last line tallies the failures by side, so that near ties can be told from real failures.
+Runs already in --out are reused.
 
 --sample N replaces the seven points with N drawn at random (seeded by --seed): one of the four
 multi-tenant traces of the grid (or two ElasticFlow clusters merged), a random window of its jobs
@@ -161,6 +164,42 @@ def knob_monotone(d0, d1):
     return d1[1] <= d0[1] and d0[0] <= d1[0]
 
 
+def knob_failure(d0, d1):
+    """Why the knob check fails for (avg JCT, unfair fraction, ...) at w = 0 and w = 1, and by how
+    much: (JCT margin in percent of w = 1's average JCT or None, unfair margin or None). Both None
+    when the check passes."""
+    jct = 100 * (d0[0] / d1[0] - 1) if d0[0] > d1[0] else None
+    unf = d1[1] - d0[1] if d1[1] > d0[1] else None
+    return jct, unf
+
+
+def knob_note(d0, d1):
+    """The failure's side and margin, for a report line ('' when the knob holds)."""
+    jct, unf = knob_failure(d0, d1)
+    parts = []
+    if jct is not None:
+        parts.append("JCT side: w=0 slower by %.3f%%" % jct)
+    if unf is not None:
+        parts.append("unfair side: w=1 higher by %.4f" % unf)
+    return " | knob: " + "; ".join(parts) if parts else ""
+
+
+def knob_tally(pairs):
+    """The knob's failures over @p pairs of (w = 0, w = 1) summaries: how many fail on the JCT side,
+    their median and largest margin in percent, how many on the unfair side, and their largest
+    margin (a point can fail on both sides)."""
+    jct = [j for j, _ in (knob_failure(a, b) for a, b in pairs) if j is not None]
+    unf = [u for _, u in (knob_failure(a, b) for a, b in pairs) if u is not None]
+    return (len(jct), statistics.median(jct) if jct else 0.0, max(jct, default=0.0),
+            len(unf), max(unf, default=0.0))
+
+
+def tally_text(pairs):
+    n, med, top, nu, topu = knob_tally(pairs)
+    return ("knob failures: %d on the JCT side (median %.3f%%, largest %.3f%%), %d on the unfair side "
+            "(largest +%.4f)" % (n, med, top, nu, topu))
+
+
 def against(pairs):
     """Dike's change from an older build's runs to this build's on the same points: @p pairs is a
     list of (old, new) summaries (avg JCT, unfair fraction, ...). Returns the median, lowest and
@@ -253,20 +292,24 @@ def main():
 
     if a.knob_only:
         fails = {k: 0 for k in modes}
+        pairs = []
         for c in pts:
             for k in modes:
                 d0, d1 = (summary(c, name("dike", k, w)) for w in ("0", "1"))
                 mono = knob_monotone(d0, d1)
                 fails[k] += not mono
+                pairs.append((d0, d1))
                 print("%-42s %-6s knob monotone: %-3s | w=0: %.1f s, unfair %.4f, %.2f preemptions/job; "
-                      "w=1: %.1f s, unfair %.4f, %.2f preemptions/job" %
-                      (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3]))
-        print("%d points: knob not monotone: %s" % (len(pts), ", ".join("%s %d" % kv for kv in fails.items())))
+                      "w=1: %.1f s, unfair %.4f, %.2f preemptions/job%s" %
+                      (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3], knob_note(d0, d1)))
+        print("%d points: knob not monotone: %s; %s" % (len(pts), ", ".join("%s %d" % kv for kv in fails.items()),
+                                                       tally_text(pairs)))
         compare_with(a, pts, ("0", "1"), summary, modes)
         return 0
 
     bad = 0
     fails = {"dominated": 0, "knob": 0, "over 2 preemptions/job": 0}
+    pairs = []
     for c in pts:
         for k in modes:
             base = {p: summary(c, name(p, k if p in ("sjf", "srtf", "themis") else "oracle", None))
@@ -281,11 +324,14 @@ def main():
             fails["dominated"] += bool(dom)
             fails["knob"] += not mono
             fails["over 2 preemptions/job"] += dk[3] > 2
+            pairs.append((d["0"], d["1"]))
             print("%-26s %-6s dominated by: %-8s knob monotone: %-3s | dike w=0.5: avg JCT %.2f h (%+.0f%% vs %s), "
-                  "unfair %.4f (best baseline %.4f, %s), %.2f preemptions/job | w=0: %.2f h, %.4f; w=1: %.2f h, %.4f" %
+                  "unfair %.4f (best baseline %.4f, %s), %.2f preemptions/job | w=0: %.2f h, %.4f; w=1: %.2f h, %.4f%s" %
                   (c, k, ",".join(dom) or "none", "yes" if mono else "NO", dk[0] / 3600, 100 * (dk[0] / base[bj][0] - 1),
-                   bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600, d["0"][1], d["1"][0] / 3600, d["1"][1]))
-    print("%d points x %d modes: %s" % (len(pts), len(modes), ", ".join("%s %d" % kv for kv in fails.items())))
+                   bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600, d["0"][1], d["1"][0] / 3600, d["1"][1],
+                   knob_note(d["0"], d["1"])))
+    print("%d points x %d modes: %s; %s" % (len(pts), len(modes), ", ".join("%s %d" % kv for kv in fails.items()),
+                                           tally_text(pairs)))
     compare_with(a, pts, ("0", "0.5", "1"), summary, modes)
     return 0
 

@@ -128,6 +128,30 @@ check(held_out.knob_monotone((100.0, 0.05), (110.0, 0.01)), "knob: w = 0 faster 
 check(held_out.knob_monotone((100.0, 0.01), (100.0, 0.01)), "knob: equal values pass")
 check(not held_out.knob_monotone((101.0, 0.05), (100.0, 0.01)), "knob: w = 0 slower fails (the JCT side)")
 check(not held_out.knob_monotone((100.0, 0.01), (110.0, 0.02)), "knob: w = 1 less fair fails (the unfair side)")
+# the side and margin of a failure: w = 0 at 101 s against 100 s is 1 % slower; w = 1 at 0.02
+# against 0.01 is 0.01 less fair; 102 s / 100 s and 0.03 - 0.01 fail both sides, by 2 % and 0.02
+def near(x, y):
+    return x is None and y is None or x is not None and y is not None and abs(x - y) < 1e-9
+
+
+def near_all(xs, ys):
+    return all(near(x, y) for x, y in zip(xs, ys))
+
+
+check(near_all(held_out.knob_failure((101.0, 0.05), (100.0, 0.01)), (1.0, None)), "knob side: JCT, by 1 %")
+check(near_all(held_out.knob_failure((100.0, 0.01), (110.0, 0.02)), (None, 0.01)), "knob side: unfair, by 0.01")
+check(near_all(held_out.knob_failure((102.0, 0.01), (100.0, 0.03)), (2.0, 0.02)), "knob side: both, 2 % and 0.02")
+check(held_out.knob_failure((100.0, 0.05), (110.0, 0.01)) == (None, None)
+      and held_out.knob_note((100.0, 0.05), (110.0, 0.01)) == "", "knob holds: no side, no note")
+check(held_out.knob_note((102.0, 0.01), (100.0, 0.03)) ==
+      " | knob: JCT side: w=0 slower by 2.000%; unfair side: w=1 higher by 0.0200", "knob note names both sides")
+# five pairs: JCT margins 1, 2 and 0.5 % (median 1, largest 2), unfair margins 0.01 and 0.02; one passes
+tl = held_out.knob_tally([((101.0, 0.05), (100.0, 0.01)), ((100.0, 0.01), (110.0, 0.02)),
+                          ((102.0, 0.01), (100.0, 0.03)), ((100.5, 0.0), (100.0, 0.0)),
+                          ((100.0, 0.05), (110.0, 0.01))])
+check(tl[0] == 3 and tl[3] == 2 and near_all(tl[1:3] + tl[4:], (1.0, 2.0, 0.02)),
+      "knob tally: 3 on the JCT side (median 1 %, largest 2 %), 2 on the unfair side (largest 0.02)")
+check(held_out.knob_tally([]) == (0, 0.0, 0.0, 0, 0.0), "knob tally of nothing: zeros")
 nr = list(held_out.noise_runs(few, 3))
 check(len(nr) == 3 * 3 * 2 and {(p, k) for _, p, k, _, _ in nr} == {("dike", "noisy")}
       and {rs for *_, rs in nr} == {1, 2, 3}, "--noise-seeds 3: Dike noisy at w = 0 and 1, run seeds 1-3, 6 runs a point")
