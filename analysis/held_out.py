@@ -188,8 +188,9 @@ def knob_tally(pairs):
     """The knob's failures over @p pairs of (w = 0, w = 1) summaries: how many fail on the JCT side,
     their median and largest margin in percent, how many on the unfair side, and their largest
     margin (a point can fail on both sides)."""
-    jct = [j for j, _ in (knob_failure(a, b) for a, b in pairs) if j is not None]
-    unf = [u for _, u in (knob_failure(a, b) for a, b in pairs) if u is not None]
+    f = [knob_failure(a, b) for a, b in pairs]
+    jct = [j for j, _ in f if j is not None]
+    unf = [u for _, u in f if u is not None]
     return (len(jct), statistics.median(jct) if jct else 0.0, max(jct, default=0.0),
             len(unf), max(unf, default=0.0))
 
