@@ -161,7 +161,7 @@ def systematic(diffs):
 def knob_monotone(d0, d1):
     """The issue's knob check from (avg JCT, unfair fraction, ...) at w = 0 and w = 1: w = 1 no less
     fair, w = 0 no slower."""
-    return d1[1] <= d0[1] and d0[0] <= d1[0]
+    return knob_failure(d0, d1) == (None, None)
 
 
 def knob_failure(d0, d1):
