@@ -64,6 +64,7 @@
 #include "policy/tenantwatch.h"
 #include "policy/policy.h"
 #include "policy/rho.h"
+#include "policy/runkeys.h"
 
 /** A running job's share of one node. */
 typedef struct dk_slot {
@@ -77,6 +78,8 @@ typedef struct dk_slot {
     double cap[2];   /**< its guard cap (guard_cap; +inf: none) when they were computed: [0] with
                           GPUs to spare or not, [1] while the cluster has fewer free GPUs outside
                           the node than the job holds (st->spare; slack_s) */
+    double rem;      /**< the job's estimated remaining work (run_rem_s, us) that bound[] was
+                          computed with (node_bounds; est_refresh under `none`) */
 } dk_slot;
 
 typedef struct dk_state {
@@ -160,6 +163,15 @@ typedef struct dk_state {
     int8_t *inlist;     /**< per job: 1 while in its tenant's list */
     dike_job **jobp;    /**< per job index: the job (set when it joins a list) */
     dike_tenantwatch watch; /**< the tenants whose estimates moved since the last refresh */
+    /* Under `none` in the predicting mode, per tenant, its running jobs by the range of the
+     * tenant's estimate within which their nodes' bounds hold (slot_range): est_refresh then
+     * revisits only the jobs whose range the new estimate leaves. */
+    int keyed;
+    dike_runkeys rk;
+    uint32_t **fresh;     /**< per tenant: running jobs whose nodes' bounds were recomputed since
+                               their range was taken (node_bounds; each once: infresh) */
+    uint32_t *nfresh, *fresh_cap;
+    uint8_t *infresh;     /**< per job */
 } dk_state;
 
 /* ---- what the scheduler estimates ---- */
@@ -280,6 +292,8 @@ static void list_del(dk_state *st, const dike_job *j)
 {
     if (!st->inlist[j->idx])
         return;
+    if (st->keyed)
+        dike_runkeys_remove(&st->rk, j->idx, j->spec->tenant);
     dike_idlist_unlink(&st->lhead[j->spec->tenant], st->lnext, st->lprev, (int32_t)j->idx);
     st->inlist[j->idx] = 0;
 }
@@ -355,7 +369,7 @@ static void node_add(dk_state *st, dike_job *j)
         uint32_t n = j->slices[i].node;
         st->slot[st->node_off[n] + st->node_n[n]++] =
             (dk_slot){j, j->slices[i].gpus, j->spec->num_gpus, {INFINITY, INFINITY},
-                      {INFINITY, INFINITY}};
+                      {INFINITY, INFINITY}, 0};
         mark_dirty(st, n);
     }
 }
@@ -741,6 +755,46 @@ static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int bu
     }
 }
 
+/* The estimate E a running job's estimate is judged by under `none` (est_remaining_running):
+ * its tenant's, at least the floor. */
+static double floored_est(const dike_sched *s, const dike_job *v)
+{
+    double e = dike_sched_est_duration(s, v);
+    return e >= DIKE_EST_REMAINING_FLOOR_US ? e : DIKE_EST_REMAINING_FLOOR_US;
+}
+
+/* Under `none`: the range (lo, hi) of its tenant's estimate E (floored_est) within which running
+ * job @p v's slot on a node, computed with @p rem_us left and the node's bounds to be recomputed
+ * at @p exp (INT64_MAX: never), is still what measure_rose accepts: v's measure no higher than
+ * then, and the time its estimate runs out not before exp. v's estimated end is the first of
+ * E, 2E, 4E, ... above its work done d (est_gap_running): E x 2^k.
+ * - hi: with the same k, the measure rises once E x 2^k - d > rem_us, i.e. E > (rem_us + d) /
+ *   2^k. A larger E can only lower k, which lowers the end, and d only grows: so below hi it does
+ *   not rise.
+ * - lo: it runs out at base + (E x 2^k - d) / rate (est_gap_at), not before exp as long as
+ *   E x 2^k >= d(exp + 1), the work it will have done by then; k cannot grow before then either
+ *   (E x 2^k > d(t) for every t < exp). Above lo neither happens.
+ * A job started at this instant or without progress is revisited at every move (hi = -inf). */
+static void slot_range(const dike_sched *s, const dike_job *v, double rem_us, dike_time exp,
+                       double *hi, double *lo)
+{
+    dike_time now = dike_sched_now(s);
+    *hi = -INFINITY;
+    *lo = INFINITY;
+    if (v->run_start == now || !(v->rate > 0))
+        return;
+    double e = floored_est(s, v), d = dike_sched_done_work(s, v), p = e;
+    while (p <= d)
+        p *= 2;
+    double mult = p / e; /* 2^k, exactly */
+    *hi = (rem_us + d) / mult;
+    if (exp == INT64_MAX)
+        return;
+    dike_time base = v->progress_start > now ? v->progress_start : now;
+    double ahead = (double)(exp + 1 - base);
+    *lo = (d + (ahead > 0 ? v->rate * ahead : 0)) / mult;
+}
+
 /* Node @p n's bounds (both sets; the second only while there is a lease) and expiry; @p build:
  * leave the trees' inner nodes for dike_maxtree_build. */
 static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build)
@@ -760,6 +814,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
             e = now + 1; /* a job started at this instant may not be taken: from the next one on */
         } else {
             double rem_us = dike_sched_est_remaining_running(s, v);
+            sl[k].rem = rem_us;
             all[k] = vict_measure(st, v, positive_s(rem_us)); /* run_rem_s */
             dike_time gu = INT64_MAX;
             if (st->guarded)
@@ -792,6 +847,18 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
     st->capmin[n] = cm;
     st->capmin_ns[n] = cmn;
     st->capmax_ns[n] = cxn;
+    for (uint32_t k = 0; st->keyed && k < m; k++) { /* their ranges are taken at the next move */
+        const dike_job *v = sl[k].job;
+        if (st->infresh[v->idx])
+            continue;
+        uint32_t t = v->spec->tenant;
+        if (st->nfresh[t] == st->fresh_cap[t]) {
+            st->fresh_cap[t] = st->fresh_cap[t] ? 2 * st->fresh_cap[t] : 16;
+            st->fresh[t] = dike_xrealloc(st->fresh[t], st->fresh_cap[t] * sizeof *st->fresh[t]);
+        }
+        st->fresh[t][st->nfresh[t]++] = v->idx;
+        st->infresh[v->idx] = 1;
+    }
     node_bound_set(st, s, n, build, meas, cap, st->bound[0]);
     if (st->lease_us > 0)
         node_bound_set(st, s, n, build, all, cap, st->bound[1]);
@@ -809,6 +876,13 @@ static size_t first_after(const dike_workload *wl, dike_time t, int at)
             hi = mid;
     }
     return lo;
+}
+
+static int keyed_off; /* dike_dike_keyed_refresh(0) */
+
+void dike_dike_keyed_refresh(int on)
+{
+    keyed_off = !on;
 }
 
 static int guard_always; /* dike_dike_guard_bounds_always */
@@ -1151,6 +1225,8 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 /* Could running job @p v's new estimate leave a bound of its nodes too low: is its victim measure
  * above the one its slots' bounds were computed from, or does its estimate run out (and double)
  * before the node's expiry? If not, every bound of its nodes is still an upper bound. */
+#define DK_RANGE_TOL 1e-9 /* a range is taken as left a little early: rounding */
+
 static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job *v)
 {
     dike_time now = dike_sched_now(s);
@@ -1180,16 +1256,79 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
  * done, those that never ran by one shared judged length, which with the probe rarely changes).
  * The keys are those a re-key of the whole queue would give, and every
  * node bound stays an upper bound, so the decisions are the same; the work per completion is
- * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). */
+ * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). In the
+ * predicting mode (st->keyed) not even all of those: only the running jobs whose range of the
+ * estimate (slot_range) the new estimate left, the tops of two heaps per tenant (runkeys.h);
+ * every other job's measure_rose would find nothing (docs/performance.md, 2026-12-04). */
+static void mark_job_dirty(dk_state *st, const dike_job *v)
+{
+    for (uint32_t k = 0; k < st->nnodes[v->idx]; k++)
+        mark_dirty(st, v->slices[k].node);
+}
+
+/* Job @p v of tenant @p t, whose range (slot_range) estimate @p e left: its nodes' bounds are
+ * recomputed if its measure rose (measure_rose), else its range is taken again from now, over all
+ * of its nodes whose bounds are not due anyway. A range that still does not hold e (rounding) gets
+ * the nodes recomputed too: that is always safe. */
+static void recheck(dk_state *st, const dike_sched *s, const dike_job *v, uint32_t t, double e)
+{
+    if (!measure_rose(st, s, v)) {
+        double hi = INFINITY, lo = -INFINITY, h, l;
+        for (uint32_t k = 0; k < st->nnodes[v->idx]; k++) {
+            uint32_t n = v->slices[k].node;
+            if (st->dirty[n])
+                continue;
+            const dk_slot *sl = st->slot + st->node_off[n];
+            for (uint32_t i = 0; i < st->node_n[n]; i++)
+                if (sl[i].job == v) {
+                    double x = -dike_maxtree_get(&st->expiry, n);
+                    slot_range(s, v, sl[i].rem, x < 9e18 ? (dike_time)x : INT64_MAX, &h, &l);
+                    hi = h < hi ? h : hi;
+                    lo = l > lo ? l : lo;
+                }
+        }
+        if (hi > e * (1 + DK_RANGE_TOL) && lo < e * (1 - DK_RANGE_TOL)) {
+            dike_runkeys_set(&st->rk, v->idx, t, hi, lo);
+            return;
+        }
+    }
+    mark_job_dirty(st, v);
+    dike_runkeys_remove(&st->rk, v->idx, t); /* back with its nodes' new bounds */
+}
+
 static void est_refresh(dk_state *st, const dike_sched *s)
 {
     dike_job **jobs = st->jobp;
     uint32_t n = dike_tenantwatch_moved(&st->watch, s);
-    for (uint32_t m = 0; m < n; m++)
-        for (int32_t i = st->lhead[st->watch.moved[m]]; i >= 0; i = st->lnext[i])
+    for (uint32_t m = 0; m < n; m++) {
+        uint32_t t = st->watch.moved[m];
+        if (st->keyed) {
+            /* the jobs whose nodes' bounds were recomputed since their range was taken: their
+             * old range does not describe the new bounds; then those whose range e left */
+            double e = -1;
+            for (uint32_t f = 0; f < st->nfresh[t]; f++) {
+                const dike_job *v = jobs[st->fresh[t][f]];
+                st->infresh[v->idx] = 0;
+                if (!st->inlist[v->idx])
+                    continue; /* it stopped since */
+                if (e < 0)
+                    e = floored_est(s, v);
+                recheck(st, s, v, t, e);
+            }
+            st->nfresh[t] = 0;
+            uint32_t j = dike_runkeys_any(&st->rk, t);
+            if (j == UINT32_MAX)
+                continue;
+            if (e < 0)
+                e = floored_est(s, jobs[j]);
+            while ((j = dike_runkeys_out(&st->rk, t, e, DK_RANGE_TOL)) != UINT32_MAX)
+                recheck(st, s, jobs[j], t, e);
+            continue;
+        }
+        for (int32_t i = st->lhead[t]; i >= 0; i = st->lnext[i])
             if (measure_rose(st, s, jobs[i]))
-                for (uint32_t k = 0; k < st->nnodes[i]; k++)
-                    mark_dirty(st, jobs[i]->slices[k].node);
+                mark_job_dirty(st, jobs[i]);
+    }
     if (n)
         dike_tenantq_refresh_moved(&st->queued, s, st->watch.moved, n);
 }
@@ -1295,6 +1434,19 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     st->inlist = dike_xcalloc(njobs ? njobs : 1, 1);
     dike_tenantwatch_init(&st->watch, st->ntenants);
     st->jobp = dike_xcalloc(njobs ? njobs : 1, sizeof *st->jobp);
+    st->keyed = st->knowledge == DIKE_DURATION_NONE && !dike_sched_emulating(s) && !keyed_off;
+    if (st->keyed) {
+        const dike_workload *wl = dike_sched_workload(s);
+        uint32_t *tenant_of = dike_xcalloc(njobs ? njobs : 1, sizeof *tenant_of);
+        for (size_t j = 0; j < njobs; j++)
+            tenant_of[j] = wl->jobs[j].tenant;
+        dike_runkeys_init(&st->rk, njobs, st->ntenants, tenant_of);
+        free(tenant_of);
+        st->fresh = dike_xcalloc(st->ntenants ? st->ntenants : 1, sizeof *st->fresh);
+        st->nfresh = dike_xcalloc(st->ntenants ? st->ntenants : 1, sizeof *st->nfresh);
+        st->fresh_cap = dike_xcalloc(st->ntenants ? st->ntenants : 1, sizeof *st->fresh_cap);
+        st->infresh = dike_xcalloc(njobs ? njobs : 1, 1);
+    }
     dike_tenantq_init(&st->queued, njobs, st->ntenants, q_key, q_shared, st);
     dike_tenantq_set_scaled(&st->queued, q_unit);
     dike_tenantq_set_stable(&st->queued, q_stable, q_level);
@@ -1393,6 +1545,15 @@ static void dk_free(void *state)
     free(st->lprev);
     free(st->inlist);
     dike_tenantwatch_free(&st->watch);
+    if (st->keyed) {
+        dike_runkeys_free(&st->rk);
+        for (uint32_t t = 0; t < st->ntenants; t++)
+            free(st->fresh[t]);
+        free(st->fresh);
+        free(st->nfresh);
+        free(st->fresh_cap);
+        free(st->infresh);
+    }
     free(st->jobp);
     free(st);
 }

@@ -25,4 +25,10 @@ DIKE_POLICY_LIST(DIKE_POLICY_EXTERN)
  *  (where they apply), 0 = only once its walks have proved costly (the default). The schedule is
  *  the same either way; the tests check that the caps never hide a victim. */
 void dike_dike_guard_bounds_always(int on);
+/** Tests: 0 = under `none` Dike revisits every running job of a tenant whose estimate moved, as
+ *  before the ranges of est_refresh; 1 = only those whose range the estimate left (the default).
+ *  The schedule is the same either way. */
+void dike_dike_keyed_refresh(int on);
+/** Tests: the same switch for srtf's bounds under `none` (bounds_renew). */
+void dike_srtf_keyed_refresh(int on);
 #endif

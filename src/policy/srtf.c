@@ -29,7 +29,9 @@
  * running job, a bound of its estimated time left instead (est_bound): its estimated remaining
  * work falls at its rate until its estimate is outlived and doubles, or its tenant's estimate
  * changes (under none), and the bound is renewed at those moments (an expiry tree, and the
- * tenant's running list). The search walks the treap latest bound first, stops where the bound
+ * tenant's running list; in the predicting mode only those of the tenant's running jobs whose
+ * range of the estimate, within which a renewal changes nothing, the new estimate left:
+ * range_holds, runkeys.h). The search walks the treap latest bound first, stops where the bound
  * falls to the head's need, and stops earlier once the jobs whose estimates are above every
  * bound left hold enough GPUs: those are the victims a full sort would take. (Until 2026-12-03
  * every running job of the type was estimated at every blocked decision.) And under none
@@ -45,6 +47,7 @@
 #include "policy/idlist.h"
 #include "policy/maxtree.h"
 #include "policy/policy.h"
+#include "policy/runkeys.h"
 #include "policy/tenantq.h"
 #include "policy/tenantwatch.h"
 
@@ -71,12 +74,26 @@ typedef struct srtf_state {
     dike_tenantwatch watch; /**< tenants whose estimates moved since their bounds were renewed */
     dike_ranked *unsure;  /**< scratch: candidates not yet known to be among the largest */
     size_t unsure_cap;
+    /* Under `none` in the predicting mode: per tenant, its running jobs by the range of the
+     * tenant's estimate within which their bound and expiry stay as they are (range_set), so
+     * bounds_renew visits only the jobs whose range the estimate left. */
+    int keyed;
+    dike_runkeys rk;
+    uint32_t *later;      /**< scratch: jobs renewed whose range does not hold the estimate yet */
+    size_t later_cap;
 } srtf_state;
 
 static double queued_key(void *ctx, const dike_sched *s, const dike_job *j);
 static int queued_shared(void *ctx, const dike_sched *s, const dike_job *j);
 static double queued_stable(void *ctx, const dike_sched *s, const dike_job *j);
 static double queued_level(void *ctx, const dike_sched *s, const dike_job *j);
+
+static int srtf_keyed_off; /* dike_srtf_keyed_refresh(0) */
+
+void dike_srtf_keyed_refresh(int on)
+{
+    srtf_keyed_off = !on;
+}
 
 static int srtf_init(dike_sched *s, void **state, dike_err *e)
 {
@@ -99,6 +116,15 @@ static int srtf_init(dike_sched *s, void **state, dike_err *e)
         st->rprev = dike_xcalloc(n, sizeof *st->rprev);
         st->jobp = dike_xcalloc(n, sizeof *st->jobp);
         dike_tenantwatch_init(&st->watch, w->ntenants);
+    }
+    st->keyed = dike_sched_duration_knowledge(s) == DIKE_DURATION_NONE &&
+                !dike_sched_emulating(s) && !srtf_keyed_off;
+    if (st->keyed) {
+        uint32_t *tenant_of = dike_xcalloc(w->njobs ? w->njobs : 1, sizeof *tenant_of);
+        for (size_t j = 0; j < w->njobs; j++)
+            tenant_of[j] = w->jobs[j].tenant;
+        dike_runkeys_init(&st->rk, w->njobs, w->ntenants, tenant_of);
+        free(tenant_of);
     }
     *state = st;
     return 0;
@@ -184,6 +210,55 @@ static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
     dike_maxtree_set(&st->expiry, r->idx, exp);
 }
 
+static void *grow(void *p, size_t *cap, size_t n, size_t size);
+
+/* Under `none`: the range (lo, hi) of its tenant's estimate E within which renewing running job
+ * @p r's bound (est_bound with renew 2) changes nothing, from its bound K and expiry U now. Its
+ * estimated remaining work is gap = E x 2^k - d (d its work done; est_gap_running).
+ * - hi: the renewed bound is base + ceil(gap / min(rate, 1)) + floor + 2; base + gap / min(rate,
+ *   1) does not grow with time (d grows at the rate), and a larger E only lowers k. So it stays at
+ *   most K while E x 2^k <= d + min(rate, 1) x (K - base - floor - 2).
+ * - lo: the estimate runs out at base + floor((E x 2^k - d) / rate) (est_gap_at), not before U
+ *   while E x 2^k >= d + rate x (U - base + 1), the work it will have done by then; nor can k grow
+ *   before U. Then the expiry is not moved either.
+ * A bound or expiry of "never" that a new E could make finite: always renewed (lo = +inf).
+ * Returns 1 if the range holds @p e (with the runkeys tolerance). */
+#define SRTF_RANGE_TOL 1e-9
+static int range_holds(const srtf_state *st, const dike_sched *s, const dike_job *r, double e,
+                       double *hi, double *lo)
+{
+    dike_time now = dike_sched_now(s), base = r->progress_start > now ? r->progress_start : now;
+    dike_time key = st->running.key[r->idx];
+    double x = -dike_maxtree_get(&st->expiry, r->idx), rate = r->rate;
+    *hi = INFINITY;
+    *lo = -INFINITY;
+    if (!(rate > 0) || now >= r->finish)
+        return 1; /* est_bound gives "never" whatever the estimate */
+    double est = dike_sched_est_duration(s, r), d = dike_sched_done_work(s, r), p;
+    if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
+        est = DIKE_EST_REMAINING_FLOOR_US;
+    for (p = est; p <= d; p *= 2)
+        ;
+    double mult = p / est; /* 2^k, exactly */
+    dike_time room = key - base - (dike_time)DIKE_EST_REMAINING_FLOOR_US - 2;
+    if (key < INT64_MAX / 4)
+        *hi = (d + (rate < 1 ? rate : 1) * (double)room) / mult;
+    else
+        *lo = INFINITY;
+    if (x < 9e18 && *lo < INFINITY)
+        *lo = (d + rate * (double)(x - (double)base + 1)) / mult;
+    else
+        *lo = INFINITY;
+    return *hi > e * (1 + SRTF_RANGE_TOL) && *lo < e * (1 - SRTF_RANGE_TOL);
+}
+
+static void range_set(srtf_state *st, const dike_sched *s, const dike_job *r)
+{
+    double hi, lo;
+    range_holds(st, s, r, 0, &hi, &lo);
+    dike_runkeys_set(&st->rk, r->idx, r->spec->tenant, hi, lo);
+}
+
 static void run_add(srtf_state *st, dike_sched *s, dike_job *j)
 {
     if (st->oracle) {
@@ -193,6 +268,8 @@ static void run_add(srtf_state *st, dike_sched *s, dike_job *j)
     est_bound(st, s, j, 0);
     st->jobp[j->idx] = j;
     dike_idlist_push(&st->rhead[j->spec->tenant], st->rnext, st->rprev, (int32_t)j->idx);
+    if (st->keyed)
+        range_set(st, s, j);
 }
 
 static void run_remove(srtf_state *st, dike_job *j)
@@ -202,6 +279,8 @@ static void run_remove(srtf_state *st, dike_job *j)
         return;
     dike_maxtree_set(&st->expiry, j->idx, -INFINITY);
     dike_idlist_unlink(&st->rhead[j->spec->tenant], st->rnext, st->rprev, (int32_t)j->idx);
+    if (st->keyed)
+        dike_runkeys_remove(&st->rk, j->idx, j->spec->tenant);
 }
 
 /* Without the oracle, before a decision: renew the bounds of running jobs whose estimate was
@@ -210,11 +289,41 @@ static void bounds_renew(srtf_state *st, dike_sched *s)
 {
     double now = (double)dike_sched_now(s);
     size_t i;
-    while ((i = dike_maxtree_next(&st->expiry, 0, -now)) < st->expiry.n)
+    while ((i = dike_maxtree_next(&st->expiry, 0, -now)) < st->expiry.n) {
         est_bound(st, s, st->jobp[i], 1);
-    for (uint32_t n = dike_tenantwatch_moved(&st->watch, s), k = 0; k < n; k++)
-        for (int32_t j = st->rhead[st->watch.moved[k]]; j >= 0; j = st->rnext[j])
-            est_bound(st, s, st->jobp[j], 2);
+        if (st->keyed)
+            range_set(st, s, st->jobp[i]);
+    }
+    for (uint32_t n = dike_tenantwatch_moved(&st->watch, s), k = 0; k < n; k++) {
+        uint32_t t = st->watch.moved[k];
+        if (!st->keyed) {
+            for (int32_t j = st->rhead[t]; j >= 0; j = st->rnext[j])
+                est_bound(st, s, st->jobp[j], 2);
+            continue;
+        }
+        /* only the jobs whose range the estimate left; one renewed whose new range does not
+         * hold it either (a bound taken without slack) waits apart until the others are done */
+        uint32_t j = dike_runkeys_any(&st->rk, t);
+        if (j == UINT32_MAX)
+            continue;
+        double e = dike_sched_est_duration(s, st->jobp[j]), hi, lo;
+        if (!(e >= DIKE_EST_REMAINING_FLOOR_US))
+            e = DIKE_EST_REMAINING_FLOOR_US;
+        size_t nl = 0;
+        while ((j = dike_runkeys_out(&st->rk, t, e, SRTF_RANGE_TOL)) != UINT32_MAX) {
+            dike_job *r = st->jobp[j];
+            est_bound(st, s, r, 2);
+            if (range_holds(st, s, r, e, &hi, &lo)) {
+                dike_runkeys_set(&st->rk, j, t, hi, lo);
+                continue;
+            }
+            dike_runkeys_remove(&st->rk, j, t);
+            st->later = grow(st->later, &st->later_cap, nl, sizeof *st->later);
+            st->later[nl++] = j;
+        }
+        for (size_t m = 0; m < nl; m++)
+            range_set(st, s, st->jobp[st->later[m]]);
+    }
 }
 
 static void srtf_arrival(void *state, dike_sched *s, dike_job *j)
@@ -449,6 +558,8 @@ static void srtf_restore(void *state, dike_sched *s, dike_job *j)
     run_add(st, s, j);
     dike_tenantwatch_reset(&st->watch); /* renew every bound at the first decision, with the
                                            estimates restored */
+    if (st->keyed) /* its range too, then */
+        dike_runkeys_set(&st->rk, j->idx, j->spec->tenant, -INFINITY, INFINITY);
 }
 
 static void srtf_free(void *state)
@@ -467,6 +578,9 @@ static void srtf_free(void *state)
         free(st->jobp);
         dike_tenantwatch_free(&st->watch);
     }
+    if (st->keyed)
+        dike_runkeys_free(&st->rk);
+    free(st->later);
     free(st);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -14,6 +15,7 @@
 #include "policy/common.h"
 #include "policy/fintree.h"
 #include "policy/idheap.h"
+#include "policy/runkeys.h"
 #include "policy/jobq.h"
 #include "policy/tenantq.h"
 
@@ -436,6 +438,54 @@ static void test_idheap_order(void **unused)
     dike_idheap_free(&h);
 }
 
+static void test_runkeys_ranges(void **unused)
+{
+    (void)unused;
+    /* Six jobs, tenants 0 1 0 0 1 0: tenant 0 holds jobs 0, 2, 3, 5, tenant 1 jobs 1, 4. */
+    const uint32_t tenant_of[6] = {0, 1, 0, 0, 1, 0};
+    dike_runkeys k;
+    dike_runkeys_init(&k, 6, 2, tenant_of);
+    assert_int_equal(dike_runkeys_any(&k, 0), UINT32_MAX);
+    /* ranges (lo, hi): job 0 (90, 120), job 2 (50, 200), job 3 (95, 105); job 1 (10, 20) */
+    dike_runkeys_set(&k, 0, 0, 120, 90);
+    dike_runkeys_set(&k, 2, 0, 200, 50);
+    dike_runkeys_set(&k, 3, 0, 105, 95);
+    dike_runkeys_set(&k, 1, 1, 20, 10);
+    /* estimate 100 is inside every range of tenant 0; 15 inside job 1's */
+    assert_int_equal(dike_runkeys_out(&k, 0, 100, 0), UINT32_MAX);
+    assert_int_equal(dike_runkeys_out(&k, 1, 15, 0), UINT32_MAX);
+    /* 110 leaves job 3's (hi 105) only; 92 leaves job 3's (lo 95) only */
+    assert_int_equal(dike_runkeys_out(&k, 0, 110, 0), 3);
+    assert_int_equal(dike_runkeys_out(&k, 0, 92, 0), 3);
+    /* the tolerance takes a range as left a little early: 104.9 x (1 + 0.01) >= 105 */
+    assert_int_equal(dike_runkeys_out(&k, 0, 104.9, 0), UINT32_MAX);
+    assert_int_equal(dike_runkeys_out(&k, 0, 104.9, 0.01), 3);
+    /* job 3 revisited: its new range (80, 130) holds 110; job 0's (hi 120) does not hold 125 */
+    dike_runkeys_set(&k, 3, 0, 130, 80);
+    assert_int_equal(dike_runkeys_out(&k, 0, 110, 0), UINT32_MAX);
+    assert_int_equal(dike_runkeys_out(&k, 0, 125, 0), 0);
+    /* a new range replaces the old: job 2's is now (40, 150) */
+    dike_runkeys_set(&k, 2, 0, 150, 40);
+    dike_runkeys_remove(&k, 0, 0);
+    dike_runkeys_remove(&k, 3, 0);
+    assert_int_equal(dike_runkeys_out(&k, 0, 140, 0), UINT32_MAX);
+    assert_int_equal(dike_runkeys_out(&k, 0, 160, 0), 2);
+    assert_int_equal(dike_runkeys_out(&k, 0, 45, 0), UINT32_MAX);
+    assert_int_equal(dike_runkeys_out(&k, 0, 40, 0), 2);
+    /* and wider */
+    dike_runkeys_set(&k, 2, 0, 300, 10);
+    assert_int_equal(dike_runkeys_out(&k, 0, 250, 0), UINT32_MAX);
+    /* a job revisited at every move: hi -inf */
+    dike_runkeys_set(&k, 5, 0, -INFINITY, INFINITY);
+    assert_int_equal(dike_runkeys_out(&k, 0, 250, 0), 5);
+    dike_runkeys_remove(&k, 5, 0);
+    dike_runkeys_remove(&k, 2, 0);
+    dike_runkeys_remove(&k, 2, 0); /* absent: nothing */
+    assert_int_equal(dike_runkeys_any(&k, 0), UINT32_MAX);
+    assert_int_equal(dike_runkeys_any(&k, 1), 1); /* the other tenant is untouched */
+    dike_runkeys_free(&k);
+}
+
 typedef struct walk_log {
     uint32_t idx[NJ];
     int n, stop_at;
@@ -505,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_active_keeps_arrival_order),
         cmocka_unit_test(test_active_many),
         cmocka_unit_test(test_idheap_order),
+        cmocka_unit_test(test_runkeys_ranges),
         cmocka_unit_test(test_jobq_update),
         cmocka_unit_test(test_tenantq),
         cmocka_unit_test(test_tenantq_stable),
