@@ -281,6 +281,38 @@ static void test_dike_guard_bounds(void **st)
     sc_expect(jobs, 2, w1, (const sc_want[]){{0, 1100, 1}, {300, 400, 0}});
 }
 
+/* Run @p jobs with @p sets once with the test switch @p sw on and once off (then back to its
+ * default @p dflt): each job's start, finish and preemptions must be the same, and some job must
+ * have been preempted (so that the switched code had victims to judge). @p seed and @p c name
+ * the run in a failure's message. */
+static void expect_switch_same(const sc_job *jobs, size_t n, const char *const *sets,
+                               void (*sw)(int), int dflt, unsigned seed, size_t c)
+{
+    dike_results on, off;
+    sw(1);
+    assert_int_equal(sc_run(jobs, n, sets, &on), 0);
+    sw(0);
+    assert_int_equal(sc_run(jobs, n, sets, &off), 0);
+    sw(dflt);
+    assert_int_equal(on.njobs, n);
+    assert_int_equal(off.njobs, n);
+    unsigned preempted = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dike_job_record *a = &on.jobs[i], *b = &off.jobs[i];
+        int same = a->start_time == b->start_time && a->finish_time == b->finish_time &&
+                   a->preemptions == b->preemptions;
+        if (!same)
+            print_error("set %u case %zu job %zu: switch on %.6f-%.6f (%u), off %.6f-%.6f (%u)\n",
+                        seed, c, i, a->start_time, a->finish_time, a->preemptions, b->start_time,
+                        b->finish_time, b->preemptions);
+        assert_true(same);
+        preempted += b->preemptions;
+    }
+    assert_true(preempted > 0);
+    dike_results_free(&on);
+    dike_results_free(&off);
+}
+
 /* The guard's caps only let a preemption attempt skip nodes whose victims the exact test would
  * refuse, so they must not change a schedule. Twelve nodes, 1,500 jobs in bursts (no GPUs to
  * spare during them, some between: both kinds of cap, guard_cap's cap_ns and slot_cap), gangs of
@@ -317,28 +349,8 @@ static void test_dike_guard_bounds_same(void **st)
         for (size_t c = 0; c < sizeof modes / sizeof *modes; c++) {
             const char *sets[] = {"cluster.nodes=12", "scheduler.policy=dike", "dike.min_lease_s=300",
                                   "scheduler.round_s=60", modes[c][0], modes[c][1], modes[c][2], NULL};
-            dike_results on, off;
-            dike_dike_guard_bounds_always(1);
-            assert_int_equal(sc_run(jobs, N, sets, &on), 0);
-            dike_dike_guard_bounds_always(0);
-            assert_int_equal(sc_run(jobs, N, sets, &off), 0);
-            assert_int_equal(on.njobs, N);
-            assert_int_equal(off.njobs, N);
-            unsigned preempted = 0;
-            for (size_t i = 0; i < N; i++) {
-                const dike_job_record *a = &on.jobs[i], *b = &off.jobs[i];
-                int same = a->start_time == b->start_time && a->finish_time == b->finish_time &&
-                           a->preemptions == b->preemptions;
-                if (!same)
-                    print_error("set %u case %zu job %zu: caps on %.6f-%.6f (%u), off %.6f-%.6f "
-                                "(%u)\n", (unsigned)seed, c, i, a->start_time, a->finish_time,
-                                a->preemptions, b->start_time, b->finish_time, b->preemptions);
-                assert_true(same);
-                preempted += b->preemptions;
-            }
-            assert_true(preempted > 0); /* the guard had victims to judge */
-            dike_results_free(&on);
-            dike_results_free(&off);
+            /* the guard had victims to judge */
+            expect_switch_same(jobs, N, sets, dike_dike_guard_bounds_always, 0, (unsigned)seed, c);
         }
     }
 }
@@ -380,29 +392,8 @@ static void keyed_same(void (*sw)(int), const char *const *cases, size_t ncases)
             for (const char *const *p = cases + c * 5; *p; p++)
                 sets[ns++] = *p;
             sets[ns] = NULL;
-            dike_results on, off;
-            sw(1);
-            assert_int_equal(sc_run(jobs, N, sets, &on), 0);
-            sw(0);
-            assert_int_equal(sc_run(jobs, N, sets, &off), 0);
-            sw(1);
-            assert_int_equal(on.njobs, N);
-            assert_int_equal(off.njobs, N);
-            unsigned preempted = 0;
-            for (size_t i = 0; i < N; i++) {
-                const dike_job_record *a = &on.jobs[i], *b = &off.jobs[i];
-                int same = a->start_time == b->start_time && a->finish_time == b->finish_time &&
-                           a->preemptions == b->preemptions;
-                if (!same)
-                    print_error("set %u case %zu job %zu: ranges %.6f-%.6f (%u), all %.6f-%.6f "
-                                "(%u)\n", (unsigned)seed, c, i, a->start_time, a->finish_time,
-                                a->preemptions, b->start_time, b->finish_time, b->preemptions);
-                assert_true(same);
-                preempted += b->preemptions;
-            }
-            assert_true(preempted > 0); /* victims were judged on moving estimates */
-            dike_results_free(&on);
-            dike_results_free(&off);
+            /* victims were judged on moving estimates */
+            expect_switch_same(jobs, N, sets, sw, 1, (unsigned)seed, c);
         }
     }
 }
