@@ -1222,11 +1222,11 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
 
 /* ---- the decision step ---- */
 
+#define DK_RANGE_TOL 1e-9 /* a range is taken as left a little early: rounding */
+
 /* Could running job @p v's new estimate leave a bound of its nodes too low: is its victim measure
  * above the one its slots' bounds were computed from, or does its estimate run out (and double)
  * before the node's expiry? If not, every bound of its nodes is still an upper bound. */
-#define DK_RANGE_TOL 1e-9 /* a range is taken as left a little early: rounding */
-
 static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job *v)
 {
     dike_time now = dike_sched_now(s);
@@ -1248,18 +1248,6 @@ static int measure_rose(const dk_state *st, const dike_sched *s, const dike_job 
     return 0;
 }
 
-/* The estimates of the tenants whose counters moved (dike_sched_est_version: under `none` a job
- * of theirs finished; in the emulating mode, also a stopped job's work left arrived) may have
- * changed; nobody else's did. Their running jobs' nodes get their bounds
- * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed
- * by the queue (dike_tenantq: those that outlived the estimate only once it passes their work
- * done, those that never ran by one shared judged length, which with the probe rarely changes).
- * The keys are those a re-key of the whole queue would give, and every
- * node bound stays an upper bound, so the decisions are the same; the work per completion is
- * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). In the
- * predicting mode (st->keyed) not even all of those: only the running jobs whose range of the
- * estimate (slot_range) the new estimate left, the tops of two heaps per tenant (runkeys.h);
- * every other job's measure_rose would find nothing (docs/performance.md, 2026-12-04). */
 static void mark_job_dirty(dk_state *st, const dike_job *v)
 {
     for (uint32_t k = 0; k < st->nnodes[v->idx]; k++)
@@ -1296,6 +1284,18 @@ static void recheck(dk_state *st, const dike_sched *s, const dike_job *v, uint32
     dike_runkeys_remove(&st->rk, v->idx, t); /* back with its nodes' new bounds */
 }
 
+/* The estimates of the tenants whose counters moved (dike_sched_est_version: under `none` a job
+ * of theirs finished; in the emulating mode, also a stopped job's work left arrived) may have
+ * changed; nobody else's did. Their running jobs' nodes get their bounds
+ * recomputed where a victim measure may have risen (measure_rose); their queued jobs are re-keyed
+ * by the queue (dike_tenantq: those that outlived the estimate only once it passes their work
+ * done, those that never ran by one shared judged length, which with the probe rarely changes).
+ * The keys are those a re-key of the whole queue would give, and every
+ * node bound stays an upper bound, so the decisions are the same; the work per completion is
+ * the tenant's jobs, not the queue and every node (docs/performance.md, 2026-12-03). In the
+ * predicting mode (st->keyed) not even all of those: only the running jobs whose range of the
+ * estimate (slot_range) the new estimate left, the tops of two heaps per tenant (runkeys.h);
+ * every other job's measure_rose would find nothing (docs/performance.md, 2026-12-04). */
 static void est_refresh(dk_state *st, const dike_sched *s)
 {
     dike_job **jobs = st->jobp;
