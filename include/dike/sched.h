@@ -206,6 +206,13 @@ double dike_sched_est_total(const dike_sched *s, const dike_job *j);
  *  so the estimate does not grow while it runs (two long jobs would otherwise trade places at every
  *  decision). Equal to dike_sched_est_remaining until E is outlived; oracle: the remaining work. */
 double dike_sched_est_remaining_running(const dike_sched *s, const dike_job *j);
+/** The estimated duration a running job's revisions start from, us: dike_sched_est_duration, at
+ *  least the floor (DIKE_EST_REMAINING_FLOOR_US). */
+double dike_sched_est_judged(const dike_sched *s, const dike_job *j);
+/** 2^k, the least power of two with @p est x 2^k above @p done: a running job that has done
+ *  @p done us of work is expected to end at est x 2^k (@p est: dike_sched_est_judged). The
+ *  ranges of the estimate of dike and srtf under `none` are derived from it. */
+double dike_sched_est_scale(double est, double done);
 /** The reference work, us, running job @p j does before its estimate is next revised (reaches the
  *  next of E, 2E, 4E, ...): dike_sched_est_remaining_running is this, but never below the floor.
  *  While @p j runs and its estimated duration does not change (dike_sched_est_version), it falls

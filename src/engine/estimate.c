@@ -193,15 +193,24 @@ double dike_sched_est_remaining(const dike_sched *s, const dike_job *j)
  * the job runs, as under the oracle; it is never above dike_sched_est_remaining, and equal to it
  * until the job outlives E. dike_sched_est_gap_running is that remaining work before the floor:
  * srtf's search bounds need to know when it runs out. */
-double dike_sched_est_gap_running(const dike_sched *s, const dike_job *r)
+double dike_sched_est_judged(const dike_sched *s, const dike_job *r)
 {
     double est = dike_sched_est_duration(s, r);
-    double done = dike_sched_done_work(s, r);
-    if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
-        est = DIKE_EST_REMAINING_FLOOR_US;
-    while (est <= done)
-        est *= 2;
-    return est - done;
+    return est >= DIKE_EST_REMAINING_FLOOR_US ? est : DIKE_EST_REMAINING_FLOOR_US;
+}
+
+double dike_sched_est_scale(double est, double done)
+{
+    double end = est;
+    while (end <= done)
+        end *= 2;
+    return end / est; /* a power of two, exactly */
+}
+
+double dike_sched_est_gap_running(const dike_sched *s, const dike_job *r)
+{
+    double est = dike_sched_est_judged(s, r), done = dike_sched_done_work(s, r);
+    return est * dike_sched_est_scale(est, done) - done;
 }
 
 dike_time dike_sched_est_gap_at(const dike_sched *s, const dike_job *r, double left_us)

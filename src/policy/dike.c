@@ -755,19 +755,11 @@ static void node_bound_set(dk_state *st, const dike_sched *s, uint32_t n, int bu
     }
 }
 
-/* The estimate E a running job's estimate is judged by under `none` (est_remaining_running):
- * its tenant's, at least the floor. */
-static double floored_est(const dike_sched *s, const dike_job *v)
-{
-    double e = dike_sched_est_duration(s, v);
-    return e >= DIKE_EST_REMAINING_FLOOR_US ? e : DIKE_EST_REMAINING_FLOOR_US;
-}
-
-/* Under `none`: the range (lo, hi) of its tenant's estimate E (floored_est) within which running
- * job @p v's slot on a node, computed with @p rem_us left and the node's bounds to be recomputed
- * at @p exp (INT64_MAX: never), is still what measure_rose accepts: v's measure no higher than
- * then, and the time its estimate runs out not before exp. v's estimated end is the first of
- * E, 2E, 4E, ... above its work done d (est_gap_running): E x 2^k.
+/* Under `none`: the range (lo, hi) of its tenant's estimate E (dike_sched_est_judged) within
+ * which running job @p v's slot on a node, computed with @p rem_us left and the node's bounds to
+ * be recomputed at @p exp (INT64_MAX: never), is still what measure_rose accepts: v's measure no
+ * higher than then, and the time its estimate runs out not before exp. v's estimated end is the
+ * first of E, 2E, 4E, ... above its work done d (dike_sched_est_scale): E x 2^k.
  * - hi: with the same k, the measure rises once E x 2^k - d > rem_us, i.e. E > (rem_us + d) /
  *   2^k. A larger E can only lower k, which lowers the end, and d only grows: so below hi it does
  *   not rise.
@@ -783,10 +775,8 @@ static void slot_range(const dike_sched *s, const dike_job *v, double rem_us, di
     *lo = INFINITY;
     if (v->run_start == now || !(v->rate > 0))
         return;
-    double e = floored_est(s, v), d = dike_sched_done_work(s, v), p = e;
-    while (p <= d)
-        p *= 2;
-    double mult = p / e; /* 2^k, exactly */
+    double e = dike_sched_est_judged(s, v), d = dike_sched_done_work(s, v);
+    double mult = dike_sched_est_scale(e, d); /* 2^k */
     *hi = (rem_us + d) / mult;
     if (exp == INT64_MAX)
         return;
@@ -1312,7 +1302,7 @@ static void est_refresh(dk_state *st, const dike_sched *s)
                 if (!st->inlist[v->idx])
                     continue; /* it stopped since */
                 if (e < 0)
-                    e = floored_est(s, v);
+                    e = dike_sched_est_judged(s, v);
                 recheck(st, s, v, t, e);
             }
             st->nfresh[t] = 0;
@@ -1320,7 +1310,7 @@ static void est_refresh(dk_state *st, const dike_sched *s)
             if (j == UINT32_MAX)
                 continue;
             if (e < 0)
-                e = floored_est(s, jobs[j]);
+                e = dike_sched_est_judged(s, jobs[j]);
             while ((j = dike_runkeys_out(&st->rk, t, e, DK_RANGE_TOL)) != UINT32_MAX)
                 recheck(st, s, jobs[j], t, e);
             continue;

@@ -234,12 +234,8 @@ static int range_holds(const srtf_state *st, const dike_sched *s, const dike_job
     *lo = -INFINITY;
     if (!(rate > 0) || now >= r->finish)
         return 1; /* est_bound gives "never" whatever the estimate */
-    double est = dike_sched_est_duration(s, r), d = dike_sched_done_work(s, r), p;
-    if (!(est >= DIKE_EST_REMAINING_FLOOR_US))
-        est = DIKE_EST_REMAINING_FLOOR_US;
-    for (p = est; p <= d; p *= 2)
-        ;
-    double mult = p / est; /* 2^k, exactly */
+    double est = dike_sched_est_judged(s, r), d = dike_sched_done_work(s, r);
+    double mult = dike_sched_est_scale(est, d); /* 2^k */
     dike_time room = key - base - (dike_time)DIKE_EST_REMAINING_FLOOR_US - 2;
     if (key < INT64_MAX / 4)
         *hi = (d + (rate < 1 ? rate : 1) * (double)room) / mult;
@@ -306,9 +302,7 @@ static void bounds_renew(srtf_state *st, dike_sched *s)
         uint32_t j = dike_runkeys_any(&st->rk, t);
         if (j == UINT32_MAX)
             continue;
-        double e = dike_sched_est_duration(s, st->jobp[j]), hi, lo;
-        if (!(e >= DIKE_EST_REMAINING_FLOOR_US))
-            e = DIKE_EST_REMAINING_FLOOR_US;
+        double e = dike_sched_est_judged(s, st->jobp[j]), hi, lo;
         size_t nl = 0;
         while ((j = dike_runkeys_out(&st->rk, t, e, SRTF_RANGE_TOL)) != UINT32_MAX) {
             dike_job *r = st->jobp[j];
