@@ -195,3 +195,43 @@ void dike_fintree_walk(dike_fintree *f, uint32_t tree, dike_time after, dike_fin
         v = f->r[v];
     }
 }
+
+void dike_fintree_iter_next(const dike_fintree *f, dike_fintree_iter *it)
+{
+    for (uint32_t v = it->next; v != NIL; v = f->l[v]) {
+        if (it->sp == it->cap) {
+            it->cap = it->cap ? 2 * it->cap : 64;
+            it->stack = dike_xrealloc(it->stack, it->cap * sizeof *it->stack);
+        }
+        it->stack[it->sp++] = v;
+    }
+    if (!it->sp) {
+        it->cur = NIL;
+        it->next = NIL;
+        return;
+    }
+    uint32_t v = it->stack[--it->sp];
+    if (f->key[v] <= it->after) { /* in order: everything after v finishes no later */
+        it->cur = NIL;
+        it->next = NIL;
+        it->sp = 0;
+        return;
+    }
+    it->cur = v;
+    it->next = f->r[v];
+}
+
+void dike_fintree_iter_start(const dike_fintree *f, dike_fintree_iter *it, uint32_t tree,
+                             dike_time after)
+{
+    it->sp = 0;
+    it->after = after;
+    it->next = f->root[tree];
+    dike_fintree_iter_next(f, it);
+}
+
+void dike_fintree_iter_free(dike_fintree_iter *it)
+{
+    free(it->stack);
+    memset(it, 0, sizeof *it);
+}

@@ -51,4 +51,23 @@ typedef int (*dike_fintree_visit_fn)(void *ctx, dike_job *j);
 void dike_fintree_walk(dike_fintree *f, uint32_t tree, dike_time after, dike_fintree_visit_fn visit,
                        void *ctx);
 
+/** An in-order cursor over one tree (for walking several trees merged): the jobs of @p tree that
+ *  finish after @p after, latest first (ties: lower job index first), as dike_fintree_walk visits
+ *  them. Its stack is its own, so several may be open at once; the tree must not change while it
+ *  is. */
+typedef struct dike_fintree_iter {
+    uint32_t *stack;
+    size_t sp, cap;
+    uint32_t next;    /**< next node to descend from */
+    uint32_t cur;     /**< current job index, UINT32_MAX when done */
+    dike_time after;
+} dike_fintree_iter;
+
+/** Position @p it at the first job of @p tree finishing after @p after. O(log n). */
+void dike_fintree_iter_start(const dike_fintree *f, dike_fintree_iter *it, uint32_t tree,
+                             dike_time after);
+/** Move @p it to the next job. O(1) amortised. */
+void dike_fintree_iter_next(const dike_fintree *f, dike_fintree_iter *it);
+void dike_fintree_iter_free(dike_fintree_iter *it);
+
 #endif

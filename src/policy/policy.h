@@ -31,4 +31,8 @@ void dike_dike_guard_bounds_always(int on);
 void dike_dike_keyed_refresh(int on);
 /** Tests: the same switch for srtf's bounds under `none` (bounds_renew). */
 void dike_srtf_keyed_refresh(int on);
+/** Tests: how many rate classes srtf gives each GPU type a tree of its own (SRTF_CLASSES, 31, by
+ *  default; 0 = one tree per type, as before the classes). Takes effect at the next run's start.
+ *  The schedule is the same either way. */
+void dike_srtf_rate_classes(unsigned n);
 #endif

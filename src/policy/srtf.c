@@ -18,8 +18,9 @@
  * instant is never preempted at the same instant.
  *
  * A running job's finish time is fixed while it runs, so time left (finish - now) orders the
- * running jobs the same way at every instant: they sit in per-type treaps by finish
- * (dike_fintree), entered at start and left at stop, and the victim search walks them in place —
+ * running jobs the same way at every instant: they sit in treaps by finish, one per GPU type
+ * and rate class (dike_fintree; SRTF_CLASSES), entered at start and left at stop, and the victim
+ * search walks them in place, merged —
  * it used to pop every job longer than the head from one heap and push it back at each decision.
  * The treaps' GPU counts end a search that cannot succeed in O(log n).
  *
@@ -31,9 +32,10 @@
  * changes (under none), and the bound is renewed at those moments (an expiry tree, and the
  * tenant's running list; in the predicting mode only those of the tenant's running jobs whose
  * range of the estimate, within which a renewal changes nothing, the new estimate left:
- * range_holds, runkeys.h). The search walks the treap latest bound first, stops where the bound
- * falls to the head's need, and stops earlier once the jobs whose estimates are above every
- * bound left hold enough GPUs: those are the victims a full sort would take. (Until 2026-12-03
+ * range_holds, runkeys.h). The search walks the treaps largest bound of the work left first (the
+ * bound of the time left times the rate class's factor, below), stops where it falls to the
+ * head's need, and stops earlier once the jobs whose estimates are above every bound left hold
+ * enough GPUs: those are the victims a full sort would take. (Until 2026-12-03
  * every running job of the type was estimated at every blocked decision.) And under none
  * a waiting job's estimate moves when a job of its tenant (or, before its tenant has history, any
  * job) finishes: the jobs of a tenant that have never run share its estimate and wait as one
@@ -55,9 +57,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rate classes. A running job's remaining work falls at its rate r, its time left at 1, so a tree
+ * ordered by finish time (or a bound of it) bounds the work left of a job by its time left: loose
+ * by 1/r for a job on a slow placement (r = 0.42 spread over nodes, 0.38 across racks), and the
+ * victim search then visited every such job whose time left passed the need while its work did
+ * not (375 million visits in a 50,000-job backlog under `none`, 86 % of them at r < 1). So the
+ * running jobs of one GPU type sit in one tree per rate: there, work left <= min(r, 1) x time
+ * left, each tree's walk stops where that falls to the need, and the walks are merged. The
+ * first SRTF_CLASSES rates of a type seen get a tree each, any later one the type's shared tree,
+ * judged at factor 1 as before (rates are fixed while a job runs: a placement's locality level
+ * and GPU type). The victims are the same; only which jobs are looked at changes. */
+#define SRTF_CLASSES 31
+#define SRTF_TREES (SRTF_CLASSES + 1)
+
 typedef struct srtf_state {
     dike_tenantq queued;  /**< by remaining work */
-    dike_fintree running; /**< per GPU type, by finish: latest first (work <= time left) */
+    dike_fintree running; /**< per GPU type and rate class, by finish: latest first (work <= time
+                               left x rate) */
+    double *cls_rate;     /**< [type x SRTF_TREES + k]: the rate of class k of the type */
+    uint32_t *cls_n;      /**< per GPU type: its exact-rate classes so far */
+    uint32_t cls_max;     /**< classes a type may have (SRTF_CLASSES; tests: fewer) */
+    dike_fintree_iter it[SRTF_TREES]; /**< one merged walk's cursors */
+    dike_time thr[SRTF_TREES];        /**< their thresholds */
+    uint32_t walk_tree[SRTF_TREES];   /**< their trees */
+    double walk_ub[SRTF_TREES];       /**< their current jobs' bounds (walk_next_by_bound) */
     int backfill;
     int oracle;        /**< scheduler.duration_knowledge = oracle */
     dike_job **tmp;    /**< scratch: victims of one preempt_for */
@@ -89,6 +112,12 @@ static double queued_stable(void *ctx, const dike_sched *s, const dike_job *j);
 static double queued_level(void *ctx, const dike_sched *s, const dike_job *j);
 
 static int srtf_keyed_off; /* dike_srtf_keyed_refresh(0) */
+static uint32_t srtf_classes = SRTF_CLASSES; /* dike_srtf_rate_classes */
+
+void dike_srtf_rate_classes(unsigned n)
+{
+    srtf_classes = n < SRTF_CLASSES ? n : SRTF_CLASSES;
+}
 
 void dike_srtf_keyed_refresh(int on)
 {
@@ -102,7 +131,11 @@ static int srtf_init(dike_sched *s, void **state, dike_err *e)
     dike_tenantq_init(&st->queued, w->njobs, w->ntenants, queued_key, queued_shared, st);
     if (dike_sched_duration_knowledge(s) == DIKE_DURATION_NONE)
         dike_tenantq_set_stable(&st->queued, queued_stable, queued_level);
-    dike_fintree_init(&st->running, dike_sched_workload(s)->njobs, dike_sched_cluster(s)->ntypes);
+    uint32_t ntypes = dike_sched_cluster(s)->ntypes;
+    dike_fintree_init(&st->running, dike_sched_workload(s)->njobs, ntypes * SRTF_TREES);
+    st->cls_rate = dike_xcalloc((size_t)ntypes * SRTF_TREES, sizeof *st->cls_rate);
+    st->cls_n = dike_xcalloc(ntypes ? ntypes : 1, sizeof *st->cls_n);
+    st->cls_max = srtf_classes;
     st->backfill = dike_sched_config(s)->scheduler_backfill;
     st->oracle = dike_sched_duration_knowledge(s) == DIKE_DURATION_ORACLE;
     if (!st->oracle) {
@@ -165,6 +198,32 @@ static double queued_level(void *ctx, const dike_sched *s, const dike_job *j)
 
 /* ---- the running jobs ---- */
 
+/* The tree of running job @p j: its GPU type's class of its rate (see SRTF_CLASSES). */
+static uint32_t class_of(srtf_state *st, const dike_job *j)
+{
+    uint32_t t = (uint32_t)j->type, base = t * SRTF_TREES;
+    double rate = j->rate;
+    if (rate > 0) {
+        for (uint32_t k = 0; k < st->cls_n[t]; k++)
+            if (st->cls_rate[base + k] == rate)
+                return base + k;
+        if (st->cls_n[t] < st->cls_max) {
+            st->cls_rate[base + st->cls_n[t]] = rate;
+            return base + st->cls_n[t]++;
+        }
+    }
+    return base + SRTF_CLASSES;
+}
+
+/* A tree's factor a: work left <= a x time left for each of its jobs (1 for the shared tree). */
+static double class_factor(const srtf_state *st, uint32_t tree)
+{
+    if (tree % SRTF_TREES == SRTF_CLASSES)
+        return 1.0;
+    double r = st->cls_rate[tree];
+    return r < 1 ? r : 1.0;
+}
+
 /* Renew running job @p r's bound of its estimated time left (without the oracle), us after now.
  * Its estimated remaining work is max(gap, floor), where gap (dike_sched_est_gap_running) falls at
  * the job's rate from its progress start until the estimate is outlived, or until the job reaches
@@ -206,7 +265,7 @@ static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
     }
     if (renew)
         dike_fintree_remove(&st->running, r);
-    dike_fintree_insert_at(&st->running, (uint32_t)r->type, r, key);
+    dike_fintree_insert_at(&st->running, class_of(st, r), r, key);
     dike_maxtree_set(&st->expiry, r->idx, exp);
 }
 
@@ -258,7 +317,7 @@ static void range_set(srtf_state *st, const dike_sched *s, const dike_job *r)
 static void run_add(srtf_state *st, dike_sched *s, dike_job *j)
 {
     if (st->oracle) {
-        dike_fintree_insert(&st->running, (uint32_t)j->type, j);
+        dike_fintree_insert(&st->running, class_of(st, j), j);
         return;
     }
     est_bound(st, s, j, 0);
@@ -413,15 +472,120 @@ static void unsure_pop(srtf_state *st, size_t *n)
         st->unsure[i] = last;
 }
 
-/* Visit running job @p r, latest bound first. Every job not visited yet has an estimated
- * remaining below r's bound minus now, so a candidate estimated above it comes before all of them
- * in the full order; once such candidates hold the GPUs still missing, the victims are known. */
-static int collect_estimated(void *ctx, dike_job *r)
+/* ---- the merged walk over a GPU type's rate classes ---- */
+
+/* Open the trees of GPU type @p t for a walk: tree c's threshold st->thr (its jobs with a key
+ * at or below it cannot have more work left than @p need), at least @p after (the bound of the
+ * single-tree walk: work left <= time left). @p est: keys are est_bound's bounds, whose work left
+ * may also be the floor. Returns the trees opened (those with jobs above their threshold) and
+ * adds those jobs' GPUs to *@p gpus. The cursors are not started (walk_start). */
+static uint32_t walk_open(srtf_state *st, uint32_t t, dike_time now, double need, dike_time after,
+                          int est, uint64_t *gpus)
 {
-    est_search *e = ctx;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < SRTF_TREES; k++) {
+        if (k == st->cls_n[t] && k < SRTF_CLASSES)
+            k = SRTF_CLASSES; /* the classes not in use, then the shared tree */
+        uint32_t c = t * SRTF_TREES + k;
+        if (st->running.root[c] == UINT32_MAX)
+            continue;
+        dike_time thr = after;
+        double a = class_factor(st, c);
+        /* oracle: work left = r x (finish - progress start) - r x (now - progress start) <=
+         * r x (finish - now), finish rounded up; est_bound: work left <= max(a x (bound - now),
+         * floor). 4 us absorb the rounding of the keys and of the work. */
+        if (a < 1 && (!est || need >= DIKE_EST_REMAINING_FLOOR_US + 4)) {
+            double x = floor((need - 4) / a) - 1;
+            if (x < 1e15 && now + (dike_time)x > thr)
+                thr = now + (dike_time)x;
+        }
+        uint64_t g = dike_fintree_gpus_after(&st->running, c, thr);
+        if (!g)
+            continue;
+        *gpus += g;
+        st->walk_tree[n] = c;
+        st->thr[n++] = thr;
+    }
+    return n;
+}
+
+static void walk_start(srtf_state *st, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        dike_fintree_iter_start(&st->running, &st->it[i], st->walk_tree[i], st->thr[i]);
+}
+
+/* The single-tree walk's order: later key first, then lower job index. */
+static int key_before(const dike_fintree *f, uint32_t a, uint32_t b)
+{
+    return f->key[a] != f->key[b] ? f->key[a] > f->key[b] : a < b;
+}
+
+/* The next job of the merged walk in the single-tree order (the oracle search's order, which
+ * decides its victims), or NULL. */
+static dike_job *walk_next_by_key(srtf_state *st, uint32_t n)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (st->it[i].cur != UINT32_MAX &&
+            (best < 0 || key_before(&st->running, st->it[i].cur, st->it[best].cur)))
+            best = (int)i;
+    if (best < 0)
+        return NULL;
+    dike_job *r = st->running.job[st->it[best].cur];
+    dike_fintree_iter_next(&st->running, &st->it[best]);
+    return r;
+}
+
+/* Upper bound of the estimated work left of the job at cursor @p i (est_bound's keys). */
+static double walk_bound(const srtf_state *st, uint32_t i, dike_time now)
+{
+    dike_time key = st->running.key[st->it[i].cur];
+    if (key >= INT64_MAX / 4)
+        return INFINITY;
+    double w = class_factor(st, st->walk_tree[i]) * (double)(key - now);
+    return (w > DIKE_EST_REMAINING_FLOOR_US ? w : DIKE_EST_REMAINING_FLOOR_US) + 4;
+}
+
+static void walk_start_bound(srtf_state *st, uint32_t n, dike_time now)
+{
+    walk_start(st, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (st->it[i].cur != UINT32_MAX)
+            st->walk_ub[i] = walk_bound(st, i, now);
+}
+
+/* The next job of the merged walk by that bound, largest first (ties: the single-tree order),
+ * with its bound in *@p left: no job not returned yet has more estimated work left. */
+static dike_job *walk_next_by_bound(srtf_state *st, uint32_t n, dike_time now, double *left)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (st->it[i].cur == UINT32_MAX)
+            continue;
+        if (best < 0 || st->walk_ub[i] > st->walk_ub[best] ||
+            (st->walk_ub[i] == st->walk_ub[best] &&
+             key_before(&st->running, st->it[i].cur, st->it[best].cur)))
+            best = (int)i;
+    }
+    if (best < 0)
+        return NULL;
+    dike_job *r = st->running.job[st->it[best].cur];
+    *left = st->walk_ub[best];
+    dike_fintree_iter_next(&st->running, &st->it[best]);
+    if (st->it[best].cur != UINT32_MAX)
+        st->walk_ub[best] = walk_bound(st, (uint32_t)best, now);
+    return r;
+}
+
+/* Visit running job @p r, largest bound first. Every job not visited yet has an estimated
+ * remaining of at most @p left (r's bound), so a candidate estimated above it comes before all of
+ * them in the full order; once such candidates hold the GPUs still missing, the victims are
+ * known. */
+static int collect_estimated(est_search *e, dike_job *r, double left)
+{
     victim_search *v = &e->v;
     srtf_state *st = v->st;
-    double left = (double)(st->running.key[r->idx] - v->now); /* >= every later job's estimate */
     while (e->nu && -st->unsure[0].key > left) {
         e->sure += st->unsure[0].job->spec->num_gpus;
         unsure_pop(st, &e->nu);
@@ -443,8 +607,9 @@ static int collect_estimated(void *ctx, dike_job *r)
 /* preempt_for without the oracle: the candidates are the running jobs of type @p t that started
  * before now and have more estimated remaining work (dike_sched_est_remaining_running) than @p q
  * needs, taken largest estimate first (ties: lower job index) until the gang fits. The walk
- * visits only jobs whose bound (est_bound) exceeds the need, and ends when the victims are known
- * (collect_estimated): the victims are those of a sort of every candidate. */
+ * visits only jobs whose bound (est_bound, scaled by the rate class) exceeds the need, and ends
+ * when the victims are known (collect_estimated): the victims are those of a sort of every
+ * candidate. */
 static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int t)
 {
     dike_time now = dike_sched_now(s);
@@ -454,9 +619,16 @@ static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int
     est_search es = {{st, s, now, need_time, have, g, 0}, 0, 0};
     /* estimate <= bound - now - 2 us: bound - now <= floor(need) gives estimate < need */
     dike_time after = now + (dike_time)floor(need_time);
-    if (have + dike_fintree_gpus_after(&st->running, (uint32_t)t, after) < g)
+    uint64_t above = 0;
+    uint32_t nw = walk_open(st, (uint32_t)t, now, need_time, after, 1, &above);
+    if (have + above < g)
         return 0;
-    dike_fintree_walk(&st->running, (uint32_t)t, after, collect_estimated, &es);
+    walk_start_bound(st, nw, now);
+    dike_job *r;
+    double left;
+    while ((r = walk_next_by_bound(st, nw, now, &left)))
+        if (collect_estimated(&es, r, left))
+            break;
     size_t nc = es.v.n;
     size_t nv = 0;
     uint64_t avail = have;
@@ -478,9 +650,8 @@ static int preempt_for_estimated(srtf_state *st, dike_sched *s, dike_job *q, int
     return start(st, s, q);
 }
 
-static int collect_victim(void *ctx, dike_job *r)
+static int collect_victim(victim_search *v, dike_job *r)
 {
-    victim_search *v = ctx;
     if (r->run_start < v->now && dike_sched_est_remaining(v->s, r) > v->need_time) {
         v->st->tmp = grow(v->st->tmp, &v->st->tmp_cap, v->n, sizeof *v->st->tmp);
         v->st->tmp[v->n++] = r;
@@ -492,9 +663,10 @@ static int collect_victim(void *ctx, dike_job *r)
 /* Try to make room for @p q on GPU type @p t by preempting longer running jobs of that type:
  * the running jobs of type t are walked latest finish first while they are longer than q, and
  * those with more remaining work than q needs are the victims, until q's gang fits. Remaining
- * work never exceeds time to finish (rates <= 1 on the reference type), so once the time to
- * finish drops to what q needs no later job can be a victim: the walk stops there, and when
- * the GPUs of all the jobs before that point would not be enough, it is not made at all. */
+ * work never exceeds time to finish times the rate (at most 1 on the reference type), so once
+ * that drops to what q needs no later job of the rate class can be a victim: each class's walk
+ * stops there (walk_open), and when the GPUs of all the jobs before those points would not be
+ * enough, the walk is not made at all. */
 static int preempt_for(srtf_state *st, dike_sched *s, dike_job *q, int t)
 {
     victim_search v = {st, s, dike_sched_now(s), queued_time(s, q), dike_sched_free_gpus(s, t),
@@ -502,9 +674,15 @@ static int preempt_for(srtf_state *st, dike_sched *s, dike_job *q, int t)
     if (v.have < v.g) {
         /* "finish - now > need_time" in whole us: finish > now + floor(need_time) */
         dike_time after = v.now + (dike_time)floor(v.need_time);
-        if (v.have + dike_fintree_gpus_after(&st->running, (uint32_t)t, after) < v.g)
+        uint64_t above = 0;
+        uint32_t nw = walk_open(st, (uint32_t)t, v.now, v.need_time, after, 0, &above);
+        if (v.have + above < v.g)
             return 0;
-        dike_fintree_walk(&st->running, (uint32_t)t, after, collect_victim, &v);
+        walk_start(st, nw);
+        dike_job *r;
+        while ((r = walk_next_by_key(st, nw)))
+            if (collect_victim(&v, r))
+                break;
     }
     if (v.have < v.g)
         return 0;
@@ -561,6 +739,10 @@ static void srtf_free(void *state)
     srtf_state *st = state;
     dike_tenantq_free(&st->queued);
     dike_fintree_free(&st->running);
+    free(st->cls_rate);
+    free(st->cls_n);
+    for (uint32_t i = 0; i < SRTF_TREES; i++)
+        dike_fintree_iter_free(&st->it[i]);
     free(st->tmp);
     free(st->cand);
     free(st->unsure);

@@ -506,6 +506,23 @@ static void expect_walk(dike_fintree *f, uint32_t tree, dike_time after, int sto
     assert_int_equal(w.n, n);
     for (int i = 0; i < n; i++)
         assert_int_equal(w.idx[i], want[i]);
+    if (stop_at)
+        return;
+    /* a cursor gives the same jobs in the same order, whatever another cursor does meanwhile */
+    dike_fintree_iter it = {0}, other = {0};
+    dike_fintree_iter_start(f, &it, tree, after);
+    dike_fintree_iter_start(f, &other, tree, INT64_MIN);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(it.cur, want[i]);
+        dike_fintree_iter_next(f, &it);
+        if (other.cur != UINT32_MAX)
+            dike_fintree_iter_next(f, &other);
+    }
+    assert_int_equal(it.cur, UINT32_MAX);
+    dike_fintree_iter_next(f, &it); /* stays done */
+    assert_int_equal(it.cur, UINT32_MAX);
+    dike_fintree_iter_free(&it);
+    dike_fintree_iter_free(&other);
 }
 
 static void test_fintree(void **unused)
@@ -531,6 +548,8 @@ static void test_fintree(void **unused)
     assert_int_equal(dike_fintree_gpus_after(&f, 0, 80), 0);
     assert_int_equal(dike_fintree_gpus_after(&f, 0, 9), 63);
     assert_int_equal(dike_fintree_gpus_after(&f, 1, 0), 64);
+    expect_walk(&f, 1, INT64_MIN, 0, (uint32_t[]){6}, 1);
+    expect_walk(&f, 1, 100, 0, (uint32_t[]){0}, 0); /* finishing after 100: none */
     /* the walk stops at the bound (after 50: 1, 3, 4) or when the visitor says so (2nd job) */
     expect_walk(&f, 0, 50, 0, (uint32_t[]){1, 3, 4}, 3);
     expect_walk(&f, 0, INT64_MIN, 2, (uint32_t[]){1, 3}, 2);
