@@ -367,7 +367,9 @@ static void test_dike_guard_bounds_same(void **st)
  * backlogs too). Checked to fail, for Dike, when a range's hi is 5 % too high, when its
  * lo leaves out the work until the node's expiry, and when the jobs whose nodes' bounds were
  * recomputed are not looked at again at the next move; for srtf, when hi is 5 % too high and when lo is the work done alone (not when hi
- * leaves out the bound's 1 s floor: a bound too low by 1 s rarely decides a search). */
+ * leaves out the bound's 1 s floor: a bound too low by 1 s rarely decides a search), and, for
+ * the expiry taken early (2026-12-04, thirty-first session), when it is taken as late instead and
+ * when an early expiry keeps a bound that rose. */
 static void keyed_same(void (*sw)(int), const char *mode, const char *const *cases, size_t ncases)
 {
     enum { N = 1500 };
