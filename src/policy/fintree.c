@@ -176,24 +176,16 @@ uint64_t dike_fintree_gpus_after(const dike_fintree *f, uint32_t tree, dike_time
     return s;
 }
 
+/* The walk is a cursor with the tree's own scratch stack. */
 void dike_fintree_walk(dike_fintree *f, uint32_t tree, dike_time after, dike_fintree_visit_fn visit,
                        void *ctx)
 {
-    size_t sp = 0;
-    uint32_t v = f->root[tree];
-    while (v != NIL || sp) {
-        for (; v != NIL; v = f->l[v]) {
-            if (sp == f->stack_cap) {
-                f->stack_cap = f->stack_cap ? 2 * f->stack_cap : 64;
-                f->stack = dike_xrealloc(f->stack, f->stack_cap * sizeof *f->stack);
-            }
-            f->stack[sp++] = v;
-        }
-        v = f->stack[--sp];
-        if (f->key[v] <= after || visit(ctx, f->job[v]))
-            return; /* in order: everything after v finishes no later */
-        v = f->r[v];
-    }
+    dike_fintree_iter it = {.stack = f->stack, .cap = f->stack_cap};
+    for (dike_fintree_iter_start(f, &it, tree, after); it.cur != NIL; dike_fintree_iter_next(f, &it))
+        if (visit(ctx, f->job[it.cur]))
+            break;
+    f->stack = it.stack; /* it may have grown */
+    f->stack_cap = it.cap;
 }
 
 void dike_fintree_iter_next(const dike_fintree *f, dike_fintree_iter *it)
