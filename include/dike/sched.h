@@ -150,6 +150,9 @@ typedef struct dike_placement {
     dike_place_fn place;        /**< choose nodes */
     const dike_option *options; /**< its keys (ends with a NULL name), or NULL for none */
     size_t params_size;         /**< sizeof the params struct @p options fill (0 if none) */
+    int by_shape;               /**< 1 if place() reads of the job only its gang size and GPU
+                                     type: the coordinator may then reuse one answer for every
+                                     queued job of that shape until the free GPUs change */
 } dike_placement;
 
 const dike_placement *dike_placement_find(const char *name);

@@ -611,6 +611,8 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
         off += j->spec->num_gpus;
     }
     s->cap = dike_capacity_new(cl);
+    for (size_t i = 0; i < sizeof s->rate_cache / sizeof s->rate_cache[0]; i++)
+        s->rate_cache[i].version = UINT64_MAX;
     s->cap->seed = (uint64_t)cfg->run_seed;
     s->cap->params = dike_placement_params(cfg, s->plc);
     s->tenant_gpus = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpus);

@@ -42,6 +42,12 @@ struct dike_sched {
     dike_job *jobs;          /**< one per workload job, submit order */
     dike_slice *slice_arena; /**< num_gpus slots per job, reserved up front */
     dike_slice *scratch;     /**< placement output scratch (max gang) */
+    struct {
+        uint64_t version;    /**< capacity version it was computed at (UINT64_MAX: empty) */
+        uint32_t g;          /**< gang size */
+        int32_t type;        /**< the job's GPU type constraint (-1: any) */
+        double rate;         /**< dike_sched_rate_now's answer for a queued job of that shape */
+    } rate_cache[64];        /**< by_shape placements: one answer per shape per capacity state */
 
     dike_event_pool pool;
     dike_heap heap;

@@ -62,12 +62,26 @@ double dike_sched_rate_now(dike_sched *s, const dike_job *j)
 {
     if (j->state == DIKE_JOB_RUNNING)
         return j->rate;
+    /* A placement that reads only the gang's shape gives every queued job of that shape the same
+     * answer until the free GPUs change: themis rates every fitting queued job at every fill. */
+    uint32_t g = j->spec->num_gpus;
+    int32_t want = j->spec->gpu_type;
+    size_t slot = ((size_t)g * 7 + (size_t)(want + 1)) % (sizeof s->rate_cache / sizeof s->rate_cache[0]);
+    if (s->plc->by_shape && s->rate_cache[slot].version == s->cap->version &&
+        s->rate_cache[slot].g == g && s->rate_cache[slot].type == want)
+        return s->rate_cache[slot].rate;
     uint32_t n = 0;
     int type = -1, level = 0;
-    if (dike_sched_free_for(s, j) < j->spec->num_gpus ||
-        !s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
-        return 0;
-    return dike_cluster_rate(s->cl, type, j->spec->num_gpus, level);
+    double rate = 0;
+    if (dike_sched_free_for(s, j) >= g && s->plc->place(s->cap, j, s->scratch, &n, &type, &level))
+        rate = dike_cluster_rate(s->cl, type, g, level);
+    if (s->plc->by_shape) {
+        s->rate_cache[slot].version = s->cap->version;
+        s->rate_cache[slot].g = g;
+        s->rate_cache[slot].type = want;
+        s->rate_cache[slot].rate = rate;
+    }
+    return rate;
 }
 
 uint32_t dike_sched_node_free(const dike_sched *s, uint32_t node)

@@ -111,6 +111,7 @@ void dike_capacity_take(dike_capacity *c, uint32_t node, uint32_t gpus)
     c->rack_free[r] -= gpus;
     c->type_free[c->type[node]] -= gpus;
     c->total_free -= gpus;
+    c->version++;
 }
 
 void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
@@ -128,6 +129,7 @@ void dike_capacity_give(dike_capacity *c, uint32_t node, uint32_t gpus)
     c->rack_free[r] += gpus;
     c->type_free[c->type[node]] += gpus;
     c->total_free += gpus;
+    c->version++;
 }
 
 void dike_capacity_set_down(dike_capacity *c, uint32_t node)
@@ -144,6 +146,7 @@ void dike_capacity_set_down(dike_capacity *c, uint32_t node)
     c->rack_free[r] -= cap;
     c->type_free[c->type[node]] -= cap;
     c->total_free -= cap;
+    c->version++;
 }
 
 void dike_capacity_set_up(dike_capacity *c, uint32_t node)
@@ -159,6 +162,7 @@ void dike_capacity_set_up(dike_capacity *c, uint32_t node)
     c->rack_free[r] += cap;
     c->type_free[c->type[node]] += cap;
     c->total_free += cap;
+    c->version++;
 }
 
 int dike_slices_level(const dike_cluster *cl, const dike_slice *s, uint32_t n)

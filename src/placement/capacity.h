@@ -26,6 +26,8 @@ struct dike_capacity {
     uint8_t *down;           /**< node failed: in no bucket, free = 0, its GPUs counted nowhere */
     uint64_t type_free[DIKE_MAX_GPU_TYPES]; /**< free GPUs per type */
     uint64_t total_free;     /**< free GPUs, all types */
+    uint64_t version;        /**< bumped by every change (take, give, down, up): answers that
+                                  depend only on the free GPUs stay valid while it stands */
     uint8_t type_order[DIKE_MAX_GPU_TYPES]; /**< types by speed (fastest first), then index */
     uint64_t seed;           /**< run.seed, for the random placement's keyed streams */
     const void *params;      /**< the placement's params struct (its options), NULL if none */

@@ -13,4 +13,5 @@ const dike_placement dike_placement_pack = {
     .name = "pack",
     .summary = "fewest nodes, then fewest racks (best fit); fastest GPU type first",
     .place = pack_place,
+    .by_shape = 1,
 };

@@ -29,4 +29,5 @@ const dike_placement dike_placement_spread = {
     .name = "spread",
     .summary = "worst fit: the node with the most free GPUs; larger gangs on the emptiest nodes",
     .place = spread_place,
+    .by_shape = 1,
 };

@@ -59,4 +59,5 @@ const dike_placement dike_placement_topo = {
     .name = "topo",
     .summary = "best rate first: one node, else one rack, else fewest racks, across GPU types",
     .place = topo_place,
+    .by_shape = 1,
 };

@@ -80,4 +80,5 @@ const dike_placement dike_placement_tree = {
     .name = "tree",
     .summary = "one node, else one rack, else the narrowest run of adjacent racks (switch tree)",
     .place = tree_place,
+    .by_shape = 1,
 };

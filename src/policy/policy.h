@@ -35,4 +35,9 @@ void dike_srtf_keyed_refresh(int on);
  *  default; 0 = one tree per type, as before the classes). Takes effect at the next run's start.
  *  The schedule is the same either way. */
 void dike_srtf_rate_classes(unsigned n);
+/** Tests: 0 = themis rates every fitting queued job at each fill, as before its rho index; 1 = it
+ *  reads them from the index (policy/rhoindex.h) where that applies and the queue is long (the
+ *  default); 2 = from the index whatever the queue's length. Takes effect at the next run's start.
+ *  The schedule is the same either way. */
+void dike_themis_rho_index(int mode);
 #endif

@@ -25,6 +25,7 @@ static inline double dike_ideal_est_s(const dike_sched *s, const dike_job *j, do
  *  scheduler.duration_knowledge = oracle); the metrics always use the true duration. The rate is the one the job
  *  has (running) or would get from the configured placement now (queued); a queued job that does
  *  not fit now is estimated at rate 1 (its best placement). @p rate_out (may be NULL) gets it. */
+static inline double dike_rho_hat_at(dike_sched *s, const dike_job *j, double rate);
 static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate_out)
 {
     double rate = dike_sched_rate_now(s, j);
@@ -32,6 +33,12 @@ static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate
         rate = 1.0;
     if (rate_out)
         *rate_out = rate;
+    return dike_rho_hat_at(s, j, rate);
+}
+
+/** rho_hat of @p j at placement rate @p rate (> 0): the same arithmetic as dike_rho_hat. */
+static inline double dike_rho_hat_at(dike_sched *s, const dike_job *j, double rate)
+{
     double now = dike_time_to_s(dike_sched_now(s));
     double rem = dike_sched_est_remaining(s, j) / 1e6 / rate;
     double ideal = dike_ideal_est_s(s, j, dike_sched_est_total(s, j), (double)dike_sched_active(s));

@@ -16,6 +16,7 @@
 #include "policy/jobsets.h"
 #include "policy/policy.h"
 #include "policy/rho.h"
+#include "policy/rhoindex.h"
 
 /* Every job's rho_hat moves with time, with the number of jobs in the system and (queued jobs)
  * with the free capacity, so no order survives from one decision to the next: each decision
@@ -43,10 +44,20 @@ typedef struct themis_state {
     uint32_t *active;     /**< per tenant: active jobs */
     uint32_t tenants_active; /**< tenants with an active job */
     dike_jobsets jobs;    /**< active jobs: running, queued by gang size */
+    dike_sched *sched;    /**< the coordinator of the decision in progress (for on_change) */
     dike_ranked *order;
     dike_rank_scratch scratch;
     size_t order_cap;
+    int indexed;          /**< fills read the queue from @p index (oracle, noisy; see below) */
+    dike_rhoindex index;  /**< queued jobs by a bound on rho_hat */
 } themis_state;
+
+static int rho_index_mode = 1; /* dike_themis_rho_index */
+
+void dike_themis_rho_index(int mode)
+{
+    rho_index_mode = mode;
+}
 
 /* ---- options: [themis] ---- */
 
@@ -72,6 +83,14 @@ static int themis_init(dike_sched *s, void **state, dike_err *e)
     st->behind = dike_xcalloc(st->ntenants + 1, 1);
     st->active = dike_xcalloc(st->ntenants + 1, sizeof *st->active);
     dike_jobsets_init(&st->jobs, w);
+    /* The index needs a queued job's estimates to stay put while it waits (not so under `none`,
+     * where its tenant's history moves them, nor in the emulating mode, where a stop's work left
+     * arrives later; the coordinator turns that mode on after init, so use_index asks) and one
+     * placement rate per gang shape (a placement that reads only that). */
+    const dike_placement *plc = dike_placement_find(dike_sched_config(s)->scheduler_placement);
+    st->indexed = rho_index_mode != 0 && dike_sched_duration_knowledge(s) != DIKE_DURATION_NONE &&
+                  plc && plc->by_shape;
+    dike_rhoindex_init(&st->index, w, &st->jobs);
     *state = st;
     return 0;
 }
@@ -79,7 +98,12 @@ static int themis_init(dike_sched *s, void **state, dike_err *e)
 /* Keep the sets in step with the job's state (the coordinator changed it just before). */
 static void on_change(void *state, dike_job *j, int started)
 {
-    dike_jobsets_moved(&((themis_state *)state)->jobs, j, started);
+    themis_state *st = state;
+    dike_jobsets_moved(&st->jobs, j, started);
+    if (started)
+        dike_rhoindex_remove(&st->index, j);
+    else
+        dike_rhoindex_add(&st->index, st->sched, j, st->behind[j->spec->tenant] ? 0 : 1);
 }
 
 static void themis_arrival(void *state, dike_sched *s, dike_job *j)
@@ -88,6 +112,8 @@ static void themis_arrival(void *state, dike_sched *s, dike_job *j)
     if (st->active[j->spec->tenant]++ == 0)
         st->tenants_active++;
     dike_jobsets_add(&st->jobs, j);
+    if (j->state == DIKE_JOB_QUEUED)
+        dike_rhoindex_add(&st->index, s, j, st->behind[j->spec->tenant] ? 0 : 1);
 }
 
 static void themis_finish(void *state, dike_sched *s, dike_job *j)
@@ -96,10 +122,12 @@ static void themis_finish(void *state, dike_sched *s, dike_job *j)
     if (--st->active[j->spec->tenant] == 0)
         st->tenants_active--;
     dike_jobsets_remove(&st->jobs, j, 1);
+    dike_rhoindex_remove(&st->index, j);
 }
 
 static void themis_evicted(void *state, dike_sched *s, dike_job *j)
 {
+    ((themis_state *)state)->sched = s;
     on_change(state, j, 0);
 }
 
@@ -188,9 +216,42 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
         return m;
     }
     for (size_t i = 0; i < m; i++)
-        st->order[i].key = (st->behind[st->order[i].job->spec->tenant] ? 0.0 : 1e15) -
-                           st->order[i].key;
+        st->order[i].key = st->behind[st->order[i].job->spec->tenant] ? 0.0 - st->order[i].key
+                                                                      : 1.0 / st->order[i].key;
     return m;
+}
+
+/* The index pays where the queue is long: a short one is cheaper to rate whole than to keep in
+ * buckets (on TitanSched Philly at 512 GPUs, a few hundred queued jobs, fills from the index took
+ * twice as long). Both give the same order, so the switch changes no schedule. */
+#define INDEX_FROM 4096 /* queued jobs at which fills start using the index */
+#define INDEX_UNTIL 1024 /* ... and below which they stop (and it is dropped) */
+
+static int use_index(themis_state *st)
+{
+    if (!st->indexed || dike_sched_emulating(st->sched))
+        return 0;
+    if (rho_index_mode == 2 || st->jobs.nqueued >= (st->index.valid ? INDEX_UNTIL : INDEX_FROM))
+        return 1;
+    dike_rhoindex_invalidate(&st->index);
+    return 0;
+}
+
+/* A fill from the index: the order of build_order(round = 0) and dike_fill_ranked's greedy walk
+ * over it (every job that fits the GPUs still free, in order), read from a few jobs. */
+static void fill_indexed(themis_state *st, dike_sched *s)
+{
+    if (!st->index.valid)
+        dike_rhoindex_build(&st->index, s, st->behind);
+    uint32_t k = tenants_behind(st);
+    uint64_t fit = dike_sched_free_gpus(s, -1);
+    dike_rhoindex_begin(&st->index, s, fit, k >= st->tenants_active);
+    dike_job *j;
+    while (dike_sched_free_gpus(s, -1) > 0 &&
+           (j = dike_rhoindex_next(&st->index, s, dike_sched_free_gpus(s, -1))))
+        if (dike_sched_start(s, j))
+            on_change(st, j, 1);
+    dike_rhoindex_end(&st->index, s);
 }
 
 /* At a round boundary the running set follows the whole order (lease = round); between rounds
@@ -198,9 +259,13 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
 static void themis_decide(void *state, dike_sched *s)
 {
     themis_state *st = state;
+    st->sched = s;
     if (dike_sched_is_round(s)) {
+        dike_rhoindex_invalidate(&st->index); /* the groups move */
         size_t n = build_order(st, s, 1, 0);
         dike_reallocate_ranked(s, st->order, n, &st->scratch, st, on_change);
+    } else if (dike_sched_free_gpus(s, -1) > 0 && use_index(st)) {
+        fill_indexed(st, s);
     } else if (dike_sched_free_gpus(s, -1) > 0) {
         size_t n = build_order(st, s, 0, dike_sched_free_gpus(s, -1));
         dike_fill_ranked(s, st->order, n, st, on_change);
@@ -223,6 +288,7 @@ static int themis_load(void *state, const void *blob, size_t len)
     if (len != st->ntenants)
         return DIKE_EINVAL;
     memcpy(st->behind, blob, len);
+    dike_rhoindex_invalidate(&st->index);
     return 0;
 }
 
@@ -236,6 +302,7 @@ static void themis_free(void *state)
     dike_jobsets_free(&st->jobs);
     free(st->order);
     dike_rank_scratch_free(&st->scratch);
+    dike_rhoindex_free(&st->index);
     free(st);
 }
 

@@ -103,6 +103,27 @@ static void test_themis(void **st)
     sc_expect(jobs, 2, sets, (const sc_want[]){{0, 1100, 1}, {100, 200, 0}});
 }
 
+/* Inside a group, the worse rho first, however close (until 2026-12-05 the tenants not behind were
+ * keyed 1e15 - rho, which rounds rho to 1/8: jobs closer than that went in job order). Two nodes
+ * of 8 GPUs, no round before 10^7 s, so no tenant is behind: at the fill the two tenants a and b
+ * are active and k = ceil(0.2 x 2) = 1 < 2, so b's jobs are keyed as "not behind".
+ *   R (a, 8 GPUs, 1000 s) and S (a, 8 GPUs, 100,000 s) start at 0 on the two nodes.
+ *   Q1 (b, 8 GPUs, 1000 s) at 10, Q2 (b, 8 GPUs, 980 s) at 20 wait.
+ *   At 1000 R ends: N = 3 (S, Q1, Q2), G = 16, share 8 x 3 / 16 = 1.5, rate 1 on a whole node:
+ *     Q1: (990 + 1000) / (1.5 x 1000) = 1.3267;  Q2: (980 + 980) / (1.5 x 980) = 1.3333.
+ *   (1e15 - 1.3267 and 1e15 - 1.3333 both round to 999,999,999,999,998.625: the old key tied them
+ *   and Q1, the lower index, went first.) Q2 runs 1000-1980, Q1 1980-2980. */
+static void test_themis_close_rho(void **st)
+{
+    static const sc_job jobs[] = {
+        {0, 1000, 8, "a"}, {0, 100000, 8, "a"}, {10, 1000, 8, "b"}, {20, 980, 8, "b"}};
+    const char *sets[] = {"cluster.nodes=2", "scheduler.policy=themis", "scheduler.round_s=10000000",
+                          "scheduler.preemption_cost_s=0", NULL};
+    (void)st;
+    sc_expect(jobs, 4, sets,
+              (const sc_want[]){{0, 1000, 0}, {0, 100000, 0}, {1980, 2980, 0}, {1000, 1980, 0}});
+}
+
 /* ---- gandiva-fair ---- */
 
 /* Tenants a and b, one ticket each; J0 (a) and J1 (b), 8 GPUs and 250 s each, both at 0.
@@ -467,6 +488,35 @@ static void test_srtf_rate_classes_same(void **st)
         keyed_same(classes_one, modes[m], cases[0], sizeof cases / sizeof *cases);
     }
     dike_srtf_rate_classes(31);
+}
+
+/* themis's fills read the queue from its rho index (policy/rhoindex.h) instead of rating every
+ * fitting queued job; the order must be the same. The job sets of keyed_same (gangs of 12 GPUs
+ * share two nodes and run at the spread rate; smaller gangs spread when the free GPUs are),
+ * under `oracle` and `noisy`, with restores of 0 and 30 s, with one GPU type and with two (jobs
+ * of both kinds then wait in one gang size at different rates), with the index used whatever the
+ * queue's length (2) against never (0). Checked to fail when a bucket's bound leaves out the
+ * drift of its slopes (u_min instead of u_max), and when the rate term takes phi_min where it
+ * needs phi_max. */
+static void rho_index(int on)
+{
+    dike_themis_rho_index(on ? 2 : 0);
+}
+
+static void test_themis_rho_index_same(void **st)
+{
+    static const char *const cases[][5] = { /* each NULL-terminated */
+        {"scheduler.policy=themis", "scheduler.preemption_cost_s=0", NULL},
+        {"scheduler.policy=themis", "scheduler.preemption_cost_s=30", "scheduler.round_s=600", NULL},
+        {"scheduler.policy=themis", "cluster.gpu_types=v100:6,a100:6", "cluster.gpu_speeds=a100:2",
+         NULL},
+    };
+    static const char *const modes[] = {"scheduler.duration_knowledge=oracle",
+                                        "scheduler.duration_knowledge=noisy"};
+    (void)st;
+    for (size_t m = 0; m < 2; m++)
+        keyed_same(rho_index, modes[m], cases[0], sizeof cases / sizeof *cases);
+    dike_themis_rho_index(1);
 }
 
 /* An outlived estimate is not a missed fair finish (version 0.6). One node of 8 GPUs, `none`
@@ -878,6 +928,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waterfill_weights), cmocka_unit_test(test_las_queues),
         cmocka_unit_test(test_las_promotion),     cmocka_unit_test(test_themis),
+        cmocka_unit_test(test_themis_close_rho),  cmocka_unit_test(test_themis_rho_index_same),
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),

@@ -1,0 +1,466 @@
+/* Queued jobs by a bound on rho_hat (policy/rhoindex.h). */
+#include "policy/rhoindex.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/rankwalk.h"
+#include "policy/rho.h"
+
+#define NONE UINT32_MAX
+#define TYPES (DIKE_MAX_GPU_TYPES + 1) /* a job's GPU type constraint + 1 */
+#define DRIFT (1.0 / 16)               /* rekey once the spread of u moved a bound this far in z */
+
+struct dike_rhobucket {
+    dike_job **h;           /**< members, a max-heap by kappa */
+    uint32_t n, cap;
+    double t0;              /**< kappa's reference time, s */
+    double umin, umax;      /**< 1/T of the members since t0 (1/s) */
+    double phimin, phimax;  /**< R/T of the members since t0 */
+    uint32_t size;          /**< gang size index (jobsets sizes) */
+    uint32_t cls;           /**< size * TYPES + GPU type + 1 */
+    uint8_t grp;            /**< 0: behind, 1: the others */
+    uint32_t next;          /**< next bucket of the same gang size, NONE at the end */
+};
+
+/* ---- per bucket heap ---- */
+
+static void bucket_set(dike_rhoindex *x, dike_rhobucket *b, uint32_t i, dike_job *j)
+{
+    b->h[i] = j;
+    x->pos[j->idx] = i;
+}
+
+static void heap_up(dike_rhoindex *x, dike_rhobucket *b, uint32_t i)
+{
+    dike_job *j = b->h[i];
+    double k = x->kappa[j->idx];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (x->kappa[b->h[p]->idx] >= k)
+            break;
+        bucket_set(x, b, i, b->h[p]);
+        i = p;
+    }
+    bucket_set(x, b, i, j);
+}
+
+static void heap_down(dike_rhoindex *x, dike_rhobucket *b, uint32_t i)
+{
+    dike_job *j = b->h[i];
+    double k = x->kappa[j->idx];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= b->n)
+            break;
+        if (c + 1 < b->n && x->kappa[b->h[c + 1]->idx] > x->kappa[b->h[c]->idx])
+            c++;
+        if (x->kappa[b->h[c]->idx] <= k)
+            break;
+        bucket_set(x, b, i, b->h[c]);
+        i = c;
+    }
+    bucket_set(x, b, i, j);
+}
+
+/* ---- a job's place ---- */
+
+typedef struct shape {
+    double u, phi; /* 1/T (1/s), R/T */
+    double submit; /* s */
+} shape;
+
+static shape shape_of(dike_sched *s, const dike_job *j)
+{
+    double T = dike_sched_est_total(s, j), R = dike_sched_est_remaining(s, j);
+    shape sh = {1e6 / T, R / T, dike_time_to_s(j->spec->submit)};
+    return sh;
+}
+
+static uint64_t bucket_key(uint32_t cls, int grp, double u, double phi)
+{
+    int e;
+    double m = frexp(1.0 / u, &e); /* T = m 2^e, m in [0.5, 1): four buckets per octave */
+    int q = m < 0.5946035575013605 ? 0 : m < 0.7071067811865476 ? 1 : m < 0.8408964152537145 ? 2 : 3;
+    int ub = 4 * e + q + 4096;
+    if (ub < 0)
+        ub = 0;
+    if (ub > 8191)
+        ub = 8191;
+    int fb = phi >= 1 ? (phi == 1 ? 16 : 17) : (int)(phi * 16);
+    return ((((uint64_t)cls * 2 + (uint64_t)grp) * 8192 + (uint64_t)ub) * 32 + (uint64_t)fb) + 1;
+}
+
+static void hash_grow(dike_rhoindex *x);
+
+static uint32_t bucket_for(dike_rhoindex *x, uint32_t size, uint32_t cls, int grp, uint64_t key)
+{
+    if (2 * (x->nb + 1) > x->hcap)
+        hash_grow(x);
+    uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (x->hcap - 1);
+    while (x->hkey[i]) {
+        if (x->hkey[i] == key)
+            return x->hval[i];
+        i = (i + 1) & (x->hcap - 1);
+    }
+    if (x->nb == x->capb) {
+        x->capb = x->capb ? 2 * x->capb : 64;
+        x->b = dike_xrealloc(x->b, x->capb * sizeof *x->b);
+        x->bub = dike_xrealloc(x->bub, x->capb * sizeof *x->bub);
+        x->bh = dike_xrealloc(x->bh, x->capb * sizeof *x->bh);
+    }
+    uint32_t id = x->nb++;
+    dike_rhobucket *b = &x->b[id];
+    memset(b, 0, sizeof *b);
+    b->size = size;
+    b->cls = cls;
+    b->grp = (uint8_t)grp;
+    b->umin = b->phimin = INFINITY;
+    b->umax = b->phimax = -INFINITY;
+    b->next = x->per_size_first[size];
+    x->per_size_first[size] = id;
+    x->hkey[i] = key;
+    x->hval[i] = id;
+    return id;
+}
+
+static void hash_grow(dike_rhoindex *x)
+{
+    uint32_t old = x->hcap;
+    uint64_t *ok = x->hkey;
+    uint32_t *ov = x->hval;
+    x->hcap = old ? 2 * old : 256;
+    x->hkey = dike_xcalloc(x->hcap, sizeof *x->hkey);
+    x->hval = dike_xmalloc(x->hcap * sizeof *x->hval);
+    for (uint32_t k = 0; k < old; k++)
+        if (ok[k]) {
+            uint32_t i = (uint32_t)((ok[k] * 0x9E3779B97F4A7C15ull) >> 32) & (x->hcap - 1);
+            while (x->hkey[i])
+                i = (i + 1) & (x->hcap - 1);
+            x->hkey[i] = ok[k];
+            x->hval[i] = ov[k];
+        }
+    free(ok);
+    free(ov);
+}
+
+static uint32_t size_index(const dike_jobsets *js, uint32_t g)
+{
+    uint32_t lo = 0, hi = js->nsizes;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (js->sizes[mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void widen(dike_rhobucket *b, const shape *sh)
+{
+    if (sh->u < b->umin)
+        b->umin = sh->u;
+    if (sh->u > b->umax)
+        b->umax = sh->u;
+    if (sh->phi < b->phimin)
+        b->phimin = sh->phi;
+    if (sh->phi > b->phimax)
+        b->phimax = sh->phi;
+}
+
+static void insert(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
+{
+    shape sh = shape_of(s, j);
+    uint32_t size = size_index(x->js, j->spec->num_gpus);
+    uint32_t cls = size * TYPES + (uint32_t)(j->spec->gpu_type + 1);
+    uint32_t id = bucket_for(x, size, cls, grp, bucket_key(cls, grp, sh.u, sh.phi));
+    dike_rhobucket *b = &x->b[id];
+    if (b->n == 0) {
+        b->t0 = dike_time_to_s(dike_sched_now(s));
+        b->umin = b->phimin = INFINITY;
+        b->umax = b->phimax = -INFINITY;
+    }
+    widen(b, &sh);
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 16;
+        b->h = dike_xrealloc(b->h, b->cap * sizeof *b->h);
+    }
+    x->kappa[j->idx] = (b->t0 - sh.submit) * sh.u + sh.phi;
+    x->bucket_of[j->idx] = id;
+    x->grp[j->idx] = (uint8_t)grp;
+    b->h[b->n] = j;
+    heap_up(x, b, b->n++);
+}
+
+static void take_out(dike_rhoindex *x, uint32_t idx)
+{
+    dike_rhobucket *b = &x->b[x->bucket_of[idx]];
+    uint32_t i = x->pos[idx];
+    x->bucket_of[idx] = NONE;
+    dike_job *last = b->h[--b->n];
+    if (i < b->n) {
+        bucket_set(x, b, i, last);
+        heap_up(x, b, i);
+        heap_down(x, b, x->pos[last->idx]);
+    }
+}
+
+/* Every member's kappa again at t0 = now, and the ranges of the members only. */
+static void rekey(dike_rhoindex *x, dike_sched *s, dike_rhobucket *b)
+{
+    b->t0 = dike_time_to_s(dike_sched_now(s));
+    b->umin = b->phimin = INFINITY;
+    b->umax = b->phimax = -INFINITY;
+    for (uint32_t i = 0; i < b->n; i++) {
+        dike_job *j = b->h[i];
+        shape sh = shape_of(s, j);
+        widen(b, &sh);
+        x->kappa[j->idx] = (b->t0 - sh.submit) * sh.u + sh.phi;
+    }
+    for (uint32_t i = b->n / 2; i-- > 0;)
+        heap_down(x, b, i);
+}
+
+/* ---- the index ---- */
+
+void dike_rhoindex_init(dike_rhoindex *x, const dike_workload *w, const dike_jobsets *js)
+{
+    memset(x, 0, sizeof *x);
+    x->js = js;
+    size_t n = w->njobs + 1;
+    x->bucket_of = dike_xmalloc(n * sizeof *x->bucket_of);
+    memset(x->bucket_of, 0xff, n * sizeof *x->bucket_of);
+    x->pos = dike_xmalloc(n * sizeof *x->pos);
+    x->kappa = dike_xmalloc(n * sizeof *x->kappa);
+    x->grp = dike_xcalloc(n, 1);
+    x->per_size_first = dike_xmalloc((js->nsizes + 1) * sizeof *x->per_size_first);
+    memset(x->per_size_first, 0xff, (js->nsizes + 1) * sizeof *x->per_size_first);
+    x->rate = dike_xmalloc(((size_t)js->nsizes + 1) * TYPES * sizeof *x->rate);
+    x->scale = dike_xmalloc(((size_t)js->nsizes + 1) * sizeof *x->scale);
+}
+
+void dike_rhoindex_free(dike_rhoindex *x)
+{
+    for (uint32_t i = 0; i < x->nb; i++)
+        free(x->b[i].h);
+    free(x->b);
+    free(x->bub);
+    free(x->bh);
+    free(x->hkey);
+    free(x->hval);
+    free(x->bucket_of);
+    free(x->pos);
+    free(x->kappa);
+    free(x->grp);
+    free(x->per_size_first);
+    free(x->pool);
+    free(x->out);
+    free(x->rate);
+    free(x->scale);
+    memset(x, 0, sizeof *x);
+}
+
+void dike_rhoindex_invalidate(dike_rhoindex *x)
+{
+    if (!x->valid)
+        return;
+    for (uint32_t i = 0; i < x->nb; i++) {
+        dike_rhobucket *b = &x->b[i];
+        for (uint32_t k = 0; k < b->n; k++)
+            x->bucket_of[b->h[k]->idx] = NONE;
+        b->n = 0;
+    }
+    x->valid = 0;
+}
+
+void dike_rhoindex_build(dike_rhoindex *x, dike_sched *s, const uint8_t *group)
+{
+    dike_rhoindex_invalidate(x);
+    x->valid = 1;
+    for (uint32_t sz = 0; sz < x->js->nsizes; sz++) {
+        const dike_jobset *l = &x->js->queued[sz];
+        for (size_t i = 0; i < l->n; i++)
+            insert(x, s, l->jobs[i], group[l->jobs[i]->spec->tenant] ? 0 : 1);
+    }
+}
+
+void dike_rhoindex_add(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
+{
+    if (x->valid && x->bucket_of[j->idx] == NONE)
+        insert(x, s, j, grp);
+}
+
+void dike_rhoindex_remove(dike_rhoindex *x, dike_job *j)
+{
+    if (x->valid && x->bucket_of[j->idx] != NONE)
+        take_out(x, j->idx);
+}
+
+/* ---- one fill ---- */
+
+static int merged_fill; /* the fill in progress keys every job as group 0 (single-threaded) */
+
+/* The least key any member of bucket @p id can have this fill (its top's bound). */
+static double bucket_bound(dike_rhoindex *x, dike_sched *s, uint32_t id)
+{
+    dike_rhobucket *b = &x->b[id];
+    double now = dike_time_to_s(dike_sched_now(s));
+    double dt = now - b->t0;
+    if ((b->umax - b->umin) * dt > DRIFT) {
+        rekey(x, s, b);
+        dt = 0;
+    }
+    double inv = 1.0 / x->rate[b->cls];
+    double k = x->kappa[b->h[0]->idx];
+    double z = k + b->umax * dt + (inv >= 1 ? b->phimax : b->phimin) * (inv - 1);
+    z += 1e-9 * (fabs(k) + b->umax * dt + b->phimax * inv + 1);
+    double rho = z / x->scale[b->size];
+    if (merged_fill || b->grp == 0)
+        return -rho;
+    return (1.0 / rho) * (1 - 1e-12);
+}
+
+static int pool_before(const dike_ranked *a, const dike_ranked *b) { return dike_ranked_before(a, b); }
+
+static void pool_push(dike_rhoindex *x, dike_ranked e)
+{
+    if (x->npool == x->cappool) {
+        x->cappool = x->cappool ? 2 * x->cappool : 64;
+        x->pool = dike_xrealloc(x->pool, x->cappool * sizeof *x->pool);
+    }
+    size_t i = x->npool++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!pool_before(&e, &x->pool[p]))
+            break;
+        x->pool[i] = x->pool[p];
+        i = p;
+    }
+    x->pool[i] = e;
+}
+
+static dike_ranked pool_pop(dike_rhoindex *x)
+{
+    dike_ranked top = x->pool[0], e = x->pool[--x->npool];
+    size_t i = 0, n = x->npool;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && pool_before(&x->pool[c + 1], &x->pool[c]))
+            c++;
+        if (!pool_before(&x->pool[c], &e))
+            break;
+        x->pool[i] = x->pool[c];
+        i = c;
+    }
+    if (n)
+        x->pool[i] = e;
+    return top;
+}
+
+/* buckets by bound: a min-heap of bucket ids by bub */
+static void bh_down(dike_rhoindex *x, uint32_t i)
+{
+    uint32_t id = x->bh[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= x->nbh)
+            break;
+        if (c + 1 < x->nbh && x->bub[x->bh[c + 1]] < x->bub[x->bh[c]])
+            c++;
+        if (x->bub[x->bh[c]] >= x->bub[id])
+            break;
+        x->bh[i] = x->bh[c];
+        i = c;
+    }
+    x->bh[i] = id;
+}
+
+static void out_push(dike_rhoindex *x, dike_job *j)
+{
+    if (x->nout == x->capout) {
+        x->capout = x->capout ? 2 * x->capout : 64;
+        x->out = dike_xrealloc(x->out, x->capout * sizeof *x->out);
+    }
+    x->out[x->nout++] = j;
+}
+
+void dike_rhoindex_begin(dike_rhoindex *x, dike_sched *s, uint64_t fit, int merged)
+{
+    merged_fill = merged;
+    x->npool = x->nout = x->nbh = 0;
+    double n = (double)dike_sched_active(s), G = (double)dike_sched_gpus_up(s);
+    for (uint32_t sz = 0; sz < x->js->nsizes && x->js->sizes[sz] <= fit; sz++) {
+        double share = (double)x->js->sizes[sz] * n / G;
+        x->scale[sz] = share > 1 ? share : 1;
+        for (uint32_t t = 0; t < TYPES; t++)
+            x->rate[sz * TYPES + t] = 0; /* not yet asked */
+        for (uint32_t id = x->per_size_first[sz]; id != NONE; id = x->b[id].next) {
+            dike_rhobucket *b = &x->b[id];
+            if (b->n == 0)
+                continue;
+            if (x->rate[b->cls] == 0) { /* the rate every job of this shape gets now */
+                double r = dike_sched_rate_now(s, b->h[0]);
+                x->rate[b->cls] = r > 0 ? r : 1.0;
+            }
+            x->bub[id] = bucket_bound(x, s, id);
+            x->bh[x->nbh++] = id;
+        }
+    }
+    for (uint32_t i = x->nbh / 2; i-- > 0;)
+        bh_down(x, i);
+}
+
+dike_job *dike_rhoindex_next(dike_rhoindex *x, dike_sched *s, uint64_t budget)
+{
+    for (;;) {
+        /* drop what cannot fit any more: the budget only shrinks during a fill */
+        while (x->npool && x->pool[0].job->spec->num_gpus > budget)
+            out_push(x, pool_pop(x).job);
+        if (x->nbh == 0)
+            break;
+        uint32_t id = x->bh[0];
+        dike_rhobucket *b = &x->b[id];
+        if (x->js->sizes[b->size] > budget || b->n == 0) {
+            x->bh[0] = x->bh[--x->nbh];
+            if (x->nbh)
+                bh_down(x, 0);
+            continue;
+        }
+        if (x->npool && x->bub[id] > x->pool[0].key)
+            break; /* no bucket can beat the best rated job */
+        dike_job *j = b->h[0];
+        take_out(x, j->idx);
+        double rho = dike_rho_hat_at(s, j, x->rate[b->cls]);
+        dike_ranked e = {merged_fill || b->grp == 0 ? 0.0 - rho : 1.0 / rho, j};
+        pool_push(x, e);
+        if (b->n) {
+            x->bub[id] = bucket_bound(x, s, id);
+        } else {
+            x->bh[0] = x->bh[--x->nbh];
+            if (x->nbh == 0)
+                continue;
+        }
+        bh_down(x, 0);
+    }
+    if (x->npool == 0)
+        return NULL;
+    dike_job *j = pool_pop(x).job;
+    out_push(x, j);
+    return j;
+}
+
+void dike_rhoindex_end(dike_rhoindex *x, dike_sched *s)
+{
+    while (x->npool)
+        out_push(x, pool_pop(x).job);
+    for (size_t i = 0; i < x->nout; i++) {
+        dike_job *j = x->out[i];
+        if (j->state == DIKE_JOB_QUEUED && x->bucket_of[j->idx] == NONE)
+            insert(x, s, j, x->grp[j->idx]);
+    }
+    x->nout = 0;
+}
