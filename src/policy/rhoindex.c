@@ -21,8 +21,28 @@ struct dike_rhobucket {
     uint32_t size;          /**< gang size index (jobsets sizes) */
     uint32_t cls;           /**< size * TYPES + GPU type + 1 */
     uint8_t grp;            /**< 0: behind, 1: the others */
+    uint8_t kind;           /**< LINES, or FRESH: one tenant's jobs within their estimate */
+    uint32_t tenant;        /**< FRESH: whose */
+    double dmin, dmax;      /**< FRESH: work done by the members (s) since it was last empty */
     uint32_t next;          /**< next bucket of the same gang size, NONE at the end */
 };
+
+/* Under `none` a queued job that has done less work d than its tenant's estimate E is judged by
+ * T = E and R = E - d (at least the floor): rho_hat x M = (t + E/r - (submit + d/r)) / E, whose
+ * order inside one tenant does not move with t or E. Those jobs wait in FRESH buckets, one per
+ * tenant, shape and group, by submit + d (kappa = -(submit + d)); the bound reads E now. A job
+ * past its estimate (d >= E) is judged by T = 2d and R = d, E aside, and waits in the LINES
+ * buckets as under the oracle. When a tenant's estimate moves, the jobs it passes change sides
+ * (each tenant keeps its jobs by d on either side). */
+enum { LINES = 0, FRESH = 1 };
+
+/* per tenant (none): its jobs by work done, within the estimate (most first) and past it (least
+ * first) */
+struct dike_rhoside {
+    dike_job **h;
+    uint32_t n, cap;
+};
+typedef struct dike_rhoside dside;
 
 /* ---- per bucket heap ---- */
 
@@ -170,7 +190,128 @@ static void widen(dike_rhobucket *b, const shape *sh)
         b->phimax = sh->phi;
 }
 
+/* ---- per tenant, its jobs by work done (none) ---- */
+
+static int d_before(const dike_rhoindex *x, int past, const dike_job *a, const dike_job *b)
+{
+    return past ? x->done[a->idx] < x->done[b->idx] : x->done[a->idx] > x->done[b->idx];
+}
+
+static void d_set(dike_rhoindex *x, dside *h, uint32_t i, dike_job *j)
+{
+    h->h[i] = j;
+    x->dpos[j->idx] = i;
+}
+
+static void d_up(dike_rhoindex *x, dside *h, int past, uint32_t i)
+{
+    dike_job *j = h->h[i];
+    while (i > 0 && d_before(x, past, j, h->h[(i - 1) / 2])) {
+        d_set(x, h, i, h->h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    d_set(x, h, i, j);
+}
+
+static void d_down(dike_rhoindex *x, dside *h, int past, uint32_t i)
+{
+    dike_job *j = h->h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && d_before(x, past, h->h[c + 1], h->h[c]))
+            c++;
+        if (!d_before(x, past, h->h[c], j))
+            break;
+        d_set(x, h, i, h->h[c]);
+        i = c;
+    }
+    d_set(x, h, i, j);
+}
+
+static void d_push(dike_rhoindex *x, dside *h, int past, dike_job *j)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 16;
+        h->h = dike_xrealloc(h->h, h->cap * sizeof *h->h);
+    }
+    h->h[h->n] = j;
+    d_up(x, h, past, h->n++);
+}
+
+static void d_remove(dike_rhoindex *x, dside *h, int past, dike_job *j)
+{
+    uint32_t i = x->dpos[j->idx];
+    dike_job *last = h->h[--h->n];
+    if (i < h->n) {
+        d_set(x, h, i, last);
+        d_up(x, h, past, i);
+        d_down(x, h, past, x->dpos[last->idx]);
+    }
+}
+
+static dside *side(dike_rhoindex *x, uint32_t tenant, int past)
+{
+    return &x->sides[2 * (size_t)tenant + (size_t)past];
+}
+
+static void push_member(dike_rhoindex *x, dike_rhobucket *b, dike_job *j, int grp, uint32_t id)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 16;
+        b->h = dike_xrealloc(b->h, b->cap * sizeof *b->h);
+    }
+    x->bucket_of[j->idx] = id;
+    x->grp[j->idx] = (uint8_t)grp;
+    b->h[b->n] = j;
+    heap_up(x, b, b->n++);
+}
+
+/* A job within its estimate (none): its tenant's FRESH bucket. */
+static void insert_fresh(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp, double done_us)
+{
+    uint32_t size = size_index(x->js, j->spec->num_gpus);
+    uint32_t cls = size * TYPES + (uint32_t)(j->spec->gpu_type + 1);
+    uint32_t t = j->spec->tenant;
+    uint64_t key = (1ull << 63) | ((uint64_t)(cls * 2 + (uint32_t)grp) << 32) | t;
+    uint32_t id = bucket_for(x, size, cls, grp, key);
+    dike_rhobucket *b = &x->b[id];
+    b->kind = FRESH;
+    b->tenant = t;
+    double d = done_us / 1e6;
+    if (b->n == 0) {
+        b->dmin = INFINITY;
+        b->dmax = -INFINITY;
+    }
+    if (d < b->dmin)
+        b->dmin = d;
+    if (d > b->dmax)
+        b->dmax = d;
+    x->kappa[j->idx] = -(dike_time_to_s(j->spec->submit) + d);
+    push_member(x, b, j, grp, id);
+    (void)s;
+}
+
+static void insert_lines(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp);
+
 static void insert(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
+{
+    if (!x->none) {
+        insert_lines(x, s, j, grp);
+        return;
+    }
+    double done = dike_sched_done_work(s, j), est = dike_sched_est_duration(s, j);
+    int past = done >= est; /* as dike_sched_est_total and _est_remaining judge it */
+    x->done[j->idx] = done;
+    if (past)
+        insert_lines(x, s, j, grp);
+    else
+        insert_fresh(x, s, j, grp, done);
+    d_push(x, side(x, j->spec->tenant, past), past, j);
+}
+
+static void insert_lines(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
 {
     shape sh = shape_of(s, j);
     uint32_t size = size_index(x->js, j->spec->num_gpus);
@@ -187,16 +328,17 @@ static void insert(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
         b->cap = b->cap ? 2 * b->cap : 16;
         b->h = dike_xrealloc(b->h, b->cap * sizeof *b->h);
     }
+    b->kind = LINES;
     x->kappa[j->idx] = (b->t0 - sh.submit) * sh.u + sh.phi;
-    x->bucket_of[j->idx] = id;
-    x->grp[j->idx] = (uint8_t)grp;
-    b->h[b->n] = j;
-    heap_up(x, b, b->n++);
+    push_member(x, b, j, grp, id);
 }
 
-static void take_out(dike_rhoindex *x, uint32_t idx)
+static void take_out(dike_rhoindex *x, dike_job *j)
 {
+    uint32_t idx = j->idx;
     dike_rhobucket *b = &x->b[x->bucket_of[idx]];
+    if (x->none)
+        d_remove(x, side(x, j->spec->tenant, b->kind == LINES), b->kind == LINES, j);
     uint32_t i = x->pos[idx];
     x->bucket_of[idx] = NONE;
     dike_job *last = b->h[--b->n];
@@ -204,6 +346,28 @@ static void take_out(dike_rhoindex *x, uint32_t idx)
         bucket_set(x, b, i, last);
         heap_up(x, b, i);
         heap_down(x, b, x->pos[last->idx]);
+    }
+}
+
+/* Tenant @p t's estimate moved (none): the jobs it passed change sides. */
+static void resync(dike_rhoindex *x, dike_sched *s, uint32_t t)
+{
+    dside *in = side(x, t, 0), *past = side(x, t, 1);
+    dike_job *any = in->n ? in->h[0] : past->n ? past->h[0] : NULL;
+    if (!any)
+        return;
+    double est = dike_sched_est_duration(s, any);
+    while (in->n && x->done[in->h[0]->idx] >= est) {
+        dike_job *j = in->h[0];
+        int grp = x->grp[j->idx];
+        take_out(x, j);
+        insert(x, s, j, grp);
+    }
+    while (past->n && x->done[past->h[0]->idx] < est) {
+        dike_job *j = past->h[0];
+        int grp = x->grp[j->idx];
+        take_out(x, j);
+        insert(x, s, j, grp);
     }
 }
 
@@ -225,11 +389,20 @@ static void rekey(dike_rhoindex *x, dike_sched *s, dike_rhobucket *b)
 
 /* ---- the index ---- */
 
-void dike_rhoindex_init(dike_rhoindex *x, const dike_workload *w, const dike_jobsets *js)
+void dike_rhoindex_init(dike_rhoindex *x, dike_sched *s, const dike_jobsets *js)
 {
+    const dike_workload *w = dike_sched_workload(s);
     memset(x, 0, sizeof *x);
     x->js = js;
     size_t n = w->njobs + 1;
+    x->none = dike_sched_duration_knowledge(s) == DIKE_DURATION_NONE;
+    if (x->none) {
+        x->ntenants = w->ntenants;
+        x->done = dike_xmalloc(n * sizeof *x->done);
+        x->dpos = dike_xmalloc(n * sizeof *x->dpos);
+        x->sides = dike_xcalloc(2 * (size_t)w->ntenants + 2, sizeof *x->sides);
+        x->tver = dike_xcalloc((size_t)w->ntenants + 1, sizeof *x->tver);
+    }
     x->bucket_of = dike_xmalloc(n * sizeof *x->bucket_of);
     memset(x->bucket_of, 0xff, n * sizeof *x->bucket_of);
     x->pos = dike_xmalloc(n * sizeof *x->pos);
@@ -259,6 +432,13 @@ void dike_rhoindex_free(dike_rhoindex *x)
     free(x->out);
     free(x->rate);
     free(x->scale);
+    if (x->sides)
+        for (size_t i = 0; i < 2 * (size_t)x->ntenants; i++)
+            free(x->sides[i].h);
+    free(x->sides);
+    free(x->done);
+    free(x->dpos);
+    free(x->tver);
     memset(x, 0, sizeof *x);
 }
 
@@ -272,6 +452,9 @@ void dike_rhoindex_invalidate(dike_rhoindex *x)
             x->bucket_of[b->h[k]->idx] = NONE;
         b->n = 0;
     }
+    if (x->sides)
+        for (size_t i = 0; i < 2 * (size_t)x->ntenants; i++)
+            x->sides[i].n = 0;
     x->valid = 0;
 }
 
@@ -279,6 +462,8 @@ void dike_rhoindex_build(dike_rhoindex *x, dike_sched *s, const uint8_t *group)
 {
     dike_rhoindex_invalidate(x);
     x->valid = 1;
+    for (uint32_t t = 0; t < x->ntenants; t++)
+        x->tver[t] = dike_sched_est_version(s, t);
     for (uint32_t sz = 0; sz < x->js->nsizes; sz++) {
         const dike_jobset *l = &x->js->queued[sz];
         for (size_t i = 0; i < l->n; i++)
@@ -295,7 +480,7 @@ void dike_rhoindex_add(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
 void dike_rhoindex_remove(dike_rhoindex *x, dike_job *j)
 {
     if (x->valid && x->bucket_of[j->idx] != NONE)
-        take_out(x, j->idx);
+        take_out(x, j);
 }
 
 /* ---- one fill ---- */
@@ -307,6 +492,20 @@ static double bucket_bound(dike_rhoindex *x, dike_sched *s, uint32_t id)
 {
     dike_rhobucket *b = &x->b[id];
     double now = dike_time_to_s(dike_sched_now(s));
+    if (b->kind == FRESH) {
+        /* rho_hat x M = (now - submit + R/r) / E with R = max(E - d, floor): at most
+         * (now + E/r - (submit + d/r) + floor/r) / E, and submit + d/r >= -kappa + d (1/r - 1) */
+        double E = dike_sched_est_duration(s, b->h[0]) / 1e6, inv = 1.0 / x->rate[b->cls];
+        double k = -x->kappa[b->h[0]->idx];
+        double w = k + (inv >= 1 ? b->dmin : b->dmax) * (inv - 1);
+        double z = now + E * inv - w + DIKE_EST_REMAINING_FLOOR_US / 1e6 * inv;
+        z += 1e-9 * (fabs(now) + E * inv + fabs(w) + inv + 1);
+        double rho = z / E / x->scale[b->size];
+        rho += 1e-9 * fabs(rho);
+        if (merged_fill || b->grp == 0)
+            return -rho;
+        return (1.0 / rho) * (1 - 1e-12);
+    }
     double dt = now - b->t0;
     if ((b->umax - b->umin) * dt > DRIFT) {
         rekey(x, s, b);
@@ -392,6 +591,14 @@ void dike_rhoindex_begin(dike_rhoindex *x, dike_sched *s, uint64_t fit, int merg
 {
     merged_fill = merged;
     x->npool = x->nout = x->nbh = 0;
+    for (uint32_t t = 0; t < x->ntenants; t++) /* none: estimates that moved */
+        if (x->sides[2 * t].n + x->sides[2 * t + 1].n) {
+            uint64_t v = dike_sched_est_version(s, t);
+            if (v != x->tver[t]) {
+                x->tver[t] = v;
+                resync(x, s, t);
+            }
+        }
     double n = (double)dike_sched_active(s), G = (double)dike_sched_gpus_up(s);
     for (uint32_t sz = 0; sz < x->js->nsizes && x->js->sizes[sz] <= fit; sz++) {
         double share = (double)x->js->sizes[sz] * n / G;
@@ -433,7 +640,7 @@ dike_job *dike_rhoindex_next(dike_rhoindex *x, dike_sched *s, uint64_t budget)
         if (x->npool && x->bub[id] > x->pool[0].key)
             break; /* no bucket can beat the best rated job */
         dike_job *j = b->h[0];
-        take_out(x, j->idx);
+        take_out(x, j);
         double rho = dike_rho_hat_at(s, j, x->rate[b->cls]);
         dike_ranked e = {merged_fill || b->grp == 0 ? 0.0 - rho : 1.0 / rho, j};
         pool_push(x, e);

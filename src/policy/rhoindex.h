@@ -7,7 +7,7 @@
  * with the same order from a few jobs.
  *
  * Under `oracle` and `noisy` a queued job's estimated work left R and length T do not change
- * while it waits, and at one decision every job of one shape (gang size, GPU type) has the same
+ * while it waits (`none`: see FRESH in rhoindex.c), and at one decision every job of one shape (gang size, GPU type) has the same
  * placement rate r and the same scale M = max(1, g N / G). So
  *
  *   rho_hat x M = z(t) = (t - submit) / T + (R / T) / r = kappa(t0) + u (t - t0) + phi (1/r - 1),
@@ -29,6 +29,7 @@
 #include "policy/jobsets.h"
 
 typedef struct dike_rhobucket dike_rhobucket;
+typedef struct dike_rhoside dike_rhoside;
 
 typedef struct dike_rhoindex {
     int valid;                 /**< 0: rebuild before the next fill (rounds move the groups) */
@@ -52,9 +53,16 @@ typedef struct dike_rhoindex {
     dike_job **out;            /**< jobs handed out this fill (put back unless started) */
     size_t nout, capout;
     double *rate, *scale;      /**< per (gang size, type): r and M this fill */
+    /* `none` */
+    int none;                  /**< scheduler.duration_knowledge = none */
+    uint32_t ntenants;
+    double *done;              /**< per job: its work done, us (fixed while it waits) */
+    uint32_t *dpos;            /**< per job: its slot in its tenant's side */
+    dike_rhoside *sides;       /**< per tenant: jobs within (0) and past (1) its estimate */
+    uint64_t *tver;            /**< per tenant: dike_sched_est_version at the last resync */
 } dike_rhoindex;
 
-void dike_rhoindex_init(dike_rhoindex *x, const dike_workload *w, const dike_jobsets *js);
+void dike_rhoindex_init(dike_rhoindex *x, dike_sched *s, const dike_jobsets *js);
 void dike_rhoindex_free(dike_rhoindex *x);
 /** Drop every job: the next fill rebuilds from the sets. */
 void dike_rhoindex_invalidate(dike_rhoindex *x);

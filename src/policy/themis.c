@@ -83,14 +83,13 @@ static int themis_init(dike_sched *s, void **state, dike_err *e)
     st->behind = dike_xcalloc(st->ntenants + 1, 1);
     st->active = dike_xcalloc(st->ntenants + 1, sizeof *st->active);
     dike_jobsets_init(&st->jobs, w);
-    /* The index needs a queued job's estimates to stay put while it waits (not so under `none`,
-     * where its tenant's history moves them, nor in the emulating mode, where a stop's work left
-     * arrives later; the coordinator turns that mode on after init, so use_index asks) and one
-     * placement rate per gang shape (a placement that reads only that). */
+    /* The index needs a queued job's work left to be known while it waits (not so in the
+     * emulating mode, where a stop's work left arrives later; the coordinator turns that mode on
+     * after init, so use_index asks) and one placement rate per gang shape (a placement that
+     * reads only that). */
     const dike_placement *plc = dike_placement_find(dike_sched_config(s)->scheduler_placement);
-    st->indexed = rho_index_mode != 0 && dike_sched_duration_knowledge(s) != DIKE_DURATION_NONE &&
-                  plc && plc->by_shape;
-    dike_rhoindex_init(&st->index, w, &st->jobs);
+    st->indexed = rho_index_mode != 0 && plc && plc->by_shape;
+    dike_rhoindex_init(&st->index, s, &st->jobs);
     *state = st;
     return 0;
 }

@@ -492,12 +492,14 @@ static void test_srtf_rate_classes_same(void **st)
 
 /* themis's fills read the queue from its rho index (policy/rhoindex.h) instead of rating every
  * fitting queued job; the order must be the same. The job sets of keyed_same (gangs of 12 GPUs
- * share two nodes and run at the spread rate; smaller gangs spread when the free GPUs are),
- * under `oracle` and `noisy`, with restores of 0 and 30 s, with one GPU type and with two (jobs
- * of both kinds then wait in one gang size at different rates), with the index used whatever the
- * queue's length (2) against never (0). Checked to fail when a bucket's bound leaves out the
- * drift of its slopes (u_min instead of u_max), and when the rate term takes phi_min where it
- * needs phi_max. */
+ * share two nodes and run at the spread rate; smaller gangs spread when the free GPUs are; under
+ * `none` four tenants whose durations differ by up to 64 times, so their estimates move and
+ * preempted jobs pass them both ways), under each duration knowledge, with restores of 0 and 30 s,
+ * with one GPU type and with two (jobs of both kinds then wait in one gang size at different
+ * rates), with the index used whatever the queue's length (2) against never (0). Checked to fail
+ * when a bucket's bound leaves out the drift of its slopes (u_min instead of u_max), when the rate
+ * term takes phi_min where it needs phi_max, and, under `none`, when a FRESH bucket's bound takes
+ * d_max where it needs d_min, and when jobs do not change sides as their tenant's estimate moves. */
 static void rho_index(int on)
 {
     dike_themis_rho_index(on ? 2 : 0);
@@ -512,9 +514,10 @@ static void test_themis_rho_index_same(void **st)
          NULL},
     };
     static const char *const modes[] = {"scheduler.duration_knowledge=oracle",
-                                        "scheduler.duration_knowledge=noisy"};
+                                        "scheduler.duration_knowledge=noisy",
+                                        "scheduler.duration_knowledge=none"};
     (void)st;
-    for (size_t m = 0; m < 2; m++)
+    for (size_t m = 0; m < 3; m++)
         keyed_same(rho_index, modes[m], cases[0], sizeof cases / sizeof *cases);
     dike_themis_rho_index(1);
 }
