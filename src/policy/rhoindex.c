@@ -24,7 +24,7 @@ struct dike_rhobucket {
     uint8_t kind;           /**< LINES, or FRESH: one tenant's jobs within their estimate */
     uint32_t tenant;        /**< FRESH: whose */
     double dmin, dmax;      /**< FRESH: work done by the members (s) since it was last empty */
-    uint32_t next;          /**< next bucket of the same gang size, NONE at the end */
+    uint32_t lpos;          /**< its slot in its gang size's list of non-empty buckets */
 };
 
 /* Under `none` a queued job that has done less work d than its tenant's estimate E is judged by
@@ -138,8 +138,6 @@ static uint32_t bucket_for(dike_rhoindex *x, uint32_t size, uint32_t cls, int gr
     b->grp = (uint8_t)grp;
     b->umin = b->phimin = INFINITY;
     b->umax = b->phimax = -INFINITY;
-    b->next = x->per_size_first[size];
-    x->per_size_first[size] = id;
     x->hkey[i] = key;
     x->hval[i] = id;
     return id;
@@ -237,7 +235,10 @@ static void d_push(dike_rhoindex *x, dside *h, int past, dike_job *j)
         h->h = dike_xrealloc(h->h, h->cap * sizeof *h->h);
     }
     h->h[h->n] = j;
-    d_up(x, h, past, h->n++);
+    if (x->bulk)
+        d_set(x, h, h->n++, j);
+    else
+        d_up(x, h, past, h->n++);
 }
 
 static void d_remove(dike_rhoindex *x, dside *h, int past, dike_job *j)
@@ -256,16 +257,40 @@ static dside *side(dike_rhoindex *x, uint32_t tenant, int past)
     return &x->sides[2 * (size_t)tenant + (size_t)past];
 }
 
+/* The non-empty buckets of each gang size, which a fill reads. */
+static void live_add(dike_rhoindex *x, uint32_t id)
+{
+    uint32_t sz = x->b[id].size;
+    if (x->nlive[sz] == x->caplive[sz]) {
+        x->caplive[sz] = x->caplive[sz] ? 2 * x->caplive[sz] : 16;
+        x->live[sz] = dike_xrealloc(x->live[sz], x->caplive[sz] * sizeof *x->live[sz]);
+    }
+    x->b[id].lpos = x->nlive[sz];
+    x->live[sz][x->nlive[sz]++] = id;
+}
+
+static void live_del(dike_rhoindex *x, uint32_t id)
+{
+    uint32_t sz = x->b[id].size, i = x->b[id].lpos, last = x->live[sz][--x->nlive[sz]];
+    x->live[sz][i] = last;
+    x->b[last].lpos = i;
+}
+
 static void push_member(dike_rhoindex *x, dike_rhobucket *b, dike_job *j, int grp, uint32_t id)
 {
     if (b->n == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 16;
         b->h = dike_xrealloc(b->h, b->cap * sizeof *b->h);
     }
+    if (b->n == 0)
+        live_add(x, id);
     x->bucket_of[j->idx] = id;
     x->grp[j->idx] = (uint8_t)grp;
     b->h[b->n] = j;
-    heap_up(x, b, b->n++);
+    if (x->bulk) /* dike_rhoindex_build orders every bucket at the end */
+        bucket_set(x, b, b->n++, j);
+    else
+        heap_up(x, b, b->n++);
 }
 
 /* A job within its estimate (none): its tenant's FRESH bucket. */
@@ -347,6 +372,8 @@ static void take_out(dike_rhoindex *x, dike_job *j)
         heap_up(x, b, i);
         heap_down(x, b, x->pos[last->idx]);
     }
+    if (b->n == 0)
+        live_del(x, (uint32_t)(b - x->b));
 }
 
 /* Tenant @p t's estimate moved (none): the jobs it passed change sides. */
@@ -408,8 +435,9 @@ void dike_rhoindex_init(dike_rhoindex *x, dike_sched *s, const dike_jobsets *js)
     x->pos = dike_xmalloc(n * sizeof *x->pos);
     x->kappa = dike_xmalloc(n * sizeof *x->kappa);
     x->grp = dike_xcalloc(n, 1);
-    x->per_size_first = dike_xmalloc((js->nsizes + 1) * sizeof *x->per_size_first);
-    memset(x->per_size_first, 0xff, (js->nsizes + 1) * sizeof *x->per_size_first);
+    x->live = dike_xcalloc(js->nsizes + 1, sizeof *x->live);
+    x->nlive = dike_xcalloc(js->nsizes + 1, sizeof *x->nlive);
+    x->caplive = dike_xcalloc(js->nsizes + 1, sizeof *x->caplive);
     x->rate = dike_xmalloc(((size_t)js->nsizes + 1) * TYPES * sizeof *x->rate);
     x->scale = dike_xmalloc(((size_t)js->nsizes + 1) * sizeof *x->scale);
 }
@@ -427,7 +455,11 @@ void dike_rhoindex_free(dike_rhoindex *x)
     free(x->pos);
     free(x->kappa);
     free(x->grp);
-    free(x->per_size_first);
+    for (uint32_t sz = 0; sz < x->js->nsizes; sz++)
+        free(x->live[sz]);
+    free(x->live);
+    free(x->nlive);
+    free(x->caplive);
     free(x->pool);
     free(x->out);
     free(x->rate);
@@ -455,6 +487,8 @@ void dike_rhoindex_invalidate(dike_rhoindex *x)
     if (x->sides)
         for (size_t i = 0; i < 2 * (size_t)x->ntenants; i++)
             x->sides[i].n = 0;
+    for (uint32_t sz = 0; sz < x->js->nsizes; sz++)
+        x->nlive[sz] = 0;
     x->valid = 0;
 }
 
@@ -464,11 +498,22 @@ void dike_rhoindex_build(dike_rhoindex *x, dike_sched *s, const uint8_t *group)
     x->valid = 1;
     for (uint32_t t = 0; t < x->ntenants; t++)
         x->tver[t] = dike_sched_est_version(s, t);
+    x->bulk = 1;
     for (uint32_t sz = 0; sz < x->js->nsizes; sz++) {
         const dike_jobset *l = &x->js->queued[sz];
         for (size_t i = 0; i < l->n; i++)
             insert(x, s, l->jobs[i], group[l->jobs[i]->spec->tenant] ? 0 : 1);
     }
+    x->bulk = 0;
+    for (uint32_t sz = 0; sz < x->js->nsizes; sz++) /* heapify: O(n) */
+        for (uint32_t k = 0; k < x->nlive[sz]; k++) {
+            dike_rhobucket *b = &x->b[x->live[sz][k]];
+            for (uint32_t i = b->n / 2; i-- > 0;)
+                heap_down(x, b, i);
+        }
+    for (size_t i = 0; i < 2 * (size_t)x->ntenants; i++)
+        for (uint32_t k = x->sides[i].n / 2; k-- > 0;)
+            d_down(x, &x->sides[i], (int)(i & 1), k);
 }
 
 void dike_rhoindex_add(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
@@ -605,10 +650,9 @@ void dike_rhoindex_begin(dike_rhoindex *x, dike_sched *s, uint64_t fit, int merg
         x->scale[sz] = share > 1 ? share : 1;
         for (uint32_t t = 0; t < TYPES; t++)
             x->rate[sz * TYPES + t] = 0; /* not yet asked */
-        for (uint32_t id = x->per_size_first[sz]; id != NONE; id = x->b[id].next) {
+        for (uint32_t k = 0; k < x->nlive[sz]; k++) {
+            uint32_t id = x->live[sz][k];
             dike_rhobucket *b = &x->b[id];
-            if (b->n == 0)
-                continue;
             if (x->rate[b->cls] == 0) { /* the rate every job of this shape gets now */
                 double r = dike_sched_rate_now(s, b->h[0]);
                 x->rate[b->cls] = r > 0 ? r : 1.0;

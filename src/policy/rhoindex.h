@@ -43,7 +43,9 @@ typedef struct dike_rhoindex {
     uint64_t *hkey;            /**< open hash: bucket key -> id */
     uint32_t *hval;
     uint32_t hcap;
-    uint32_t *per_size_first;  /**< per gang size index: first bucket of that size (linked) */
+    uint32_t **live;           /**< per gang size index: its non-empty buckets */
+    uint32_t *nlive, *caplive;
+    int bulk;                  /**< inside dike_rhoindex_build: append now, order at the end */
     /* one fill */
     dike_ranked *pool;         /**< rated jobs not yet handed out, a min-heap by (key, idx) */
     size_t npool, cappool;
