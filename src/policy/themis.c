@@ -24,6 +24,8 @@
  * (policy/rankwalk.h), and between rounds only queued jobs whose gang fits in the free GPUs are
  * ranked — the others cannot start before the next decision — and the running jobs are not
  * rated at all: which tenants are behind is decided at the round and kept until the next one.
+ * On a long queue a fill rates only the few candidates that bounds on rho_hat cannot rule out
+ * (policy/rhoindex.h), in the same order.
  *
  * That is a global pass once per round where the whole-order definition made one per decision
  * (every active job rated for its tenant's rho at every fill). It changes schedules; it was kept
@@ -48,7 +50,7 @@ typedef struct themis_state {
     dike_ranked *order;
     dike_rank_scratch scratch;
     size_t order_cap;
-    int indexed;          /**< fills read the queue from @p index (oracle, noisy; see below) */
+    int indexed;          /**< fills may read the queue from @p index (see themis_init) */
     dike_rhoindex index;  /**< queued jobs by a bound on rho_hat */
 } themis_state;
 
