@@ -18,6 +18,15 @@ static inline double dike_ideal_est_s(const dike_sched *s, const dike_job *j, do
  * estimate a job that outlived it would look ever more unfairly treated (elapsed time over a too
  * small T_ideal) and be favoured for it; under `none`, Themis then served long jobs first (average
  * JCT x5 on a 10,000-job load-1.2 synthetic run, docs/policies.md). */
+/** rho_hat of @p j at placement rate @p rate (> 0): the same arithmetic as dike_rho_hat. */
+static inline double dike_rho_hat_at(dike_sched *s, const dike_job *j, double rate)
+{
+    double now = dike_time_to_s(dike_sched_now(s));
+    double rem = dike_sched_est_remaining(s, j) / 1e6 / rate;
+    double ideal = dike_ideal_est_s(s, j, dike_sched_est_total(s, j), (double)dike_sched_active(s));
+    return (now - dike_time_to_s(j->spec->submit) + rem) / ideal;
+}
+
 /** rho_hat = (now - submit + remaining work / rate) / T_ideal_est, with
  *  T_ideal_est = duration x max(1, num_gpus x N / G): N the jobs in the system now (the estimate of
  *  SPEC §6's N_avg available at decision time), G the GPUs that are up. Remaining work and duration
@@ -25,7 +34,6 @@ static inline double dike_ideal_est_s(const dike_sched *s, const dike_job *j, do
  *  scheduler.duration_knowledge = oracle); the metrics always use the true duration. The rate is the one the job
  *  has (running) or would get from the configured placement now (queued); a queued job that does
  *  not fit now is estimated at rate 1 (its best placement). @p rate_out (may be NULL) gets it. */
-static inline double dike_rho_hat_at(dike_sched *s, const dike_job *j, double rate);
 static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate_out)
 {
     double rate = dike_sched_rate_now(s, j);
@@ -36,13 +44,13 @@ static inline double dike_rho_hat(dike_sched *s, const dike_job *j, double *rate
     return dike_rho_hat_at(s, j, rate);
 }
 
-/** rho_hat of @p j at placement rate @p rate (> 0): the same arithmetic as dike_rho_hat. */
-static inline double dike_rho_hat_at(dike_sched *s, const dike_job *j, double rate)
+/** themis's ranking key of a job with rho_hat @p rho (smaller first): -rho in the group that goes
+ *  first (tenants behind, or all when every tenant is), 1/rho in the other, so that the second
+ *  group comes after the first and each has the worse rho first, exactly (until 2026-12-05 the
+ *  second group was keyed 1e15 - rho, which rounds rho to 1/8). rho > 0 for every active job. */
+static inline double dike_rho_key(double rho, int first)
 {
-    double now = dike_time_to_s(dike_sched_now(s));
-    double rem = dike_sched_est_remaining(s, j) / 1e6 / rate;
-    double ideal = dike_ideal_est_s(s, j, dike_sched_est_total(s, j), (double)dike_sched_active(s));
-    return (now - dike_time_to_s(j->spec->submit) + rem) / ideal;
+    return first ? 0.0 - rho : 1.0 / rho;
 }
 
 #endif

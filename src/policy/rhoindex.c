@@ -44,44 +44,64 @@ struct dike_rhoside {
 };
 typedef struct dike_rhoside dside;
 
-/* ---- per bucket heap ---- */
+/* ---- heaps of jobs ----
+ * A bucket keeps its members by kappa, largest first; a tenant's side (none) its jobs by work
+ * done, largest first within the estimate and smallest first past it. One heap serves both: the
+ * jobs in @p h, ordered by sign x key[idx], each one's slot kept in pos[idx]. */
 
-static void bucket_set(dike_rhoindex *x, dike_rhobucket *b, uint32_t i, dike_job *j)
+static void jh_set(dike_job **h, uint32_t *pos, uint32_t i, dike_job *j)
 {
-    b->h[i] = j;
-    x->pos[j->idx] = i;
+    h[i] = j;
+    pos[j->idx] = i;
 }
 
-static void heap_up(dike_rhoindex *x, dike_rhobucket *b, uint32_t i)
+static void jh_up(dike_job **h, uint32_t i, const double *key, uint32_t *pos, double sign)
 {
-    dike_job *j = b->h[i];
-    double k = x->kappa[j->idx];
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (x->kappa[b->h[p]->idx] >= k)
-            break;
-        bucket_set(x, b, i, b->h[p]);
-        i = p;
+    dike_job *j = h[i];
+    double k = sign * key[j->idx];
+    while (i > 0 && sign * key[h[(i - 1) / 2]->idx] < k) {
+        jh_set(h, pos, i, h[(i - 1) / 2]);
+        i = (i - 1) / 2;
     }
-    bucket_set(x, b, i, j);
+    jh_set(h, pos, i, j);
 }
 
-static void heap_down(dike_rhoindex *x, dike_rhobucket *b, uint32_t i)
+static void jh_down(dike_job **h, uint32_t n, uint32_t i, const double *key, uint32_t *pos,
+                    double sign)
 {
-    dike_job *j = b->h[i];
-    double k = x->kappa[j->idx];
+    dike_job *j = h[i];
+    double k = sign * key[j->idx];
     for (;;) {
         uint32_t c = 2 * i + 1;
-        if (c >= b->n)
+        if (c >= n)
             break;
-        if (c + 1 < b->n && x->kappa[b->h[c + 1]->idx] > x->kappa[b->h[c]->idx])
+        if (c + 1 < n && sign * key[h[c + 1]->idx] > sign * key[h[c]->idx])
             c++;
-        if (x->kappa[b->h[c]->idx] <= k)
+        if (sign * key[h[c]->idx] <= k)
             break;
-        bucket_set(x, b, i, b->h[c]);
+        jh_set(h, pos, i, h[c]);
         i = c;
     }
-    bucket_set(x, b, i, j);
+    jh_set(h, pos, i, j);
+}
+
+/* Take @p j out of the heap of *@p n jobs. */
+static void jh_remove(dike_job **h, uint32_t *n, dike_job *j, const double *key, uint32_t *pos,
+                      double sign)
+{
+    uint32_t i = pos[j->idx];
+    dike_job *last = h[--*n];
+    if (i < *n) {
+        jh_set(h, pos, i, last);
+        jh_up(h, i, key, pos, sign);
+        jh_down(h, *n, pos[last->idx], key, pos, sign);
+    }
+}
+
+static void jh_heapify(dike_job **h, uint32_t n, const double *key, uint32_t *pos, double sign)
+{
+    for (uint32_t i = n / 2; i-- > 0;)
+        jh_down(h, n, i, key, pos, sign);
 }
 
 /* ---- a job's place ---- */
@@ -190,43 +210,7 @@ static void widen(dike_rhobucket *b, const shape *sh)
 
 /* ---- per tenant, its jobs by work done (none) ---- */
 
-static int d_before(const dike_rhoindex *x, int past, const dike_job *a, const dike_job *b)
-{
-    return past ? x->done[a->idx] < x->done[b->idx] : x->done[a->idx] > x->done[b->idx];
-}
-
-static void d_set(dike_rhoindex *x, dside *h, uint32_t i, dike_job *j)
-{
-    h->h[i] = j;
-    x->dpos[j->idx] = i;
-}
-
-static void d_up(dike_rhoindex *x, dside *h, int past, uint32_t i)
-{
-    dike_job *j = h->h[i];
-    while (i > 0 && d_before(x, past, j, h->h[(i - 1) / 2])) {
-        d_set(x, h, i, h->h[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    d_set(x, h, i, j);
-}
-
-static void d_down(dike_rhoindex *x, dside *h, int past, uint32_t i)
-{
-    dike_job *j = h->h[i];
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && d_before(x, past, h->h[c + 1], h->h[c]))
-            c++;
-        if (!d_before(x, past, h->h[c], j))
-            break;
-        d_set(x, h, i, h->h[c]);
-        i = c;
-    }
-    d_set(x, h, i, j);
-}
+#define SIGN(past) ((past) ? -1.0 : 1.0) /* a side's order: past its estimate, least done first */
 
 static void d_push(dike_rhoindex *x, dside *h, int past, dike_job *j)
 {
@@ -235,21 +219,9 @@ static void d_push(dike_rhoindex *x, dside *h, int past, dike_job *j)
         h->h = dike_xrealloc(h->h, h->cap * sizeof *h->h);
     }
     h->h[h->n] = j;
-    if (x->bulk)
-        d_set(x, h, h->n++, j);
-    else
-        d_up(x, h, past, h->n++);
-}
-
-static void d_remove(dike_rhoindex *x, dside *h, int past, dike_job *j)
-{
-    uint32_t i = x->dpos[j->idx];
-    dike_job *last = h->h[--h->n];
-    if (i < h->n) {
-        d_set(x, h, i, last);
-        d_up(x, h, past, i);
-        d_down(x, h, past, x->dpos[last->idx]);
-    }
+    x->dpos[j->idx] = h->n++;
+    if (!x->bulk) /* dike_rhoindex_build orders every side at the end */
+        jh_up(h->h, h->n - 1, x->done, x->dpos, SIGN(past));
 }
 
 static dside *side(dike_rhoindex *x, uint32_t tenant, int past)
@@ -287,10 +259,9 @@ static void push_member(dike_rhoindex *x, dike_rhobucket *b, dike_job *j, int gr
     x->bucket_of[j->idx] = id;
     x->grp[j->idx] = (uint8_t)grp;
     b->h[b->n] = j;
-    if (x->bulk) /* dike_rhoindex_build orders every bucket at the end */
-        bucket_set(x, b, b->n++, j);
-    else
-        heap_up(x, b, b->n++);
+    x->pos[j->idx] = b->n++;
+    if (!x->bulk) /* dike_rhoindex_build orders every bucket at the end */
+        jh_up(b->h, b->n - 1, x->kappa, x->pos, 1);
 }
 
 /* A job within its estimate (none): its tenant's FRESH bucket. */
@@ -362,16 +333,13 @@ static void take_out(dike_rhoindex *x, dike_job *j)
 {
     uint32_t idx = j->idx;
     dike_rhobucket *b = &x->b[x->bucket_of[idx]];
-    if (x->none)
-        d_remove(x, side(x, j->spec->tenant, b->kind == LINES), b->kind == LINES, j);
-    uint32_t i = x->pos[idx];
-    x->bucket_of[idx] = NONE;
-    dike_job *last = b->h[--b->n];
-    if (i < b->n) {
-        bucket_set(x, b, i, last);
-        heap_up(x, b, i);
-        heap_down(x, b, x->pos[last->idx]);
+    if (x->none) {
+        int past = b->kind == LINES;
+        dside *h = side(x, j->spec->tenant, past);
+        jh_remove(h->h, &h->n, j, x->done, x->dpos, SIGN(past));
     }
+    x->bucket_of[idx] = NONE;
+    jh_remove(b->h, &b->n, j, x->kappa, x->pos, 1);
     if (b->n == 0)
         live_del(x, (uint32_t)(b - x->b));
 }
@@ -410,8 +378,7 @@ static void rekey(dike_rhoindex *x, dike_sched *s, dike_rhobucket *b)
         widen(b, &sh);
         x->kappa[j->idx] = (b->t0 - sh.submit) * sh.u + sh.phi;
     }
-    for (uint32_t i = b->n / 2; i-- > 0;)
-        heap_down(x, b, i);
+    jh_heapify(b->h, b->n, x->kappa, x->pos, 1);
 }
 
 /* ---- the index ---- */
@@ -508,12 +475,10 @@ void dike_rhoindex_build(dike_rhoindex *x, dike_sched *s, const uint8_t *group)
     for (uint32_t sz = 0; sz < x->js->nsizes; sz++) /* heapify: O(n) */
         for (uint32_t k = 0; k < x->nlive[sz]; k++) {
             dike_rhobucket *b = &x->b[x->live[sz][k]];
-            for (uint32_t i = b->n / 2; i-- > 0;)
-                heap_down(x, b, i);
+            jh_heapify(b->h, b->n, x->kappa, x->pos, 1);
         }
     for (size_t i = 0; i < 2 * (size_t)x->ntenants; i++)
-        for (uint32_t k = x->sides[i].n / 2; k-- > 0;)
-            d_down(x, &x->sides[i], (int)(i & 1), k);
+        jh_heapify(x->sides[i].h, x->sides[i].n, x->done, x->dpos, SIGN(i & 1));
 }
 
 void dike_rhoindex_add(dike_rhoindex *x, dike_sched *s, dike_job *j, int grp)
@@ -530,13 +495,12 @@ void dike_rhoindex_remove(dike_rhoindex *x, dike_job *j)
 
 /* ---- one fill ---- */
 
-static int merged_fill; /* the fill in progress keys every job as group 0 (single-threaded) */
-
 /* The least key any member of bucket @p id can have this fill (its top's bound). */
 static double bucket_bound(dike_rhoindex *x, dike_sched *s, uint32_t id)
 {
     dike_rhobucket *b = &x->b[id];
     double now = dike_time_to_s(dike_sched_now(s));
+    double rho; /* at least every member's rho_hat this fill */
     if (b->kind == FRESH) {
         /* rho_hat x M = (now - submit + R/r) / E with R = max(E - d, floor): at most
          * (now + E/r - (submit + d/r) + floor/r) / E, and submit + d/r >= -kappa + d (1/r - 1) */
@@ -545,28 +509,25 @@ static double bucket_bound(dike_rhoindex *x, dike_sched *s, uint32_t id)
         double w = k + (inv >= 1 ? b->dmin : b->dmax) * (inv - 1);
         double z = now + E * inv - w + DIKE_EST_REMAINING_FLOOR_US / 1e6 * inv;
         z += 1e-9 * (fabs(now) + E * inv + fabs(w) + inv + 1);
-        double rho = z / E / x->scale[b->size];
+        rho = z / E / x->scale[b->size];
         rho += 1e-9 * fabs(rho);
-        if (merged_fill || b->grp == 0)
-            return -rho;
-        return (1.0 / rho) * (1 - 1e-12);
+    } else {
+        double dt = now - b->t0;
+        if ((b->umax - b->umin) * dt > DRIFT) {
+            rekey(x, s, b);
+            dt = 0;
+        }
+        double inv = 1.0 / x->rate[b->cls];
+        double k = x->kappa[b->h[0]->idx];
+        double z = k + b->umax * dt + (inv >= 1 ? b->phimax : b->phimin) * (inv - 1);
+        z += 1e-9 * (fabs(k) + b->umax * dt + b->phimax * inv + 1);
+        rho = z / x->scale[b->size];
     }
-    double dt = now - b->t0;
-    if ((b->umax - b->umin) * dt > DRIFT) {
-        rekey(x, s, b);
-        dt = 0;
-    }
-    double inv = 1.0 / x->rate[b->cls];
-    double k = x->kappa[b->h[0]->idx];
-    double z = k + b->umax * dt + (inv >= 1 ? b->phimax : b->phimin) * (inv - 1);
-    z += 1e-9 * (fabs(k) + b->umax * dt + b->phimax * inv + 1);
-    double rho = z / x->scale[b->size];
-    if (merged_fill || b->grp == 0)
-        return -rho;
-    return (1.0 / rho) * (1 - 1e-12);
+    /* the key falls as rho_hat rises: the bound's key is the least; 1/rho rounds, hence the margin */
+    int first = x->merged || b->grp == 0;
+    double key = dike_rho_key(rho, first);
+    return first ? key : key * (1 - 1e-12);
 }
-
-static int pool_before(const dike_ranked *a, const dike_ranked *b) { return dike_ranked_before(a, b); }
 
 static void pool_push(dike_rhoindex *x, dike_ranked e)
 {
@@ -577,7 +538,7 @@ static void pool_push(dike_rhoindex *x, dike_ranked e)
     size_t i = x->npool++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!pool_before(&e, &x->pool[p]))
+        if (!dike_ranked_before(&e, &x->pool[p]))
             break;
         x->pool[i] = x->pool[p];
         i = p;
@@ -593,9 +554,9 @@ static dike_ranked pool_pop(dike_rhoindex *x)
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && pool_before(&x->pool[c + 1], &x->pool[c]))
+        if (c + 1 < n && dike_ranked_before(&x->pool[c + 1], &x->pool[c]))
             c++;
-        if (!pool_before(&x->pool[c], &e))
+        if (!dike_ranked_before(&x->pool[c], &e))
             break;
         x->pool[i] = x->pool[c];
         i = c;
@@ -634,7 +595,7 @@ static void out_push(dike_rhoindex *x, dike_job *j)
 
 void dike_rhoindex_begin(dike_rhoindex *x, dike_sched *s, uint64_t fit, int merged)
 {
-    merged_fill = merged;
+    x->merged = merged;
     x->npool = x->nout = x->nbh = 0;
     for (uint32_t t = 0; t < x->ntenants; t++) /* none: estimates that moved */
         if (x->sides[2 * t].n + x->sides[2 * t + 1].n) {
@@ -686,7 +647,7 @@ dike_job *dike_rhoindex_next(dike_rhoindex *x, dike_sched *s, uint64_t budget)
         dike_job *j = b->h[0];
         take_out(x, j);
         double rho = dike_rho_hat_at(s, j, x->rate[b->cls]);
-        dike_ranked e = {merged_fill || b->grp == 0 ? 0.0 - rho : 1.0 / rho, j};
+        dike_ranked e = {dike_rho_key(rho, x->merged || b->grp == 0), j};
         pool_push(x, e);
         if (b->n) {
             x->bub[id] = bucket_bound(x, s, id);

@@ -46,6 +46,7 @@ typedef struct dike_rhoindex {
     uint32_t **live;           /**< per gang size index: its non-empty buckets */
     uint32_t *nlive, *caplive;
     int bulk;                  /**< inside dike_rhoindex_build: append now, order at the end */
+    int merged;                /**< this fill keys every job as group 0 (every tenant behind) */
     /* one fill */
     dike_ranked *pool;         /**< rated jobs not yet handed out, a min-heap by (key, idx) */
     size_t npool, cappool;

@@ -213,12 +213,12 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
     }
     if (everyone_behind) {
         for (size_t i = 0; i < m; i++)
-            st->order[i].key = 0.0 - st->order[i].key;
+            st->order[i].key = dike_rho_key(st->order[i].key, 1);
         return m;
     }
     for (size_t i = 0; i < m; i++)
-        st->order[i].key = st->behind[st->order[i].job->spec->tenant] ? 0.0 - st->order[i].key
-                                                                      : 1.0 / st->order[i].key;
+        st->order[i].key =
+            dike_rho_key(st->order[i].key, st->behind[st->order[i].job->spec->tenant]);
     return m;
 }
 
