@@ -243,6 +243,11 @@ int dike_sched_work_known(const dike_sched *s, const dike_job *j);
 /** 1 in the emulating mode (a node model is on: the nodes report completions and the work left
  *  of stopped jobs), 0 when the coordinator predicts every completion. */
 int dike_sched_emulating(const dike_sched *s);
+/** Whether a run of @p cfg emulates: node_model.progress = nodes, or `auto` with a node model on
+ *  or decisions that take time to reach the nodes (docs/architecture.md#two-modes). The
+ *  coordinator switches the mode on before the policy's init, so dike_sched_emulating already
+ *  answers there. */
+int dike_sched_mode_emulating(const dike_config *cfg);
 /** A counter that changes whenever the estimate of a job that is not running may have changed
  *  (under `none`: every completion; in the emulating mode, in every knowledge mode: a stopped
  *  job's work left reaching the coordinator). A policy that keys queued jobs by an estimate

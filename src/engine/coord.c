@@ -315,7 +315,10 @@ static void evict(dike_sched *s, dike_job *j)
     s->pol->on_evicted(s->pol_state, s, j);
 }
 
-void dike_coord_emulate(dike_sched *s, dike_time latency_us)
+/* The emulating mode: no completion is predicted, actions become dike_nact with effect time now +
+ * latency. Switched on in dike_coord_init before the policy's init, so that a policy can ask
+ * dike_sched_emulating there (srtf and dike choose their upkeep of bounds by it). */
+static void coord_emulate(dike_sched *s, dike_time latency_us)
 {
     size_t n = s->w->njobs + 1;
     s->emulate = 1;
@@ -639,6 +642,8 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
     int rc = dike_est_init(s, e);
     if (rc)
         return rc;
+    if (dike_sched_mode_emulating(cfg))
+        coord_emulate(s, dike_time_from_s(cfg->scheduler_decision_latency_s));
     rc = s->pol->init(s, &s->pol_state, e);
     if (rc)
         return rc;

@@ -139,7 +139,9 @@ struct dike_sched {
 
 /** Set up the coordinator of a run with policy @p pol. The policy comes from the caller (the run
  *  layer looks it up by cfg->scheduler_policy): policies sit above the engine and call its
- *  dike_sched_* API, so the engine never names them. */
+ *  dike_sched_* API, so the engine never names them. When cfg asks for the emulating mode
+ *  (dike_sched_mode_emulating) it is on before the policy's init: no completion is predicted, and
+ *  actions become dike_nact with effect time now + scheduler.decision_latency_s. */
 int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *pol,
                     const dike_cluster *cl, const dike_workload *w, dike_err *e);
 void dike_coord_free(dike_sched *s);
@@ -152,9 +154,6 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions);
  *  in the total order. @p jobs: jobs on the node when it failed. */
 void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t node, uint32_t seq,
                            const uint32_t *jobs, uint32_t njobs);
-/** Switch to the emulating mode (before the run, and before a checkpoint is restored): no completion is
- *  predicted, actions become dike_nact with effect time now + latency. */
-void dike_coord_emulate(dike_sched *s, dike_time latency_us);
 /** A report from a node rank (emulating mode): queued as an event in the total order. */
 void dike_coord_report(dike_sched *s, const struct dike_nrep *r);
 /** All jobs finished. */

@@ -45,6 +45,17 @@ uint32_t dike_sched_active(const dike_sched *s) { return s->active; }
 uint64_t dike_sched_gpus_up(const dike_sched *s) { return s->cap->total_free + s->busy_gpus; }
 uint64_t dike_sched_node_epoch(const dike_sched *s) { return s->node_epoch; }
 int dike_sched_emulating(const dike_sched *s) { return s->emulate; }
+
+/* Otherwise the coordinator predicts every completion, exactly as before the node models existed. */
+int dike_sched_mode_emulating(const dike_config *cfg)
+{
+    if (strcmp(cfg->node_model_progress, "nodes") == 0)
+        return 1;
+    if (strcmp(cfg->node_model_progress, "coordinator") == 0)
+        return 0;
+    return cfg->node_model_interference > 0 || strcmp(cfg->node_model_network, "rack") == 0 ||
+           cfg->node_model_slowdown_mtbf_s > 0 || cfg->scheduler_decision_latency_s > 0;
+}
 int dike_sched_work_known(const dike_sched *s, const dike_job *j)
 {
     return !(s->emulate && s->stop_pending[j->idx]);

@@ -86,11 +86,10 @@ static int themis_init(dike_sched *s, void **state, dike_err *e)
     st->active = dike_xcalloc(st->ntenants + 1, sizeof *st->active);
     dike_jobsets_init(&st->jobs, w);
     /* The index needs a queued job's work left to be known while it waits (not so in the
-     * emulating mode, where a stop's work left arrives later; the coordinator turns that mode on
-     * after init, so use_index asks) and one placement rate per gang shape (a placement that
-     * reads only that). */
+     * emulating mode, where a stop's work left arrives later) and one placement rate per gang
+     * shape (a placement that reads only that). */
     const dike_placement *plc = dike_placement_find(dike_sched_config(s)->scheduler_placement);
-    st->indexed = rho_index_mode != 0 && plc && plc->by_shape;
+    st->indexed = rho_index_mode != 0 && plc && plc->by_shape && !dike_sched_emulating(s);
     dike_rhoindex_init(&st->index, s, &st->jobs);
     *state = st;
     return 0;
@@ -230,7 +229,7 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
 
 static int use_index(themis_state *st)
 {
-    if (!st->indexed || dike_sched_emulating(st->sched))
+    if (!st->indexed)
         return 0;
     if (rho_index_mode == 2 || st->jobs.nqueued >= (st->index.valid ? INDEX_UNTIL : INDEX_FROM))
         return 1;

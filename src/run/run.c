@@ -18,19 +18,6 @@
 #include "run/run_internal.h"
 #include "base/mpi.h"
 
-/* The emulating mode (node ranks track progress) is on when asked for, or in `auto` when a node
- * model is on or decisions take time to reach the nodes; otherwise the coordinator predicts every
- * completion, exactly as before the node models existed (docs/architecture.md#two-modes). */
-static int emulating(const dike_config *cfg)
-{
-    if (strcmp(cfg->node_model_progress, "nodes") == 0)
-        return 1;
-    if (strcmp(cfg->node_model_progress, "coordinator") == 0)
-        return 0;
-    return cfg->node_model_interference > 0 || strcmp(cfg->node_model_network, "rack") == 0 ||
-           cfg->node_model_slowdown_mtbf_s > 0 || cfg->scheduler_decision_latency_s > 0;
-}
-
 /* engine.coordinator_owns_nodes. `auto`: with 1-2 ranks an idle coordinator would waste half the
  * job; in the emulating mode the coordinator's part of a window runs after every rank's node
  * steps, while the node ranks wait for it, so a block of nodes on rank 0 delays nobody and every
@@ -42,7 +29,7 @@ static int coordinator_owns_nodes(const dike_config *cfg, int nranks)
         return 1;
     if (strcmp(cfg->engine_coordinator_owns_nodes, "false") == 0)
         return nranks == 1;
-    return nranks <= 2 || emulating(cfg);
+    return nranks <= 2 || dike_sched_mode_emulating(cfg);
 }
 
 /* The same rule for the window bound's other rank counts (winprof.h). */
@@ -163,11 +150,11 @@ typedef struct run_state {
 static int check_mode(const run_state *rs, dike_err *e)
 {
     const dike_config *cfg = rs->cfg;
-    if (emulating(cfg) && strcmp(cfg->node_model_progress, "coordinator") != 0 &&
+    if (dike_sched_mode_emulating(cfg) && strcmp(cfg->node_model_progress, "coordinator") != 0 &&
         cfg->scheduler_decision_latency_s > 0 && dike_time_from_s(cfg->scheduler_decision_latency_s) < 1)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] decision_latency_s: %g s is below the "
                             "emulator's time step (1 us)", cfg->scheduler_decision_latency_s);
-    if (cfg->output_window_bound && !emulating(cfg))
+    if (cfg->output_window_bound && !dike_sched_mode_emulating(cfg))
         return dike_err_set(e, DIKE_EINVAL, "[output] window_bound: needs the emulating mode "
                             "(a node model on, or scheduler.decision_latency_s > 0)");
     if (cfg->output_window_bound && rs->nranks != 1)
@@ -246,8 +233,6 @@ static void setup_nodes(run_state *rs)
         rs->wp = dike_winprof_new(&rs->cl, (uint32_t)njobs, owns_for_bound, cfg, 1024);
         dike_nodes_window_bound(rs->ns, rs->wp);
     }
-    if (rs->rank == 0)
-        dike_coord_emulate(&rs->s, rs->latency_us);
 }
 
 /* The window loop of the run's mode. */
@@ -339,7 +324,7 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     rs->out_path = out_path;
     rs->resume = resume;
     rs->used = given ? given : &rs->w;
-    rs->emulate = emulating(cfg);
+    rs->emulate = dike_sched_mode_emulating(cfg);
     rs->latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);
     rs->t_start = MPI_Wtime();
     memset(out, 0, sizeof *out);
