@@ -8,7 +8,7 @@ int dike_ranked_before(const dike_ranked *a, const dike_ranked *b)
     return a->job->idx < b->job->idx;
 }
 
-static void sift_down(dike_ranked *r, size_t n, size_t i)
+void dike_ranked_sift_down(dike_ranked *r, size_t n, size_t i)
 {
     dike_ranked x = r[i];
     for (;;) {
@@ -25,13 +25,26 @@ static void sift_down(dike_ranked *r, size_t n, size_t i)
     r[i] = x;
 }
 
+void dike_ranked_sift_up(dike_ranked *r, size_t i)
+{
+    dike_ranked x = r[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!dike_ranked_before(&x, &r[p]))
+            break;
+        r[i] = r[p];
+        i = p;
+    }
+    r[i] = x;
+}
+
 void dike_rankwalk_init(dike_rankwalk *w, dike_ranked *r, size_t n)
 {
     w->r = r;
     w->n = n;
     w->heap = n;
     for (size_t i = n / 2; i-- > 0;)
-        sift_down(r, n, i);
+        dike_ranked_sift_down(r, n, i);
 }
 
 /* The root goes to the slot the heap gives up, so popped entries sit at the tail, the first
@@ -43,7 +56,7 @@ static void pop(dike_rankwalk *w)
     w->r[0] = w->r[last];
     w->r[last] = top;
     if (last > 1)
-        sift_down(w->r, last, 0);
+        dike_ranked_sift_down(w->r, last, 0);
 }
 
 const dike_ranked *dike_rankwalk_at(dike_rankwalk *w, size_t i)

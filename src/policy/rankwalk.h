@@ -31,6 +31,10 @@ static inline size_t dike_rankwalk_sorted(const dike_rankwalk *w) { return w->n 
 size_t dike_rankwalk_rest(dike_rankwalk *w, dike_ranked **rest);
 /** 1 if @p a goes before @p b (key, then job index). */
 int dike_ranked_before(const dike_ranked *a, const dike_ranked *b);
+/** A min-heap by dike_ranked_before (r[0] the best): restore it below @p i in the first @p n
+ *  entries, or above @p i after r[i] was set (a push). */
+void dike_ranked_sift_down(dike_ranked *r, size_t n, size_t i);
+void dike_ranked_sift_up(dike_ranked *r, size_t i);
 /** Reorder @p r so that its first p entries are the p best (in no particular order), p the largest
  *  count whose gangs add up to at most @p budget GPUs; returns p, and that sum in @p used.
  *  Expected O(n) (quickselect with the gang sizes as weights). */

@@ -535,34 +535,15 @@ static void pool_push(dike_rhoindex *x, dike_ranked e)
         x->cappool = x->cappool ? 2 * x->cappool : 64;
         x->pool = dike_xrealloc(x->pool, x->cappool * sizeof *x->pool);
     }
-    size_t i = x->npool++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!dike_ranked_before(&e, &x->pool[p]))
-            break;
-        x->pool[i] = x->pool[p];
-        i = p;
-    }
-    x->pool[i] = e;
+    x->pool[x->npool] = e;
+    dike_ranked_sift_up(x->pool, x->npool++);
 }
 
 static dike_ranked pool_pop(dike_rhoindex *x)
 {
-    dike_ranked top = x->pool[0], e = x->pool[--x->npool];
-    size_t i = 0, n = x->npool;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && dike_ranked_before(&x->pool[c + 1], &x->pool[c]))
-            c++;
-        if (!dike_ranked_before(&x->pool[c], &e))
-            break;
-        x->pool[i] = x->pool[c];
-        i = c;
-    }
-    if (n)
-        x->pool[i] = e;
+    dike_ranked top = x->pool[0];
+    x->pool[0] = x->pool[--x->npool];
+    dike_ranked_sift_down(x->pool, x->npool, 0);
     return top;
 }
 

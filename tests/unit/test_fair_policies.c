@@ -758,6 +758,27 @@ static void test_dike_victim_nodes(void **st)
         {0, 1000, 0}, {0, 1000, 0}, {0, 500, 1}, {100, 200, 0}});
 }
 
+/* The cheapest node is found where it comes later in node order: the walk over the nodes may not
+ * stop at the first node that can make room. Two nodes of 8 GPUs, w = 0, no restore cost or lease.
+ * At 0, in Smith's order: J0 and J1 (4 GPUs x 1,000 s = 4,000 GPU-s, a) fill node 0 (pack);
+ * J2, J3, J4 (2 GPUs x 2,050 s = 4,100, b) take 6 GPUs of node 1, which keeps 2 free.
+ * At 100 Q (4 GPUs, 100 s, c) does not fit. Its 400 GPU-s pass the size test against all five
+ * (J0, J1: 0.9 x 900 x 4 = 3,240; J2-J4: 0.9 x 1,950 x 2 = 3,510). Node 0 must stop a 4-GPU job
+ * (4 GPUs), node 1 one 2-GPU job (2 GPUs), the first by index, J2: Q takes node 1, 100-200.
+ * J2 (1,950 s left, 3,900 GPU-s) may then take no one (J0: 3,240 < 3,900; J3: 0.9 x 3,900 <
+ * 3,900) and resumes when Q ends: 200-2,150.
+ * Stopping at node 0, the first node that can make room, would take J0 (and no chain sends Q to
+ * node 1: J0's 3,600 GPU-s do not pass against J2's 3,510): J0 100-200 off, ending at 1,100. */
+static void test_dike_cheapest_later_node(void **st)
+{
+    static const sc_job jobs[] = {{0, 1000, 4, "a"}, {0, 1000, 4, "a"}, {0, 2050, 2, "b"},
+                                  {0, 2050, 2, "b"}, {0, 2050, 2, "b"}, {100, 100, 4, "c"}};
+    const char *w0[] = {"cluster.nodes=2", DK_BASE, "scheduler.round_s=100000",
+                        "scheduler.placement=pack", "dike.fairness_weight=0", NULL};
+    sc_expect(jobs, 6, w0, (const sc_want[]){{0, 1000, 0}, {0, 1000, 0}, {0, 2150, 1},
+                                             {0, 2050, 0}, {0, 2050, 0}, {100, 200, 0}});
+}
+
 /* Starts where the gang runs at its best rate. Two nodes of 8 GPUs in one rack; no preemption
  * (hysteresis 1). J0 (6 GPUs, 1000 s, a) and J1 (6 GPUs, 2000 s, b) at 0 take a node each (6 + 6
  * do not fit in 8): 2 GPUs stay free on each. J2 (4 GPUs, 300 s, c) arrives at 10: 4 GPUs are
@@ -935,6 +956,7 @@ int main(void)
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
+        cmocka_unit_test(test_dike_cheapest_later_node),
         cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
