@@ -785,11 +785,12 @@ def monotonicity_lines(group, checks, units=None):
     out = []
     for c in checks:
         a, b = c.w0, c.w1
+        u1, u0 = tables.fpair(b.value("unfair_fraction"), a.value("unfair_fraction"))
+        j0, j1 = tables.fpair(a.value("avg_jct") / div, b.value("avg_jct") / div)
         out.append("%s knob %s (%s): unfair fraction %s at w=1 %s %s at w=0; avg JCT %s %s at w=0 %s %s %s at w=1" %
                    ("✓" if c.passed else "✗", "monotone" if c.passed else "NOT monotone",
                     setting_text(c.knowledge, c.weighting, a.variant),
-                    fnum(b.value("unfair_fraction")), "≤" if c.fair_ok else ">", fnum(a.value("unfair_fraction")),
-                    fnum(a.value("avg_jct") / div), u, "≤" if c.jct_ok else ">", fnum(b.value("avg_jct") / div), u))
+                    u1, "≤" if c.fair_ok else ">", u0, j0, u, "≤" if c.jct_ok else ">", j1, u))
     return out
 
 

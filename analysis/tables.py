@@ -154,6 +154,20 @@ def fnum(v):
     return "%.*f" % (3 - int(math.floor(math.log10(a))), v)
 
 
+def fpair(a, b):
+    """fnum of both, with more decimals when they differ but fnum prints them the same (a check
+    that compares them, e.g. the knob's, then shows why it failed)."""
+    sa, sb = fnum(a), fnum(b)
+    if sa != sb or a == b or any(v is None or not math.isfinite(v) for v in (a, b)):
+        return sa, sb
+    d = len(sa.split(".")[1]) if "." in sa else 0
+    for d in range(d + 1, d + 10):
+        fa, fb = "{:,.{p}f}".format(a, p=d), "{:,.{p}f}".format(b, p=d)
+        if fa != fb:
+            return fa, fb
+    return sa, sb
+
+
 def sig2(x):
     """x with 2 significant digits, no exponent."""
     if x is None or not math.isfinite(x):

@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1] + "/analysis" if len(sys.argv) > 1 else "analysis")
 import report  # noqa: E402
+import tables  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from casecheck import check, run  # noqa: E402
@@ -211,6 +212,25 @@ def case_monotonicity():
               "summary by mode: %s %d of 1: %s" % (k, n, s))
 
 
+def case_monotonicity_close():
+    # w=0 slower by 0.03 s of 100: both print "100.0 s" with 4 significant digits, so the failing
+    # line shows the digits that tell them apart (it printed "100.0 s > 100.0 s" before)
+    g = group([FakeRun("dike", "0", "noisy", "equal", avg_jct=100.04, unfair_fraction=0.02),
+               FakeRun("dike", "1", "noisy", "equal", avg_jct=100.01, unfair_fraction=0.0123456),
+               FakeRun("dike", "0.5", "noisy", "equal")])
+    ms = report.monotonicity_checks(g)
+    check(len(ms) == 1 and not ms[0].passed and ms[0].fair_ok and not ms[0].jct_ok, "w=0 slower by 0.03 s: fail")
+    line = report.monotonicity_lines(g, ms)[0]
+    check(line == "✗ knob NOT monotone (noisy, equal): unfair fraction 0.0123 at w=1 ≤ 0.0200 at w=0; "
+                  "avg JCT 100.04 s at w=0 > 100.01 s at w=1", "close values get more digits: %s" % line)
+    check(tables.fpair(0.0123, 0.0123) == ("0.0123", "0.0123"), "equal values: fnum's digits")
+    check(tables.fpair(1234.4, 1234.2) == ("1,234.4", "1,234.2"),
+          "large values keep their grouping: %s" % (tables.fpair(1234.4, 1234.2),))
+    check(tables.fpair(0.12344, 0.12341) == ("0.12344", "0.12341"),
+          "one digit more each: %s" % (tables.fpair(0.12344, 0.12341),))
+    check(tables.fpair(0.12344, 0.12351) == ("0.1234", "0.1235"), "values fnum tells apart: as fnum")
+
+
 def case_target():
     kw = dict(trace="philly.csv", load="1", nodes=64, jobs=82247)
     runs = [FakeRun("dike", "0.5", "oracle", "demand", avg_jct=110.0, unfair_fraction=0.03, preemptions=164494, **kw),
@@ -268,7 +288,7 @@ def case_figures():
 
 
 def main():
-    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity,
+    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity, case_monotonicity_close,
          case_target, case_figures))
 
 
