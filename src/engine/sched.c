@@ -56,6 +56,7 @@ int dike_sched_mode_emulating(const dike_config *cfg)
     return cfg->node_model_interference > 0 || strcmp(cfg->node_model_network, "rack") == 0 ||
            cfg->node_model_slowdown_mtbf_s > 0 || cfg->scheduler_decision_latency_s > 0;
 }
+
 int dike_sched_work_known(const dike_sched *s, const dike_job *j)
 {
     return !(s->emulate && s->stop_pending[j->idx]);
