@@ -14,11 +14,12 @@ static inline double dike_ideal_est_s(const dike_sched *s, const dike_job *j, do
     return total_us / 1e6 * (share > 1 ? share : 1);
 }
 
-/* T_ideal_est uses dike_sched_est_total (the estimate, revised once outlived): with a fixed
- * estimate a job that outlived it would look ever more unfairly treated (elapsed time over a too
- * small T_ideal) and be favoured for it; under `none`, Themis then served long jobs first (average
- * JCT x5 on a 10,000-job load-1.2 synthetic run, docs/policies.md). */
-/** rho_hat of @p j at placement rate @p rate (> 0): the same arithmetic as dike_rho_hat. */
+/** rho_hat of @p j at placement rate @p rate (> 0), the arithmetic of dike_rho_hat (below), for a
+ *  caller that knows the rate already (policy/rhoindex.c). T_ideal_est uses dike_sched_est_total
+ *  (the estimate, revised once outlived): with a fixed estimate a job that outlived it would look
+ *  ever more unfairly treated (elapsed time over a too small T_ideal) and be favoured for it;
+ *  under `none`, Themis then served long jobs first (average JCT x5 on a 10,000-job load-1.2
+ *  synthetic run, docs/policies.md). */
 static inline double dike_rho_hat_at(dike_sched *s, const dike_job *j, double rate)
 {
     double now = dike_time_to_s(dike_sched_now(s));

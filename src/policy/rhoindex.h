@@ -50,7 +50,7 @@ typedef struct dike_rhoindex {
     /* one fill */
     dike_ranked *pool;         /**< rated jobs not yet handed out, a min-heap by (key, idx) */
     size_t npool, cappool;
-    uint32_t *bh;              /**< buckets by bound, a max-heap */
+    uint32_t *bh;              /**< buckets by bound, a min-heap (least bound on top) */
     double *bub;               /**< per bucket: its bound on rho_hat this fill */
     uint32_t nbh;
     dike_job **out;            /**< jobs handed out this fill (put back unless started) */
