@@ -66,7 +66,9 @@ printed rounding): the dominance check (a baseline of the same knowledge mode an
 dominates Dike at its default knob, w = 0.5 or not recorded, when its average JCT is lower, its
 unfair fraction lower and its Jain's index higher, all three strictly), with a summary of the
 groups that pass per mode at the top; knob monotonicity (unfair_fraction(w=1) <=
-unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting); and on the full TitanSched
+unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting), followed by where the knob
+values between the ends lie (the median share of the change from w = 0 to w = 1 each already
+makes); and on the full TitanSched
 Philly trace (philly.csv, 82,247 jobs) at load 1 on 512 GPUs the target line: Dike's avg JCT in %
 above the best baseline's, its unfair fraction minus the best baseline's, preemptions per job.
 
@@ -87,6 +89,7 @@ import io
 import math
 import os
 import re
+import statistics
 import sys
 
 try:
@@ -889,6 +892,47 @@ def checks_summary(groups, dom, mono):
     return lines
 
 
+def knob_shares(groups):
+    """For each knob value strictly between 0 and 1: over the settings (knowledge, weighting, other
+    Dike keys) of every group with rows at w = 0, at that value and at w = 1, the share of the change
+    from w = 0 to w = 1 that the value already makes, (m(w) - m(0)) / (m(1) - m(0)), for the
+    average JCT and the unfair fraction. A setting whose two ends are equal has no share. Returns
+    {w: ([JCT shares], [unfair shares])}."""
+    out = {}
+    for g in groups:
+        by = {}
+        for d in g.dike:
+            by.setdefault((d.knowledge, d.weighting, d.variant), {})[d.weight] = d
+        for ws in by.values():
+            if 0.0 not in ws or 1.0 not in ws:
+                continue
+            a, b = ws[0.0], ws[1.0]
+            for w, d in sorted(ws.items()):
+                if not 0 < w < 1:
+                    continue
+                sh = out.setdefault(w, ([], []))
+                for i, m in enumerate(("avg_jct", "unfair_fraction")):
+                    span = b.value(m) - a.value(m)
+                    if span != 0:
+                        sh[i].append((d.value(m) - a.value(m)) / span)
+    return out
+
+
+def knob_share_lines(groups):
+    """Markdown lines saying where the knob values between 0 and 1 lie (knob_shares), if any."""
+    shares = knob_shares(groups)
+    if not shares:
+        return []
+
+    def med(v):
+        return "%.0f %% (%d setting%s)" % (100 * statistics.median(v), len(v), "" if len(v) == 1 else "s") if v else "no setting"
+    parts = ["w = %s: average JCT %s, unfair fraction %s" % (fmt_w(w), med(j), med(u))
+             for w, (j, u) in sorted(shares.items())]
+    return ["**Where the knob values between the ends lie.** For each value, the median share of the "
+            "change from w = 0 to w = 1 that it already makes: 0 %% is w = 0's value, 100 %% is w = 1's. "
+            "%s." % "; ".join(parts), ""]
+
+
 def dominance_csv(groups, dom):
     header = ["trace", "load", "gpus", "duration_knowledge", "tenant_weights", "dike_row", "baseline_row",
               "dike_avg_jct", "baseline_avg_jct", "dike_unfair_fraction", "baseline_unfair_fraction",
@@ -1230,6 +1274,7 @@ def build(args):
                "oracle knowledge and the `%s` weighting (where a group has it); the other settings are in the "
                "tables and the checks." % args.headline_weights, ""]
     md += checks_summary(groups, dom, mono)
+    md += knob_share_lines(groups)
     if table_dir and (any(dom.values()) or any(mono.values())):
         md += ["Every comparison of the checks at full precision: %s." % ", ".join(
             "[%s](%s)" % (n, rel(os.path.join(table_dir, n), rdir))

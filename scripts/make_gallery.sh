@@ -91,6 +91,13 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/runs" "$tmp/check"
+# The page names each input file relative to the inputs' common folder. With the grid reached
+# through a link beside the week's runs, that folder is $tmp, and the names (runs/..., and
+# trace-comparison/... for the grid) do not depend on the checkout's place or the temporary name.
+if [ ${#extra[@]} -gt 0 ]; then
+    ln -s "$(cd "$TRACES" && pwd)" "$tmp/trace-comparison"
+    extra=("$tmp/trace-comparison/campaign.json")
+fi
 
 policies=$("$EMU" list-policies | awk '/^policies/ { on = 1; next } /^[^ ]/ { on = 0 } on && NF { print $1 }')
 [ -n "$policies" ] || die "dike-emu list-policies printed no policies"

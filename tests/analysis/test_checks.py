@@ -231,6 +231,37 @@ def case_monotonicity_close():
     check(tables.fpair(0.12344, 0.12351) == ("0.1234", "0.1235"), "values fnum tells apart: as fnum")
 
 
+def case_knob_shares():
+    # Two settings with rows at w = 0, 0.5 and 1, one with only the ends, one whose ends are equal:
+    #   oracle: JCT 100 -> 118 -> 120: (118 - 100) / (120 - 100) = 0.9; unfair 0.05 -> 0.02 -> 0.02: 1.0
+    #   noisy:  JCT  90 ->  96 -> 110: (96 - 90) / (110 - 90) = 0.3; unfair 0.04 -> 0.03 -> 0.02: 0.5
+    #   none (ends only): no share; equal (ends equal in JCT): only an unfair share,
+    #   (0.045 - 0.05) / (0.04 - 0.05) = 0.5
+    # medians at w = 0.5: JCT of [0.9, 0.3] = 0.6 -> "60 %"; unfair of [1.0, 0.5, 0.5] = 0.5 -> "50 %"
+    runs = [FakeRun("dike", "0", "oracle", "demand", avg_jct=100.0, unfair_fraction=0.05),
+            FakeRun("dike", "0.5", "oracle", "demand", avg_jct=118.0, unfair_fraction=0.02),
+            FakeRun("dike", "1", "oracle", "demand", avg_jct=120.0, unfair_fraction=0.02),
+            FakeRun("dike", "0", "noisy", "demand", avg_jct=90.0, unfair_fraction=0.04),
+            FakeRun("dike", "0.5", "noisy", "demand", avg_jct=96.0, unfair_fraction=0.03),
+            FakeRun("dike", "1", "noisy", "demand", avg_jct=110.0, unfair_fraction=0.02),
+            FakeRun("dike", "0", "none", "demand", avg_jct=90.0, unfair_fraction=0.04),
+            FakeRun("dike", "1", "none", "demand", avg_jct=95.0, unfair_fraction=0.03),
+            FakeRun("dike", "0", "oracle", "equal", avg_jct=100.0, unfair_fraction=0.05),
+            FakeRun("dike", "0.5", "oracle", "equal", avg_jct=103.0, unfair_fraction=0.045),
+            FakeRun("dike", "1", "oracle", "equal", avg_jct=100.0, unfair_fraction=0.04)]
+    g = group(runs)
+    sh = report.knob_shares([g])
+    check(sorted(sh) == [0.5], "one value between the ends: %s" % sorted(sh))
+    j, u = sh[0.5]
+    check(sorted(round(x, 9) for x in j) == [0.3, 0.9], "JCT shares 0.9 and 0.3 (equal ends: none): %s" % j)
+    check(sorted(round(x, 9) for x in u) == [0.5, 0.5, 1.0], "unfair shares 1.0, 0.5, 0.5: %s" % u)
+    lines = report.knob_share_lines([g])
+    check(len(lines) == 2 and "w = 0.5: average JCT 60 % (2 settings), unfair fraction 50 % (3 settings)" in lines[0],
+          "the line: %s" % lines)
+    check(report.knob_share_lines([group([FakeRun("dike", "0", "oracle"), FakeRun("dike", "1", "oracle")])]) == [],
+          "no value between the ends: no line")
+
+
 def case_target():
     kw = dict(trace="philly.csv", load="1", nodes=64, jobs=82247)
     runs = [FakeRun("dike", "0.5", "oracle", "demand", avg_jct=110.0, unfair_fraction=0.03, preemptions=164494, **kw),
@@ -288,7 +319,7 @@ def case_figures():
 
 
 def main():
-    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity, case_monotonicity_close,
+    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity, case_monotonicity_close, case_knob_shares,
          case_target, case_figures))
 
 
