@@ -68,9 +68,9 @@ unfair fraction lower and its Jain's index higher, all three strictly), with a s
 groups that pass per mode at the top; knob monotonicity (unfair_fraction(w=1) <=
 unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting), followed by where the knob
 values between the ends lie (the median share of the change from w = 0 to w = 1 each already
-makes); and on the full TitanSched
-Philly trace (philly.csv, 82,247 jobs) at load 1 on 512 GPUs the target line: Dike's avg JCT in %
-above the best baseline's, its unfair fraction minus the best baseline's, preemptions per job.
+makes); and on the full TitanSched Philly trace (philly.csv, 82,247 jobs) at load 1 on 512 GPUs
+the target line: Dike's avg JCT in % above the best baseline's, its unfair fraction minus the best
+baseline's, preemptions per job.
 
 Figures. When a group holds several settings, the figures show one, the headline: oracle
 knowledge and the weighting of --headline-weights (default demand); the other settings are in the
@@ -745,14 +745,19 @@ class MonotonicityCheck:
         return self.fair_ok and self.jct_ok
 
 
+def dike_by_setting(group):
+    """The group's Dike rows per setting (knowledge, weighting, other Dike keys): a list of
+    {knob value: row}, one per setting, in the order the settings first appear."""
+    by = {}
+    for d in group.dike:
+        by.setdefault((d.knowledge, d.weighting, d.variant), {})[d.weight] = d
+    return list(by.values())
+
+
 def monotonicity_checks(group):
     """A MonotonicityCheck per setting (knowledge, weighting, other Dike keys) with rows at w = 0
     and w = 1."""
-    by = {}
-    for d in group.dike:
-        if d.weight in (0.0, 1.0):
-            by.setdefault((d.knowledge, d.weighting, d.variant), {})[d.weight] = d
-    return [MonotonicityCheck(ws[0.0], ws[1.0]) for ws in by.values() if 0.0 in ws and 1.0 in ws]
+    return [MonotonicityCheck(ws[0.0], ws[1.0]) for ws in dike_by_setting(group) if 0.0 in ws and 1.0 in ws]
 
 
 def jct_unit(group, units=None):
@@ -900,10 +905,7 @@ def knob_shares(groups):
     {w: ([JCT shares], [unfair shares])}."""
     out = {}
     for g in groups:
-        by = {}
-        for d in g.dike:
-            by.setdefault((d.knowledge, d.weighting, d.variant), {})[d.weight] = d
-        for ws in by.values():
+        for ws in dike_by_setting(g):
             if 0.0 not in ws or 1.0 not in ws:
                 continue
             a, b = ws[0.0], ws[1.0]
@@ -925,7 +927,9 @@ def knob_share_lines(groups):
         return []
 
     def med(v):
-        return "%.0f %% (%d setting%s)" % (100 * statistics.median(v), len(v), "" if len(v) == 1 else "s") if v else "no setting"
+        if not v:
+            return "no setting"
+        return "%.0f %% (%d setting%s)" % (100 * statistics.median(v), len(v), "" if len(v) == 1 else "s")
     parts = ["w = %s: average JCT %s, unfair fraction %s" % (fmt_w(w), med(j), med(u))
              for w, (j, u) in sorted(shares.items())]
     return ["**Where the knob values between the ends lie.** For each value, the median share of the "

@@ -319,8 +319,8 @@ def case_figures():
 
 
 def main():
-    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity, case_monotonicity_close, case_knob_shares,
-         case_target, case_figures))
+    run((case_themis_dominates, case_nothing_dominates, case_ties, case_settings, case_monotonicity,
+         case_monotonicity_close, case_knob_shares, case_target, case_figures))
 
 
 if __name__ == "__main__":
