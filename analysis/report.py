@@ -48,7 +48,7 @@ workload) and the cluster's GPUs. Inside a group, a row is one resolved configur
 run.* (seed, output file, checkpoints; but not run.label), output.* and engine.*, keys that do not
 change results. Two keys name a row's setting: scheduler.duration_knowledge (oracle | noisy |
 none; a file without it is oracle) and tenants.weights (equal | demand | file:PATH | a list; empty
-or missing is equal). Rows are named "dike w=0.5 · noisy · demand": the knowledge tag for the
+or missing is equal). Rows are named "dike w=1 · noisy · demand": the knowledge tag for the
 policies that use durations (sjf, srtf, themis, dike), the weighting tag for the tenant-aware ones
 (gandiva-fair, drf), each only when the group holds several; other keys that vary
 among one policy's rows follow as key=value. fifo, las, gandiva-fair and drf use no durations:
@@ -63,7 +63,7 @@ and tenant-share figures show the lowest seed.
 
 Checks (issue 12), per group and printed in report.md, at full precision (the means, never the
 printed rounding): the dominance check (a baseline of the same knowledge mode and weighting
-dominates Dike at its default knob, w = 0.5 or not recorded, when its average JCT is lower, its
+dominates Dike at its default knob, w = 1 or not recorded, when its average JCT is lower, its
 unfair fraction lower and its Jain's index higher, all three strictly), with a summary of the
 groups that pass per mode at the top; knob monotonicity (unfair_fraction(w=1) <=
 unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting), followed by where the knob
@@ -136,7 +136,7 @@ WEIGHT_FREE = ("fifo", "sjf", "srtf", "las", "themis", "dike")
 KNOWLEDGE_MODES = ("oracle", "noisy", "none")
 KNOWLEDGE_KEYS = ("scheduler.duration_knowledge", "scheduler.duration_error_sigma")
 WEIGHT_KEY = "tenants.weights"
-DEFAULT_KNOB = 0.5            # dike.fairness_weight's default (dike-emu config-reference)
+DEFAULT_KNOB = 1.0            # dike.fairness_weight's default (dike-emu config-reference; 0.5 before 1.1)
 MAX_FIGURE_LINES = 10         # lines (rows) per axis in the per-row figures
 FIGURE_TITLES = {"jct_cdf": "JCT CDF", "rho_cdf": "ρ CDF and tail", "frontier": "Fairness-efficiency frontier",
                  "jct_by_size": "Mean JCT by job size", "timeseries": "Busy GPUs and queued jobs",
@@ -301,7 +301,7 @@ class Point:
 
     @property
     def is_default_knob(self):
-        """Dike at its default knob: fairness_weight 0.5, or not recorded."""
+        """Dike at its default knob: fairness_weight 1, or not recorded."""
         return self.policy == "dike" and (self.weight != self.weight or self.weight == DEFAULT_KNOB)
 
     def by_seed(self, key):
@@ -416,7 +416,7 @@ class Group:
 
     def figure_view(self, policies=None, units=None):
         """What the per-row figures draw: of the headline slice's rows, the baselines and Dike at
-        its default knob (w = 0.5), or the rows @p policies names (a policy name: all its rows;
+        its default knob (w = 1), or the rows @p policies names (a policy name: all its rows;
         a row name as the figures print it, e.g. "dike w=1"); beyond MAX_FIGURE_LINES rows, the
         first in table order. The frontier's Dike line keeps every knob value of the slice."""
         k, w = self.headline
@@ -684,8 +684,9 @@ def compare(group, dike=None, baselines=None, label=None, units=None, one_tenant
     if ties:
         text.append("Ties (no Dike knob value better, at least one not worse): %s." % "; ".join(ties))
     if default is not None:
-        text.append("At the default knob (w = 0.5) Dike is better than the best baseline on %s, and worse on %s."
-                    % (", ".join(dwin) if dwin else "no metric", ", ".join(dlose) if dlose else "no metric"))
+        text.append("At the default knob (w = %g) Dike is better than the best baseline on %s, and worse on %s."
+                    % (DEFAULT_KNOB, ", ".join(dwin) if dwin else "no metric",
+                       ", ".join(dlose) if dlose else "no metric"))
     text.append("Tolerance: values that print the same (4 significant digits, in the table's units) are a tie, "
                 "and ties are not wins%s." % (
                     "; with seeds, a difference whose paired 95% interval over the common seeds (shown in "
@@ -1116,7 +1117,7 @@ def common_config(runs):
 
 def find_row(points, name, label):
     """The row of @p points called @p name (its row name, its name in the figures, or e.g. "dike
-    w=0.5"); None if none or several."""
+    w=1"); None if none or several."""
     hits = [p for p in points if name in (p.label, p.base_label, label(p))]
     return hits[0] if len(hits) == 1 else None
 
@@ -1551,7 +1552,7 @@ def main(argv=None):
                          "baseline and Dike at its default knob")
     ap.add_argument("--reference", metavar="ROW",
                     help="the row paired differences are taken from (default: Dike at its default knob, "
-                         "'dike w=0.5')")
+                         "'dike w=1')")
     ap.add_argument("--window", choices=("auto", "on", "off"), default="auto",
                     help="metrics over the steady-state window (/summary/window, metrics.window) instead of the "
                          "whole run: auto = when every run has one (default), on = required, off = whole run")

@@ -10,8 +10,8 @@
  * (dike_sched_start_local; Gavel measured spread gangs at a median 0.42 of their consolidated
  * throughput, and a gang keeps its placement until it ends or is preempted, while a node usually
  * frees much sooner). When the first job in the order does not fit, it may take GPUs from running
- * jobs that have held their GPUs for w x dike.min_lease_s and are larger in GPU-time by the
- * hysteresis factor, both restores counted, each on its own GPUs:
+ * jobs that are larger in GPU-time by the hysteresis factor, both restores counted, each on its
+ * own GPUs:
  *   (candidate's remaining + its restore) x candidate's GPUs
  *       <= ((1 - dike.hysteresis) x victim's remaining - victim's restore) x victim's GPUs,
  * on the node where the fewest victim GPUs suffice (a gang that fits in a node), or the first whole
@@ -35,18 +35,24 @@
  * gang wider than a node outside all of the nodes it would take: version 1.0) N_avg is
  * taken at the least the job can end with, the rest of its stay alone: the load is below
  * capacity and may fall further, and a passed burst would otherwise lend it slack (version 0.8,
- * slack_s). With
- * w = dike.fairness_weight > 0 a running job may be taken off its GPUs only if
- *     slack >= w x (candidate's remaining + candidate's restore),
- * i.e. it can wait for w of the candidate's run and still finish fairly, or if it is past its fair
- * finish time even when left alone (it cannot be made fair any more, and holding on would only
- * make smaller jobs wait). w = 1 never turns a fair job into an unfair one by preempting it;
- * w = 0 lets efficiency alone decide. The knob also sets the lease, w x dike.min_lease_s: the
- * fairness end keeps a started job on its GPUs for the whole lease (Tiresias), the efficiency end
- * preempts whenever the GPU-time test says the swap pays (SRTF), its churn bounded by that test:
- * each swap must gain more than both restores. The guard also bounds churn: every preemption uses
- * up part of the victim's slack, and a job without slack is not preempted again. (Tenants are not
- * a level of this decision: a tenant guard was tried and dropped, docs/dike.md.)
+ * slack_s). A guarded running job may be taken off its GPUs only if
+ *     slack >= candidate's remaining + candidate's restore,
+ * i.e. it can wait for the candidate's whole run and still finish fairly, or if it is past its
+ * fair finish time even when left alone (it cannot be made fair any more, and holding on would
+ * only make smaller jobs wait), and only once it has held its GPUs for dike.min_lease_s, unless the
+ * candidate could not wait for the lease and still finish fairly (Tiresias's lease, yielding).
+ * The guard never turns a fair job into an unfair one by preempting it, and it bounds churn:
+ * every preemption uses up part of the victim's slack, and a job without slack is not preempted
+ * again. A job that is not guarded is taken whenever the GPU-time test says the swap pays (SRTF),
+ * its churn bounded by that test: each swap must gain more than both restores.
+ * The knob w = dike.fairness_weight is the share of jobs that are guarded (version 1.1,
+ * guarded): job i is when frac((i + 1) x 0.618...) < w, the golden-ratio sequence, so that every
+ * stretch of the workload has the share w, whatever the seed or the number of ranks. w = 1 guards
+ * every job (the fairness end), w = 0 none (efficiency alone), and a value between mixes the two
+ * job by job. The guard's effect is a switch on each job, not a matter of degree (a threshold of
+ * w x the candidate's run, versions 0.2-1.0, gave almost all of it at any w > 0: docs/dike.md),
+ * so the knob sets how many jobs get it. (Tenants are not a level of this decision: a tenant
+ * guard was tried and dropped, docs/dike.md.)
  *
  * Job lengths are the scheduler's estimates (scheduler.duration_knowledge); metrics use the truth.
  * Under `none` a job that has never run is judged by its first run, at most dike.probe_s of work,
@@ -83,9 +89,12 @@ typedef struct dk_slot {
 } dk_slot;
 
 typedef struct dk_state {
-    double w;           /**< dike.fairness_weight */
+    double w;           /**< dike.fairness_weight: the share of jobs that are guarded */
     double keep;        /**< 1 - dike.hysteresis */
-    double lease_us;    /**< dike.min_lease_s, us */
+    double lease_us;    /**< dike.min_lease_s, us, for guarded jobs; 0 if w = 0 */
+    uint64_t guard_below; /**< w x 2^64: job i is guarded when frac((i + 1) x golden) x 2^64 is
+                               below it (guarded) */
+    int guard_all;        /**< w = 1: every job is guarded */
     double cost_s;      /**< scheduler.preemption_cost_s, s */
     double probe_s;     /**< `none`: dike.probe_s, the work a job that has never run is judged
                              by at most, and the first run it keeps; 0 under oracle and noisy */
@@ -425,10 +434,21 @@ static double vict_measure(const dk_state *st, const dike_job *v, double rem_s)
     return (st->keep * rem_s - st->cost_s) * v->spec->num_gpus;
 }
 
-/* Has running job @p v held its GPUs for the minimum lease? */
+/* Is job @p v guarded (the fairness guard and the lease protect it)? The knob w is the share of
+ * jobs that are (version 1.1): job i is when frac((i + 1) x (sqrt(5) - 1) / 2) < w. The sequence
+ * is equidistributed and has low discrepancy, so any run of consecutive jobs holds close to the
+ * share w, with no seed: the same jobs for any seed, rank count or restart. */
+static int guarded(const dk_state *st, const dike_job *v)
+{
+    /* frac((i + 1) x golden) in 64-bit fixed point: exact, the same on every machine */
+    return ((uint64_t)v->idx + 1) * UINT64_C(0x9E3779B97F4A7C15) < st->guard_below || st->guard_all;
+}
+
+/* Has running job @p v held its GPUs for the minimum lease (none for a job that is not guarded)? */
 static int leased_out(const dk_state *st, dike_time now, const dike_job *v)
 {
-    return v->run_start != now && (double)(now - v->run_start) >= st->lease_us;
+    return v->run_start != now &&
+           (!guarded(st, v) || (double)(now - v->run_start) >= st->lease_us);
 }
 
 /* May running job @p v be taken off its GPUs for @p q, which needs @p need_s seconds and measures
@@ -450,11 +470,11 @@ static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, 
     double rem_s = run_rem_s(s, v);
     if (qm > vict_measure(st, v, rem_s))
         return 0;
-    if (st->w <= 0)
-        return 1; /* fairness does not restrict preemption */
+    if (!guarded(st, v))
+        return 1; /* fairness does not restrict its preemption */
     double slack = slack_s(st, s, v, rem_s);
-    if (slack >= st->w * need_s)
-        return 1; /* it can wait for q (w = 1: all of q's run) and still finish fairly */
+    if (slack >= need_s)
+        return 1; /* it can wait for all of q's run and still finish fairly */
     /* Past its fair finish even if left alone (at its current rate, no restore): nothing to keep.
      * The second of margin keeps a job that is exactly on time (slack 0 in a lightly loaded
      * cluster, where T_ideal = duration) from being counted late through rounding. */
@@ -617,6 +637,8 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
 {
     *until = INT64_MAX;
     *cap_ns = INFINITY;
+    if (!guarded(st, v))
+        return INFINITY;
     double r = v->rate;
     if (!(r > 0 && r <= 1))
         return INFINITY;
@@ -648,7 +670,7 @@ static double guard_cap(const dk_state *st, const dike_sched *s, const dike_job 
     }
     double up = sub + dike_ideal_est_s(s, v, len_us, nup);
     /* the size test's side is rem x margin + restore <= margin x need */
-    double cap = (up - now - rem - st->cost_s) / st->w * st->mcap;
+    double cap = (up - now - rem - st->cost_s) * st->mcap;
     cap += 1e-9 * fabs(cap) + 1e-3; /* rounding: never below what can_take computes */
     /* its projected finish: progress starts after a restore, and until then rem(t) stays */
     double from = dike_time_to_s(from_t);
@@ -1344,25 +1366,26 @@ static void dk_decide(void *state, dike_sched *s)
 /* ---- options: [dike] ---- */
 
 typedef struct dk_params {
-    double fairness_weight; /**< w: how far a preemption may push its victim toward unfairness */
+    double fairness_weight; /**< w: the share of jobs the fairness guard and the lease protect */
     double hysteresis;      /**< h: remaining GPU-time margin needed to preempt */
-    double min_lease_s;     /**< lease at w = 1, s */
+    double min_lease_s;     /**< a guarded job's lease, s */
     double probe_s;         /**< `none`: a new job's probe, s */
 } dk_params;
 
 static const dike_option dk_options[] = {
-    {"fairness_weight", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, fairness_weight), "0.5",
+    {"fairness_weight", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, fairness_weight), "1",
      DIKE_OPT_AT_LEAST(0, 1), NULL,
-     "w: a running job may be preempted only if it can wait w x the candidate's run and still "
-     "finish by its fair finish time, or is already past it; it also sets the lease, "
-     "w x min_lease_s (0 = efficiency alone, 1 = a preemption never makes a fair job unfair)"},
+     "w: the share of jobs that are guarded, spread evenly over the workload; a guarded job may "
+     "be preempted only if it can wait for the candidate's whole run and still finish by its "
+     "fair finish time, or is already past it, and keeps its GPUs for min_lease_s "
+     "(1 = every job: a preemption never makes a fair job unfair; 0 = efficiency alone)"},
     {"hysteresis", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, hysteresis), "0.1",
      DIKE_OPT_AT_LEAST(0, 1), NULL,
      "h: the candidate's remaining GPU-time must be at most (1-h) x the victim's, each "
      "restore counted on its payer's GPUs"},
     {"min_lease_s", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, min_lease_s), "600",
      DIKE_OPT_AT_LEAST(0, DIKE_SECONDS_MAX), NULL,
-     "lease at w = 1: a job is not preempted before it has run w x this long, s, unless the "
+     "lease: a guarded job is not preempted before it has run this long, s, unless the "
      "waiting job would miss its fair finish time by waiting for the lease"},
     {"probe_s", DIKE_OPT_DOUBLE, DIKE_OPT_FIELD(dk_params, probe_s), "600",
      DIKE_OPT_AT_LEAST(0, DIKE_SECONDS_MAX), NULL,
@@ -1380,7 +1403,9 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     const dk_params *p = dike_policy_params(c, &dike_policy_dike);
     st->w = p->fairness_weight;
     st->keep = 1 - p->hysteresis;
-    st->lease_us = p->min_lease_s * 1e6 * st->w; /* the knob's share of the lease */
+    st->lease_us = st->w > 0 ? p->min_lease_s * 1e6 : 0; /* guarded jobs' lease */
+    st->guard_all = st->w >= 1;
+    st->guard_below = st->w > 0 && st->w < 1 ? (uint64_t)(st->w * 18446744073709551616.0) : 0;
     st->cost_s = c->scheduler_preemption_cost_s;
     st->njobs = njobs;
     st->nnodes = dike_xcalloc(njobs ? njobs : 1, sizeof *st->nnodes);

@@ -87,7 +87,7 @@ def dom_of(g, knowledge, weighting):
 def case_themis_dominates():
     # Dike default (oracle): 100 s, 0.05 unfair, Jain 0.95. Dike uses no tenant weights, so it is
     # compared with the baselines of its knowledge mode under every weighting.
-    runs = [FakeRun("dike", "0.5", "oracle"),
+    runs = [FakeRun("dike", "1", "oracle"),
             FakeRun("dike", "0", "oracle", avg_jct=90.0, unfair_fraction=0.08),
             FakeRun("themis", None, "oracle", avg_jct=95.0, unfair_fraction=0.04, jain=0.97),
             # better on all three, but another knowledge mode: must not count against oracle
@@ -112,7 +112,7 @@ def case_themis_dominates():
 
 
 def case_nothing_dominates():
-    runs = [FakeRun("dike", "0.5", "oracle", "demand"),
+    runs = [FakeRun("dike", "1", "oracle", "demand"),
             # each better on two of the three, worse on the third
             FakeRun("themis", None, "oracle", "demand", avg_jct=90.0, unfair_fraction=0.04, jain=0.94),
             FakeRun("srtf", None, "oracle", avg_jct=90.0, unfair_fraction=0.06, jain=0.96),
@@ -127,7 +127,7 @@ def case_nothing_dominates():
 
 def case_ties():
     d = dict(avg_jct=100.0, unfair_fraction=0.05, jain=0.95)
-    runs = [FakeRun("dike", "0.5", "oracle", "demand", **d),
+    runs = [FakeRun("dike", "1", "oracle", "demand", **d),
             FakeRun("themis", None, "oracle", "demand", avg_jct=100.0, unfair_fraction=0.01, jain=0.99),
             FakeRun("srtf", None, "oracle", avg_jct=50.0, unfair_fraction=0.05, jain=0.99),
             FakeRun("gandiva-fair", None, "oracle", "demand", avg_jct=50.0, unfair_fraction=0.01, jain=0.95),
@@ -140,16 +140,18 @@ def case_ties():
           "a tie on any one metric is not domination (themis, srtf, gandiva-fair); full precision counts "
           "(drf, better by 1e-9): %s" % [b.policy for b in c.dominators])
     nan = FakeRun("themis", None, "oracle", "demand", avg_jct=float("nan"), unfair_fraction=0.0, jain=1.0)
-    g2 = group([FakeRun("dike", "0.5", "oracle", "demand", **d), nan])
+    g2 = group([FakeRun("dike", "1", "oracle", "demand", **d), nan])
     check(dom_of(g2, "oracle", report.ANY_WEIGHTING).passed, "a NaN metric never dominates")
 
 
 def case_settings():
     """Duration-free baselines count for every knowledge mode, weight-free ones for every weighting;
     Dike at an unrecorded knob is the default; old files are oracle/equal."""
-    runs = [FakeRun("dike", "0.5", "noisy", "demand"),
+    runs = [FakeRun("dike", "1", "noisy", "demand"),
             FakeRun("dike", None, "none", "equal"),          # no fairness_weight recorded: the default
             FakeRun("dike", "0.25", "none", "equal", avg_jct=1.0, unfair_fraction=0.0, jain=1.0),
+            # the default before version 1.1: now a value between the ends, not checked
+            FakeRun("dike", "0.5", "noisy", "demand", avg_jct=1.0, unfair_fraction=0.0, jain=1.0),
             FakeRun("drf", None, "oracle", "demand", avg_jct=90.0, unfair_fraction=0.04, jain=0.96),
             FakeRun("sjf", None, "oracle", avg_jct=90.0, unfair_fraction=0.04, jain=0.96),
             FakeRun("sjf", None, "none", avg_jct=90.0, unfair_fraction=0.04, jain=0.96),
@@ -164,13 +166,13 @@ def case_settings():
     check(c.dike.weight != c.dike.weight and sorted(b.label for b in c.dominators) == ["drf", "las", "sjf · none"],
           "unrecorded knob = default; none Dike: las, sjf · none and (weight-free Dike) drf: %s"
           % sorted(b.label for b in c.dominators))
-    check(len(report.dominance_checks(g)) == 2, "w=0.25 is not the default knob: 2 checks")
+    check(len(report.dominance_checks(g)) == 2, "w=0.25 and w=0.5 are not the default knob: 2 checks")
     labels = set(by_label(g))
-    check({"dike w=0.5 · noisy · demand", "dike w=? · none · equal", "drf", "las", "sjf · oracle",
+    check({"dike w=1 · noisy · demand", "dike w=0.5 · noisy · demand", "dike w=? · none · equal", "drf", "las", "sjf · oracle",
            "srtf · noisy"} <= labels, "short row names: %s" % sorted(labels))
-    old = group([FakeRun("dike", "0.5"), FakeRun("themis", avg_jct=90.0, unfair_fraction=0.04, jain=0.97),
+    old = group([FakeRun("dike", "1"), FakeRun("themis", avg_jct=90.0, unfair_fraction=0.04, jain=0.97),
                  FakeRun("fifo")])
-    check(sorted(by_label(old)) == ["dike w=0.5", "fifo", "themis"] and not old.sliced,
+    check(sorted(by_label(old)) == ["dike w=1", "fifo", "themis"] and not old.sliced,
           "old files (no new keys): rows as before, no tags: %s" % sorted(by_label(old)))
     c = dom_of(old, "oracle", report.ANY_WEIGHTING)
     check([b.label for b in c.dominators] == ["themis"], "old files: oracle, equal; themis dominates")
@@ -264,8 +266,8 @@ def case_knob_shares():
 
 def case_target():
     kw = dict(trace="philly.csv", load="1", nodes=64, jobs=82247)
-    runs = [FakeRun("dike", "0.5", "oracle", "demand", avg_jct=110.0, unfair_fraction=0.03, preemptions=164494, **kw),
-            FakeRun("dike", "0.5", "noisy", "demand", avg_jct=50.0, unfair_fraction=0.0, **kw),
+    runs = [FakeRun("dike", "1", "oracle", "demand", avg_jct=110.0, unfair_fraction=0.03, preemptions=164494, **kw),
+            FakeRun("dike", "1", "noisy", "demand", avg_jct=50.0, unfair_fraction=0.0, **kw),
             FakeRun("themis", None, "oracle", "demand", avg_jct=100.0, unfair_fraction=0.05, **kw),
             FakeRun("srtf", None, "oracle", avg_jct=105.0, unfair_fraction=0.01, **kw),
             FakeRun("sjf", None, "noisy", avg_jct=10.0, unfair_fraction=0.0, **kw)]
@@ -281,7 +283,7 @@ def case_target():
     check("+10.0% vs the best baseline's (themis · oracle, 100.0 s" in line and "target ≤ +5%: ✗" in line
           and "+0.0200 vs the best baseline's (srtf · oracle" in line and "2.00 preemptions per job (target ≤ 2: ✓)"
           in line, "the target line: %s" % line)
-    other = group([FakeRun("dike", "0.5", trace="philly.csv", load="1", nodes=128, jobs=82247),
+    other = group([FakeRun("dike", "1", trace="philly.csv", load="1", nodes=128, jobs=82247),
                    FakeRun("fifo", trace="philly.csv", load="1", nodes=128, jobs=82247)])
     check(report.target_rows(other) == [], "no target line on 1,024 GPUs")
 
@@ -296,7 +298,7 @@ def case_figures():
             if wt == "demand":
                 runs += [FakeRun("dike", w, k, wt) for w in ("0", "0.25", "0.5", "0.75", "1")]
             else:
-                runs.append(FakeRun("dike", "0.5", k, wt))
+                runs.append(FakeRun("dike", "1", k, wt))
     for wt in ("equal", "demand"):
         runs += [FakeRun("gandiva-fair", None, "oracle", wt), FakeRun("drf", None, "oracle", wt)]
     runs += [FakeRun("fifo", None, "oracle"), FakeRun("las", None, "oracle")]
@@ -304,7 +306,7 @@ def case_figures():
     check(len(g.points) == 36, "the grid's shape: 36 rows in a group (%d)" % len(g.points))
     v = g.figure_view()
     names = [v.label(p) for p in v.points]
-    check(names == ["fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike w=0.5"],
+    check(names == ["fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike w=1"],
           "figures by default: the oracle/demand baselines and Dike at its default knob only: %s" % names)
     sel = g.figure_view(["srtf", "dike w=0", "dike w=1", "nosuch"])
     check([sel.label(p) for p in sel.points] == ["srtf", "dike w=0", "dike w=1"] and sel.unmatched == ["nosuch"],
@@ -314,7 +316,7 @@ def case_figures():
           "the frontier keeps every knob value of the slice; the title names the setting")
     v = group(runs, headline="equal").figure_view()
     check([p.label for p in v.points if p.policy in ("themis", "dike")] == ["themis · oracle · equal",
-                                                                           "dike w=0.5 · oracle · equal"],
+                                                                           "dike w=1 · oracle · equal"],
           "--headline-weights equal: themis and Dike of oracle/equal")
 
 

@@ -8,7 +8,7 @@ No emulator runs: FakeRun (test_checks.py) gives each run a stored configuration
 values written here, so every expected line can be read off the numbers below:
   - a (trace, cluster size) run at loads 0.8, 1.0, 1.2 is one family; the same trace on another
     cluster size at one load only, and a second trace with one load, are none;
-  - its lines are the rows the other figures draw (the baselines and Dike at w = 0.5 of the
+  - its lines are the rows the other figures draw (the baselines and Dike at its default w = 1 of the
     headline setting: oracle knowledge, demand weights), matched across loads, with each load's
     values; --policies picks rows;
   - the figure is written (PNG) for the family and for nothing else, and the Markdown table
@@ -65,8 +65,8 @@ def case_families():
     units = report.Units.choose([], "h")
     series, suffixes = report.load_series(fams[0][2], None, units)
     labels = [lab for lab, _ in series]
-    check(labels == ["fifo", "srtf", "drf", "dike w=0.5"],
-          "lines: the baselines and Dike at w = 0.5 of oracle/demand, one each: %s" % labels)
+    check(labels == ["fifo", "srtf", "drf", "dike w=1"],
+          "lines: the baselines and Dike at its default w = 1 of oracle/demand, one each: %s" % labels)
     check(suffixes == [" (oracle, demand)"] * 3, "the setting, the same at every load: %s" % suffixes)
     at = {lab: [(x, p.stats["avg_jct"][0] / 3600.0, p.stats["unfair_fraction"][0]) for x, p in pts]
           for lab, pts in series}
@@ -75,8 +75,8 @@ def case_families():
     check(all(abs(a - b) < 1e-9 for got, w in zip(at["drf"], want_drf) for a, b in zip(got, w)),
           "drf line is the demand row: %s" % at["drf"])
     check([round(y, 9) for _, y, _ in at["srtf"]] == [3.2, 4.0, 4.8], "srtf line is the oracle row (4 h x load)")
-    check([round(u, 9) for _, _, u in at["dike w=0.5"]] == [0.024, 0.03, 0.036],
-          "dike line: w = 0.5, oracle (0.03 x load)")
+    check([round(u, 9) for _, _, u in at["dike w=1"]] == [0.008, 0.01, 0.012],
+          "dike line: w = 1, oracle (0.01 x load)")
     table = report.load_table(series, fams[0][2], units)
     check("| drf | 6.400 | 8.000 | 9.600 | 0.0320 | 0.0400 | 0.0480 |" in table,
           "table row of drf in hours and unfair fraction:\n%s" % table)

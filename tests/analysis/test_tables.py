@@ -33,8 +33,8 @@ def case_units():
     # Two groups: one with avg JCTs of 2 h and 3 h, one with 0.5 h and 1 h. The median average JCT
     # of the report's four rows (the upper one of the middle two) is 7,200 s >= 3,600 s: hours for every time metric of both
     # groups, also for the short group, where per-table units would pick seconds.
-    long_ = group([FakeRun("dike", "0.5", avg_jct=7200.0, p50_jct=90.0), FakeRun("fifo", avg_jct=10800.0)])
-    short = group([FakeRun("dike", "0.5", load="0.5", avg_jct=1800.0, p50_jct=60.0),
+    long_ = group([FakeRun("dike", "1", avg_jct=7200.0, p50_jct=90.0), FakeRun("fifo", avg_jct=10800.0)])
+    short = group([FakeRun("dike", "1", load="0.5", avg_jct=1800.0, p50_jct=60.0),
                    FakeRun("fifo", load="0.5", avg_jct=3600.0)])
     pts = long_.points + short.points
     u = report.Units.choose(pts)
@@ -77,12 +77,12 @@ def case_ties():
     u = report.Units.choose([], "s")
     # max rho 2.6172 and 2.6168 both print 2.617: a tie for the best, so no bold (a tie is no win);
     # avg JCT: fifo's 90 s is the best alone: bold
-    g = group([FakeRun("dike", "0.5", max_rho=2.6172, jain=1.0), FakeRun("themis", max_rho=2.6168, jain=1.0),
+    g = group([FakeRun("dike", "1", max_rho=2.6172, jain=1.0), FakeRun("themis", max_rho=2.6168, jain=1.0),
                FakeRun("fifo", max_rho=3.0, jain=1.0, avg_jct=90.0)])
     best = tables.best_rows(g.points, "max_rho", u)
     check(best == set(), "2.6172 and 2.6168 tie at 2.617 for the best: no bold")
     check([p.policy for p in tables.best_rows(g.points, "avg_jct", u)] == ["fifo"], "a best alone is bold")
-    g1 = group([FakeRun("dike", "0.5", max_rho=2.6), FakeRun("themis", max_rho=2.617),
+    g1 = group([FakeRun("dike", "1", max_rho=2.6), FakeRun("themis", max_rho=2.617),
                 FakeRun("fifo", max_rho=2.6168)])
     check([p.policy for p in tables.best_rows(g1.points, "max_rho", u)] == ["dike"],
           "a tie below the best does not matter: 2.600 is bold")
@@ -93,7 +93,7 @@ def case_ties():
     check(bold_cells(text) == [], "no bold: the best max ρ is tied: %s" % bold_cells(text))
     text, _ = tables.md_table(g.points, ["avg_jct", "max_rho"], u, lambda p: p.label)
     check(bold_cells(text) == ["90.00"], "only fifo's 90.00 s is bold: %s" % bold_cells(text))
-    allsame = group([FakeRun("dike", "0.5", max_rho=2.0), FakeRun("fifo", max_rho=2.00004)])
+    allsame = group([FakeRun("dike", "1", max_rho=2.0), FakeRun("fifo", max_rho=2.00004)])
     check(tables.best_rows(allsame.points, "max_rho", u) == set(), "every row ties (2.000): no bold")
     # "Dike beats the best baseline": a printed tie is not a win
     _, text = report.compare(g, units=u)
@@ -101,11 +101,11 @@ def case_ties():
     check("max ρ" not in s.split("Dike beats")[1].split(".")[0] and "Ties" in s and "max ρ (best Dike 2.617 vs themis's 2.617)" in s,
           "max ρ 2.6172 vs 2.6168 is a tie, not a win: %s" % s)
     # a difference at the printed precision is a win
-    g2 = group([FakeRun("dike", "0.5", max_rho=2.615), FakeRun("themis", max_rho=2.617)])
+    g2 = group([FakeRun("dike", "1", max_rho=2.615), FakeRun("themis", max_rho=2.617)])
     _, text = report.compare(g2, units=u)
-    check("max ρ (dike w=0.5: 2.615 vs themis's 2.617)" in " ".join(text), "2.615 vs 2.617 is a win")
+    check("max ρ (dike w=1: 2.615 vs themis's 2.617)" in " ".join(text), "2.615 vs 2.617 is a win")
     # Jain on a one-tenant trace: not bolded, not compared
-    one = [FakeRun("dike", "0.5", jain=1.0, avg_jct=90.0), FakeRun("fifo", jain=0.999)]
+    one = [FakeRun("dike", "1", jain=1.0, avg_jct=90.0), FakeRun("fifo", jain=0.999)]
     g3 = group(one)
     text, notes = tables.md_table(g3.points, ["avg_jct", "jain"], u, lambda p: p.label, not_bold=("jain",))
     check("**1.000**" not in text and "**0.9990**" not in text and any("Jain not compared (one tenant)" in n
@@ -121,7 +121,7 @@ def case_paired():
     # t(0.975, 2) = 4.302652730, half-width 4.302652730 * 2 / sqrt(3) = 4.9683... -> [7.03, 16.97]
     runs = []
     for seed, (d, t) in zip((1, 2, 3), ((110.0, 100.0), (122.0, 110.0), (134.0, 120.0))):
-        runs += [FakeRun("dike", "0.5", seed=seed, avg_jct=d, unfair_fraction=0.05),
+        runs += [FakeRun("dike", "1", seed=seed, avg_jct=d, unfair_fraction=0.05),
                  FakeRun("themis", seed=seed, avg_jct=t, unfair_fraction=0.05 + 0.001 * (seed - 2))]
     g = group(runs)
     dike = next(p for p in g.points if p.policy == "dike")
@@ -142,7 +142,7 @@ def case_paired():
     # a printed difference within the seeds' noise is a tie
     runs = []
     for seed, (d, t) in zip((1, 2, 3), ((100.0, 110.0), (120.0, 110.0), (105.0, 110.0))):
-        runs += [FakeRun("dike", "0.5", seed=seed, avg_jct=d), FakeRun("themis", seed=seed, avg_jct=t)]
+        runs += [FakeRun("dike", "1", seed=seed, avg_jct=d), FakeRun("themis", seed=seed, avg_jct=t)]
     g = group(runs)
     _, text = report.compare(g, units=u)
     s = " ".join(text)
@@ -164,7 +164,7 @@ def case_latex():
           r"a\&b\%c\$d\#e\_f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k",
           "all ten special characters escaped: %s" % tables.tex_escape(r"a&b%c$d#e_f{g}h~i^j\k"))
     check(tables.tex_escape("dike w=0.5 · oracle") == r"dike w=0.5 $\cdot$ oracle", "· as $\\cdot$")
-    runs = [FakeRun("dike", "0.5", extra={"dike.note": "x"}), FakeRun("fifo", avg_jct=2e6, max_rho=12345.0),
+    runs = [FakeRun("dike", "1", extra={"dike.note": "x"}), FakeRun("fifo", avg_jct=2e6, max_rho=12345.0),
             FakeRun("themis", avg_jct=50.0, unfair_fraction=0.2)]
     g = group(runs)
     g.points[0].tags.append("weights a_b:1,c&d:2")    # a row name with special characters

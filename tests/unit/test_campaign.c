@@ -130,10 +130,11 @@ static void test_blocks(void **state)
     assert_string_equal(c.scheduler_policy, "dike");
     assert_int_equal(dike_config_get(&c, "dike", "fairness_weight", w, sizeof w), 0);
     assert_string_equal(w, "0.5");
-    /* A point of the first block keeps the base value of keys only the second block sweeps. */
+    /* A point of the first block keeps the base value of keys only the second block sweeps (here
+     * the default, 1). */
     point_cfg(&g, 0, &c);
     assert_int_equal(dike_config_get(&c, "dike", "fairness_weight", w, sizeof w), 0);
-    assert_string_equal(w, "0.5");
+    assert_string_equal(w, "1");
     assert_string_equal(c.scheduler_policy, "fifo");
     dike_grid_free(&g);
 }

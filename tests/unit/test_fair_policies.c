@@ -224,12 +224,16 @@ static void test_dike_preemption(void **st)
     sc_expect(jobs, 3, cost, (const sc_want[]){{0, 1110, 1}, {1110, 3110, 0}, {100, 200, 0}});
 }
 
-/* The knob: a victim without slack. J0 (8 GPUs, 500 s, a) and J1 (8 GPUs, 1000 s, b) at 0: J0
+/* The knob: a victim without slack. The knob w is the share of jobs that are guarded: job i is
+ * when frac((i + 1) x 0.6180339887...) < w. J1 (index 1): frac(1.2360679...) = 0.236, so it is
+ * guarded at w = 1 and 0.5, and not at 0.2 or 0.
+ * J0 (8 GPUs, 500 s, a) and J1 (8 GPUs, 1000 s, b) at 0: J0
  * 0-500, J1 starts at 500. J2 (8 GPUs, 100 s, c) arrives at 1000: N_avg of J1 so far
  * = (2 x 500 + 1 x 500) / 1000 = 1.5, T_ideal_est = 1500, remaining 500:
  *   slack = 0 + 1500 - 1000 - 500 - 0 = 0; J1 would finish exactly on time if left alone.
- *   w = 1 or 0.5: slack 0 < w x 100: J1 keeps its GPUs; J2 1500-1600.
- *   w = 0: fairness does not restrict preemption: J2 1000-1100, J1 resumes 1100-1600.
+ *   w = 1 or 0.5 (J1 guarded): slack 0 < J2's 100 s: J1 keeps its GPUs; J2 1500-1600.
+ *   w = 0 or 0.2 (J1 not guarded): fairness does not restrict its preemption: J2 1000-1100, J1
+ *   resumes 1100-1600.
  *   With a restore cost of 10 s, slack = -10: w = 0 still preempts (J1 resumes at 1100, progresses
  *   from 1110, ends 1610); w = 0.5 does not, and J1 is not late if left alone (it would end at
  *   1500 = its fair finish), so it keeps its GPUs: J2 1500-1600.
@@ -246,6 +250,8 @@ static void test_dike_knob(void **st)
                          "dike.fairness_weight=0.5", NULL};
     const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
                         "dike.fairness_weight=0", NULL};
+    const char *w02[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                         "dike.fairness_weight=0.2", NULL};
     dike_results r;
     const char *const *keep[] = {w1, w05};
     for (int k = 0; k < 2; k++) {
@@ -254,10 +260,13 @@ static void test_dike_knob(void **st)
         expect_job(&r, 2, 1500, 1600, 0);
         dike_results_free(&r);
     }
-    assert_int_equal(sc_run(early, 3, w0, &r), 0);
-    expect_job(&r, 1, 500, 1600, 1);
-    expect_job(&r, 2, 1000, 1100, 0);
-    dike_results_free(&r);
+    const char *const *take[] = {w0, w02};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(sc_run(early, 3, take[k], &r), 0);
+        expect_job(&r, 1, 500, 1600, 1);
+        expect_job(&r, 2, 1000, 1100, 0);
+        dike_results_free(&r);
+    }
     const char *w0c[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
                          "dike.fairness_weight=0", "scheduler.preemption_cost_s=10", NULL};
     const char *w05c[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
@@ -800,40 +809,45 @@ static void test_dike_local_start(void **st)
     dike_results_free(&r);
 }
 
-/* The knob sets the lease, w x dike.min_lease_s (400 s here), looked at in rounds of 100 s; the
- * lease yields to a candidate that would be made unfair by waiting for it to end. One node of 8
- * GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 3000 s, b) at 0: J0 (8,000 GPU-s) runs, J1 (24,000)
+/* A guarded job keeps its GPUs for the lease, dike.min_lease_s (400 s here), looked at in rounds
+ * of 100 s; a job that is not guarded has none. The lease yields to a candidate that would be
+ * made unfair by waiting for it to end. J0 is job index 0, frac(0.618...) = 0.618: guarded at
+ * w = 1 and 0.7, not at 0.5 or 0. One node of 8 GPUs. J0 (8 GPUs, 1000 s, a) and J1 (8 GPUs, 3000 s, b) at 0: J0 (8,000 GPU-s) runs, J1 (24,000)
  * waits. J2 (8 GPUs, d s, c) arrives at 100, first in order, and does not fit. The size test holds
  * whenever J0 may be taken (d x 8 <= 0.9 x J0's 600..900 s left x 8 for d <= 200).
  * J2's slack at 100: N_avg = 3 (no time has passed: the jobs in the system), T_ideal = 3d,
  * slack = 100 + 3d - 100 - d = 2d. J0's guard: at 100, N_avg = 2, T_ideal 2000, 900 s left,
  * slack 1000; at 200, N_avg = (2 x 100 + 3 x 100) / 200 = 2.5, T_ideal 2500, slack 1500; at 400,
  * N_avg = (2 x 100 + 3 x 300) / 400 = 2.75, T_ideal 2750, 600 s left, slack 1750: always >= w x d.
- *   d = 100, w = 0: lease 0, no guard: J0 preempted at 100: J2 100-200, J0 200-1100.
- *   d = 100, w = 0.5: lease 200 s, 100 s of it left at 100 <= J2's slack 200: it holds. At the
- *     round of 200 it is over: J0 preempted. J2 200-300, J0 300-1100.
+ *   d = 100, w = 0: no lease, no guard: J0 preempted at 100: J2 100-200, J0 200-1100.
  *   d = 100, w = 1: lease 400 s, 300 s left at 100 > J2's slack 200: J2 cannot wait for it and
  *     stay fair, so it yields: J0 preempted at 100. J2 100-200, J0 200-1100.
- *   d = 200, w = 1: J2's slack 400 >= 300 left: the lease holds. At 200: N_avg of J2 = 3, slack
- *     100 + 600 - 200 - 200 = 300 >= 200 left; at 300: 200 >= 100 left; at 400 the lease is over:
- *     J0 preempted. J2 400-600, J0 600-1200, J1 1200-4200.
- * J1 runs 1100-4100 in the first three cases. */
+ *   J1 runs 1100-4100 in these two cases.
+ *   d = 200, w = 0 or 0.5 (J0 not guarded): J0 preempted at 100: J2 100-300, J0 300-1200.
+ *   d = 200, w = 0.7 or 1 (J0 guarded): J2's slack 400 >= 300 left: the lease holds. At 200:
+ *     N_avg of J2 = 3, slack 100 + 600 - 200 - 200 = 300 >= 200 left; at 300: 200 >= 100 left; at
+ *     400 the lease is over: J0 preempted. J2 400-600, J0 600-1200.
+ *   J1 runs 1200-4200 in these four. */
 static void test_dike_lease_knob(void **st)
 {
     static const sc_job jobs[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 100, 8, "c"}};
-    static const char *const w[] = {"dike.fairness_weight=0", "dike.fairness_weight=0.5",
-                                    "dike.fairness_weight=1"};
-    static const double at[] = {100, 200, 100};
-    for (int k = 0; k < 3; k++) {
+    static const char *const w[] = {"dike.fairness_weight=0", "dike.fairness_weight=1"};
+    for (int k = 0; k < 2; k++) {
         const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
                               "dike.min_lease_s=400", w[k], NULL};
-        sc_expect(jobs, 3, sets, (const sc_want[]){
-            {0, 1100, 1}, {1100, 4100, 0}, {at[k], at[k] + 100, 0}});
+        sc_expect(jobs, 3, sets, (const sc_want[]){{0, 1100, 1}, {1100, 4100, 0}, {100, 200, 0}});
     }
     static const sc_job patient[] = {{0, 1000, 8, "a"}, {0, 3000, 8, "b"}, {100, 200, 8, "c"}};
-    const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
-                          "dike.min_lease_s=400", "dike.fairness_weight=1", NULL};
-    sc_expect(patient, 3, sets, (const sc_want[]){{0, 1200, 1}, {1200, 4200, 0}, {400, 600, 0}});
+    static const char *const pw[] = {"dike.fairness_weight=0", "dike.fairness_weight=0.5",
+                                     "dike.fairness_weight=0.7", "dike.fairness_weight=1"};
+    static const double at[] = {100, 100, 400, 400};
+    for (int k = 0; k < 4; k++) {
+        const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100",
+                              "dike.min_lease_s=400", pw[k], NULL};
+        sc_expect(patient, 3, sets, (const sc_want[]){
+            {0, 1200, 1}, /* J0 runs 0-at, waits J2's 200 s, then its 1000 - at left */
+            {1200, 4200, 0}, {at[k], at[k] + 200, 0}});
+    }
 }
 
 /* Each restore is paid on the GPUs of the job that pays it. One node of 8 GPUs, restore cost
