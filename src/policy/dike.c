@@ -45,8 +45,8 @@
  * every preemption uses up part of the victim's slack, and a job without slack is not preempted
  * again. A job that is not guarded is taken whenever the GPU-time test says the swap pays (SRTF),
  * its churn bounded by that test: each swap must gain more than both restores.
- * The knob w = dike.fairness_weight is the share of jobs that are guarded (version 1.1,
- * guarded): job i is when frac((i + 1) x 0.618...) < w, the golden-ratio sequence, so that every
+ * The knob w = dike.fairness_weight is the share of jobs that are guarded (version 1.1; see
+ * guarded()): job i is when frac((i + 1) x 0.618...) < w, the golden-ratio sequence, so that every
  * stretch of the workload has the share w, whatever the seed or the number of ranks. w = 1 guards
  * every job (the fairness end), w = 0 none (efficiency alone), and a value between mixes the two
  * job by job. The guard's effect is a switch on each job, not a matter of degree (a threshold of
