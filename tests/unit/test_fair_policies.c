@@ -244,45 +244,33 @@ static void test_dike_knob(void **st)
 {
     static const sc_job early[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1000, 100, 8, "c"}};
     static const sc_job late[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1200, 100, 8, "c"}};
-    const char *w1[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                        "dike.fairness_weight=1", NULL};
-    const char *w05[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                         "dike.fairness_weight=0.5", NULL};
-    const char *w0[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                        "dike.fairness_weight=0", NULL};
-    const char *w02[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                         "dike.fairness_weight=0.2", NULL};
-    dike_results r;
-    const char *const *keep[] = {w1, w05};
-    for (int k = 0; k < 2; k++) {
-        assert_int_equal(sc_run(early, 3, keep[k], &r), 0);
-        expect_job(&r, 1, 500, 1500, 0);
-        expect_job(&r, 2, 1500, 1600, 0);
-        dike_results_free(&r);
+    /* the knob, the restore cost, J2's arrival; J0, J1 and J2 as worked out above */
+    static const struct {
+        const char *w, *cost;
+        int late;
+        sc_want want[3];
+    } cases[] = {
+        {"dike.fairness_weight=1", "scheduler.preemption_cost_s=0", 0,
+         {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}}},
+        {"dike.fairness_weight=0.5", "scheduler.preemption_cost_s=0", 0,
+         {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}}},
+        {"dike.fairness_weight=0", "scheduler.preemption_cost_s=0", 0,
+         {{0, 500, 0}, {500, 1600, 1}, {1000, 1100, 0}}},
+        {"dike.fairness_weight=0.2", "scheduler.preemption_cost_s=0", 0,
+         {{0, 500, 0}, {500, 1600, 1}, {1000, 1100, 0}}},
+        {"dike.fairness_weight=0", "scheduler.preemption_cost_s=10", 0,
+         {{0, 500, 0}, {500, 1610, 1}, {1000, 1100, 0}}},
+        {"dike.fairness_weight=0.5", "scheduler.preemption_cost_s=10", 0,
+         {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}}},
+        {"dike.fairness_weight=1", "scheduler.preemption_cost_s=0", 1,
+         {{0, 500, 0}, {500, 1600, 1}, {1200, 1300, 0}}},
+    };
+    (void)st;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000", cases[k].w,
+                              cases[k].cost, NULL};
+        sc_expect(cases[k].late ? late : early, 3, sets, cases[k].want);
     }
-    const char *const *take[] = {w0, w02};
-    for (int k = 0; k < 2; k++) {
-        assert_int_equal(sc_run(early, 3, take[k], &r), 0);
-        expect_job(&r, 1, 500, 1600, 1);
-        expect_job(&r, 2, 1000, 1100, 0);
-        dike_results_free(&r);
-    }
-    const char *w0c[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                         "dike.fairness_weight=0", "scheduler.preemption_cost_s=10", NULL};
-    const char *w05c[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
-                          "dike.fairness_weight=0.5", "scheduler.preemption_cost_s=10", NULL};
-    assert_int_equal(sc_run(early, 3, w0c, &r), 0);
-    expect_job(&r, 1, 500, 1610, 1);
-    expect_job(&r, 2, 1000, 1100, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(early, 3, w05c, &r), 0);
-    expect_job(&r, 1, 500, 1500, 0);
-    expect_job(&r, 2, 1500, 1600, 0);
-    dike_results_free(&r);
-    assert_int_equal(sc_run(late, 3, w1, &r), 0);
-    expect_job(&r, 1, 500, 1600, 1);
-    expect_job(&r, 2, 1200, 1300, 0);
-    dike_results_free(&r);
 }
 
 /* A victim's slack grows while the load does, and the node bounds that let a preemption attempt
