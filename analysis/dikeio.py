@@ -30,6 +30,10 @@ except ImportError as e:  # the pyenv/venv python3 of a developer machine often 
 
 SCHEMA_VERSION = 1
 
+# dike.fairness_weight's default (`dike-emu config-reference`; 0.5 before Dike 1.1): the knob a Dike
+# row without the key was run at, and the point the dominance check judges (report.py, held_out.py)
+DEFAULT_KNOB = 1.0
+
 # What this module relies on; docs/output-schema.md lists more, and newer writers may add more
 # (readers ignore what they do not know).
 ROOT_ATTRS = ("schema_version", "version", "policy", "placement", "seed", "ranks", "config",

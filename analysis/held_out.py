@@ -51,6 +51,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import h5py
 
+import dikeio  # DEFAULT_KNOB
+
 
 def points(t):
     ef = os.path.join(t, "elasticflow-traces")
@@ -105,7 +107,7 @@ def sample(t, n, seed, loads=(0.7, 1.3), nodes_range=(24, 128)):
 COMMON = ["--set", "cluster.gpus_per_node=8", "--set", "cluster.nodes_per_rack=16", "--set", "scheduler.placement=pack",
           "--set", "scheduler.backfill=true", "--set", "output.progress_interval_s=0", "--quiet"]
 MODES = ("oracle", "noisy")
-DEFAULT_KNOB = "1"  # dike.fairness_weight's default, the point the dominance check judges (0.5 before 1.1)
+DEFAULT_KNOB = "%g" % dikeio.DEFAULT_KNOB  # the point the dominance check judges, as the runs are named
 
 
 def parse_modes(text):

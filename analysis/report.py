@@ -136,7 +136,7 @@ WEIGHT_FREE = ("fifo", "sjf", "srtf", "las", "themis", "dike")
 KNOWLEDGE_MODES = ("oracle", "noisy", "none")
 KNOWLEDGE_KEYS = ("scheduler.duration_knowledge", "scheduler.duration_error_sigma")
 WEIGHT_KEY = "tenants.weights"
-DEFAULT_KNOB = 1.0            # dike.fairness_weight's default (dike-emu config-reference; 0.5 before 1.1)
+DEFAULT_KNOB = dikeio.DEFAULT_KNOB  # dike.fairness_weight's default
 MAX_FIGURE_LINES = 10         # lines (rows) per axis in the per-row figures
 FIGURE_TITLES = {"jct_cdf": "JCT CDF", "rho_cdf": "ρ CDF and tail", "frontier": "Fairness-efficiency frontier",
                  "jct_by_size": "Mean JCT by job size", "timeseries": "Busy GPUs and queued jobs",

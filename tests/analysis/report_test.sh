@@ -65,6 +65,11 @@ dike.fairness_weight = 0, 1
 load = 0.7, 1.2
 seed = 1, 2
 EOF
+# the analysis's default knob is the emulator's (dikeio.DEFAULT_KNOB, used by report.py and held_out.py)
+want=$(emu config-reference | awk -F'|' '$2 ~ /^ *dike *$/ && $3 ~ /^ *fairness_weight *$/ { gsub(/[ `]/, "", $4); print $4 }')
+got=$(cd "$SRC_DIR/analysis" && "$PY" -c 'import dikeio; print("%g" % dikeio.DEFAULT_KNOB)')
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "dikeio.DEFAULT_KNOB is $got, dike-emu config-reference says '$want'"
+ok "dikeio.DEFAULT_KNOB = the emulator's default fairness_weight ($want)"
 emu campaign grid.ini -q >campaign.log 2>&1 || { show_file log campaign.log; fail "dike-emu campaign grid.ini"; }
 emu_mpi 2 campaign grid.ini --ranks-per-run 2 --point 0 --out-dir extra -q >campaign2.log 2>&1 ||
     { show_file log campaign2.log; fail "dike-emu campaign grid.ini --point 0 on 2 ranks"; }
