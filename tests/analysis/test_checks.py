@@ -182,16 +182,17 @@ def case_settings():
           "an empty, missing or 'equal' weights key is one weighting")
 
 
+def dike_rows(knowledge, weights, *rows):
+    """Dike runs of one setting, one per (knob, average JCT, unfair fraction)."""
+    return [FakeRun("dike", w, knowledge, weights, avg_jct=j, unfair_fraction=u) for w, j, u in rows]
+
+
 def case_monotonicity():
-    runs = [FakeRun("dike", "0", "oracle", "demand", avg_jct=90.0, unfair_fraction=0.05),
-            FakeRun("dike", "1", "oracle", "demand", avg_jct=110.0, unfair_fraction=0.02),
-            FakeRun("dike", "0", "noisy", "demand", avg_jct=90.0, unfair_fraction=0.02),
-            FakeRun("dike", "1", "noisy", "demand", avg_jct=110.0, unfair_fraction=0.03),
-            FakeRun("dike", "0", "none", "demand", avg_jct=120.0, unfair_fraction=0.05),
-            FakeRun("dike", "1", "none", "demand", avg_jct=110.0, unfair_fraction=0.02),
-            FakeRun("dike", "0", "oracle", "equal", avg_jct=100.0, unfair_fraction=0.05),
-            FakeRun("dike", "1", "oracle", "equal", avg_jct=100.0, unfair_fraction=0.05),
-            FakeRun("dike", "0.5", "noisy", "equal")]             # no w=0/w=1 pair: not checked
+    runs = (dike_rows("oracle", "demand", ("0", 90.0, 0.05), ("1", 110.0, 0.02)) +
+            dike_rows("noisy", "demand", ("0", 90.0, 0.02), ("1", 110.0, 0.03)) +
+            dike_rows("none", "demand", ("0", 120.0, 0.05), ("1", 110.0, 0.02)) +
+            dike_rows("oracle", "equal", ("0", 100.0, 0.05), ("1", 100.0, 0.05)) +
+            [FakeRun("dike", "0.5", "noisy", "equal")])           # no w=0/w=1 pair: not checked
     g = group(runs)
     ms = {(c.knowledge, c.weighting): c for c in report.monotonicity_checks(g)}
     check(sorted(ms) == [("noisy", "demand"), ("none", "demand"), ("oracle", "demand"), ("oracle", "equal")],
@@ -240,17 +241,10 @@ def case_knob_shares():
     #   none (ends only): no share; equal (ends equal in JCT): only an unfair share,
     #   (0.045 - 0.05) / (0.04 - 0.05) = 0.5
     # medians at w = 0.5: JCT of [0.9, 0.3] = 0.6 -> "60 %"; unfair of [1.0, 0.5, 0.5] = 0.5 -> "50 %"
-    runs = [FakeRun("dike", "0", "oracle", "demand", avg_jct=100.0, unfair_fraction=0.05),
-            FakeRun("dike", "0.5", "oracle", "demand", avg_jct=118.0, unfair_fraction=0.02),
-            FakeRun("dike", "1", "oracle", "demand", avg_jct=120.0, unfair_fraction=0.02),
-            FakeRun("dike", "0", "noisy", "demand", avg_jct=90.0, unfair_fraction=0.04),
-            FakeRun("dike", "0.5", "noisy", "demand", avg_jct=96.0, unfair_fraction=0.03),
-            FakeRun("dike", "1", "noisy", "demand", avg_jct=110.0, unfair_fraction=0.02),
-            FakeRun("dike", "0", "none", "demand", avg_jct=90.0, unfair_fraction=0.04),
-            FakeRun("dike", "1", "none", "demand", avg_jct=95.0, unfair_fraction=0.03),
-            FakeRun("dike", "0", "oracle", "equal", avg_jct=100.0, unfair_fraction=0.05),
-            FakeRun("dike", "0.5", "oracle", "equal", avg_jct=103.0, unfair_fraction=0.045),
-            FakeRun("dike", "1", "oracle", "equal", avg_jct=100.0, unfair_fraction=0.04)]
+    runs = (dike_rows("oracle", "demand", ("0", 100.0, 0.05), ("0.5", 118.0, 0.02), ("1", 120.0, 0.02)) +
+            dike_rows("noisy", "demand", ("0", 90.0, 0.04), ("0.5", 96.0, 0.03), ("1", 110.0, 0.02)) +
+            dike_rows("none", "demand", ("0", 90.0, 0.04), ("1", 95.0, 0.03)) +
+            dike_rows("oracle", "equal", ("0", 100.0, 0.05), ("0.5", 103.0, 0.045), ("1", 100.0, 0.04)))
     g = group(runs)
     sh = report.knob_shares([g])
     check(sorted(sh) == [0.5], "one value between the ends: %s" % sorted(sh))

@@ -244,32 +244,30 @@ static void test_dike_knob(void **st)
 {
     static const sc_job early[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1000, 100, 8, "c"}};
     static const sc_job late[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1200, 100, 8, "c"}};
-    /* the knob, the restore cost, J2's arrival; J0, J1 and J2 as worked out above */
+    /* J0, J1 and J2 as worked out above: J1 keeps its GPUs; J1 is taken (with a 10 s restore);
+     * J2 arrives late and J1, late anyway, is taken */
+    static const sc_want kept[] = {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}};
+    static const sc_want taken[] = {{0, 500, 0}, {500, 1600, 1}, {1000, 1100, 0}};
+    static const sc_want taken10[] = {{0, 500, 0}, {500, 1610, 1}, {1000, 1100, 0}};
+    static const sc_want late_taken[] = {{0, 500, 0}, {500, 1600, 1}, {1200, 1300, 0}};
     static const struct {
         const char *w, *cost;
-        int late;
-        sc_want want[3];
+        const sc_job *jobs;
+        const sc_want *want;
     } cases[] = {
-        {"dike.fairness_weight=1", "scheduler.preemption_cost_s=0", 0,
-         {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}}},
-        {"dike.fairness_weight=0.5", "scheduler.preemption_cost_s=0", 0,
-         {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}}},
-        {"dike.fairness_weight=0", "scheduler.preemption_cost_s=0", 0,
-         {{0, 500, 0}, {500, 1600, 1}, {1000, 1100, 0}}},
-        {"dike.fairness_weight=0.2", "scheduler.preemption_cost_s=0", 0,
-         {{0, 500, 0}, {500, 1600, 1}, {1000, 1100, 0}}},
-        {"dike.fairness_weight=0", "scheduler.preemption_cost_s=10", 0,
-         {{0, 500, 0}, {500, 1610, 1}, {1000, 1100, 0}}},
-        {"dike.fairness_weight=0.5", "scheduler.preemption_cost_s=10", 0,
-         {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}}},
-        {"dike.fairness_weight=1", "scheduler.preemption_cost_s=0", 1,
-         {{0, 500, 0}, {500, 1600, 1}, {1200, 1300, 0}}},
+        {"dike.fairness_weight=1", "scheduler.preemption_cost_s=0", early, kept},
+        {"dike.fairness_weight=0.5", "scheduler.preemption_cost_s=0", early, kept},
+        {"dike.fairness_weight=0", "scheduler.preemption_cost_s=0", early, taken},
+        {"dike.fairness_weight=0.2", "scheduler.preemption_cost_s=0", early, taken},
+        {"dike.fairness_weight=0", "scheduler.preemption_cost_s=10", early, taken10},
+        {"dike.fairness_weight=0.5", "scheduler.preemption_cost_s=10", early, kept},
+        {"dike.fairness_weight=1", "scheduler.preemption_cost_s=0", late, late_taken},
     };
     (void)st;
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000", cases[k].w,
                               cases[k].cost, NULL};
-        sc_expect(cases[k].late ? late : early, 3, sets, cases[k].want);
+        sc_expect(cases[k].jobs, 3, sets, cases[k].want);
     }
 }
 
