@@ -64,6 +64,9 @@ OUT_FIG=docs/results
 
 die() { echo "make_gallery: $*" >&2; exit 2; }
 [ -x "$EMU" ] || die "no dike-emu at $EMU: build it (cmake -S . -B build && cmake --build build -j2) or pass its path"
+# Dike's default knob, as the binary has it: the week's default point, the synthetic group's Dike
+DW=$("$EMU" config-reference | awk -F'|' '$2 ~ /^ *dike *$/ && $3 ~ /^ *fairness_weight *$/ { gsub(/[ `]/, "", $4); print $4 }')
+[ -n "$DW" ] || die "dike-emu config-reference names no default for dike.fairness_weight"
 "$PY" -c 'import h5py, numpy, matplotlib, scipy, tabulate' 2>/dev/null ||
     die "$PY lacks h5py/numpy/matplotlib/scipy/tabulate: apt-get install python3-h5py python3-numpy python3-matplotlib python3-scipy python3-tabulate"
 if [ "$(id -u)" = 0 ]; then
@@ -160,17 +163,17 @@ echo "make_gallery: a synthetic workload, seeds 1-5: dike-emu run ${SYN[*]} --po
 for seed in 1 2 3 4 5; do
     for p in $policies; do
         if [ "$p" = dike ]; then
-            "$EMU" run -q "${SYN[@]}" --policy dike --set dike.fairness_weight=1 --seed "$seed" \
-                --out "$tmp/runs/syn-dike-w1-s$seed.h5"
+            "$EMU" run -q "${SYN[@]}" --policy dike --set dike.fairness_weight="$DW" --seed "$seed" \
+                --out "$tmp/runs/syn-dike-w$DW-s$seed.h5"
         else
             "$EMU" run -q "${SYN[@]}" --policy "$p" --seed "$seed" --out "$tmp/runs/syn-$p-s$seed.h5"
         fi
     done
 done
 echo "make_gallery: the default Dike point on 2 ranks (scaling figure)"
-echo "  $MPIEXEC -n 2 dike-emu run --config $CONFIG --policy dike --set dike.fairness_weight=1 --out dike-w1-np2.h5"
-"$MPIEXEC" -n 2 "$EMU" run --config "$CONFIG" -q --policy dike --set dike.fairness_weight=1 --seed 1 \
-    --out "$tmp/runs/dike-w1-np2.h5"
+echo "  $MPIEXEC -n 2 dike-emu run --config $CONFIG --policy dike --set dike.fairness_weight=$DW --out dike-w$DW-np2.h5"
+"$MPIEXEC" -n 2 "$EMU" run --config "$CONFIG" -q --policy dike --set dike.fairness_weight="$DW" --seed 1 \
+    --out "$tmp/runs/dike-w$DW-np2.h5"
 
 comma() { echo "$*" | sed 's/ /, /g'; }
 {
@@ -208,7 +211,7 @@ comma() { echo "$*" | sed 's/ /, /g'; }
         echo "all of them."
         echo
         echo "**The checks** (issue 12), per group: the *dominance check* (does a baseline have a lower average"
-        echo "JCT, a lower unfair fraction and a higher Jain's index than Dike at its default knob w = 1, all"
+        echo "JCT, a lower unfair fraction and a higher Jain's index than Dike at its default knob w = $DW, all"
         echo "three at once, under the same knowledge mode and weighting?), *knob monotonicity* (w = 1 no less"
         echo "fair than w = 0, w = 0 no slower than w = 1) and, on TitanSched Philly at load 1 on 512 GPUs, the"
         echo "*target* (average JCT at most 5% and unfair fraction at most 0.01 above the best baseline's, at"
@@ -230,7 +233,7 @@ comma() { echo "$*" | sed 's/ /, /g'; }
     echo "**The default week.** \`$CONFIG\` run once with each policy that \`dike-emu list-policies\`"
     echo "prints ($(comma $policies)), Dike once per \`dike.fairness_weight\` in {$(comma $WEIGHTS)}, every"
     echo "other key as in the config (oracle durations, equal weights; shown under [Inputs](#inputs)), and"
-    echo "the Dike default (w = 1) once more on 2 MPI ranks for the scaling figure."
+    echo "the Dike default (w = $DW) once more on 2 MPI ranks for the scaling figure."
     echo
     if [ -z "$differ" ]; then
         echo "**Seeds.** With a trace, the seed only drives random placement and"
@@ -245,7 +248,7 @@ comma() { echo "$*" | sed 's/ /, /g'; }
     echo
     echo "**A synthetic group with seeds.** To show sampling noise and the paired comparison a reviewer"
     echo "asks for, the page also holds a synthetic workload (\`${SYN[*]}\`) run with seeds 1 to 5"
-    echo "for every policy and Dike at w = 1: its table gives means with 95% confidence intervals, and"
+    echo "for every policy and Dike at w = $DW: its table gives means with 95% confidence intervals, and"
     echo "its paired differences table each policy's difference from Dike, seed by seed, with a 95% interval."
     echo
     echo "The text of this page is reproducible: rerunning the script changes only the scaling figure"
