@@ -35,6 +35,14 @@ and 1 under `noisy` with run.seed 1..K (the seed of the estimates' errors; seed 
 above), and per point how many seeds fail the knob, w = 0's mean average-JCT difference to w = 1,
 and whether that mean is above zero by more than two standard errors ("systematic").
 
+--perturb K asks the same for every mode (oracle and `none` have no seed to vary): Dike at w = 0
+and 1 with scheduler.round_s, the period at which the scheduler looks again when nothing happens,
+at the first K of 300 (the default: the draw's own runs), 293, 307, 281, 319, 271, 331, 263. No
+value of it is better than another, so a knob failure that comes and goes with it is the
+schedule's sensitivity to when decisions fall, not a property of the knob. Per point and mode: how
+many values fail, the mean differences (w = 0 minus w = 1 average JCT; w = 1 minus w = 0 unfair
+fraction), and which side is systematic (mean above zero by more than two standard errors).
+
 --against DIR (with a full draw or --knob-only) then compares Dike's runs with those of the same
 draw in DIR, run by another build: per mode and knob value, the median, lowest and highest change
 of average JCT, the median change of the unfair fraction, and preemptions per job before and
@@ -153,6 +161,19 @@ def noise_runs(pts, k):
                 yield c, "dike", "noisy", w, rs
 
 
+ROUNDS = (300, 293, 307, 281, 319, 271, 331, 263)  # --perturb's scheduler.round_s values, s
+
+
+def perturb_runs(pts, k, modes):
+    """Dike at w = 0 and 1 in every mode with scheduler.round_s = ROUNDS[0..k-1] (300: the draw's
+    own runs)."""
+    for c in pts:
+        for m in modes:
+            for r in ROUNDS[:k]:
+                for w in ("0", "1"):
+                    yield c, "dike", m, w, 1, r
+
+
 def systematic(diffs):
     """More than two standard errors above zero: the mean of per-seed differences (w = 0 minus
     w = 1, average JCT) says w = 0 is slower beyond the seeds' spread. Needs two seeds or more."""
@@ -215,8 +236,9 @@ def against(pairs):
             statistics.mean(o[3] for o, n in pairs), statistics.mean(n[3] for o, n in pairs))
 
 
-def name(p, k, w, rs=1):
-    return "%s-%s%s%s" % (p, k, "-w" + w if w else "", "-rs%d" % rs if rs != 1 else "")
+def name(p, k, w, rs=1, rnd=300):
+    return "%s-%s%s%s%s" % (p, k, "-w" + w if w else "", "-rs%d" % rs if rs != 1 else "",
+                            "-round%d" % rnd if rnd != 300 else "")
 
 
 def main():
@@ -232,6 +254,9 @@ def main():
     ap.add_argument("--knob-only", action="store_true", help="run Dike at w = 0 and 1 only; check only the knob")
     ap.add_argument("--noise-seeds", type=int, default=0, metavar="K",
                     help="Dike at w = 0 and 1 under noisy durations with run.seed 1..K: are the knob's failures chance?")
+    ap.add_argument("--perturb", type=int, default=0, metavar="K",
+                    help="Dike at w = 0 and 1 in every mode with K values of scheduler.round_s (300 first): "
+                         "which knob failures are systematic?")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="duration-knowledge modes, comma-separated (default oracle,noisy; all three: oracle,noisy,none)")
     ap.add_argument("--against", metavar="DIR",
@@ -251,10 +276,14 @@ def main():
 
     if a.noise_seeds == 1 or a.noise_seeds < 0:
         sys.exit("held_out: --noise-seeds needs 2 seeds or more")
+    if a.perturb and not 2 <= a.perturb <= len(ROUNDS):
+        sys.exit("held_out: --perturb needs 2 to %d values" % len(ROUNDS))
+    if a.perturb and a.noise_seeds:
+        sys.exit("held_out: --perturb and --noise-seeds are two separate checks; give one")
 
     def one(r):
-        c, p, k, w, rs = r if len(r) == 5 else r + (1,)
-        out = os.path.join(a.out, c, name(p, k, w, rs) + ".h5")
+        c, p, k, w, rs, rnd = r + (1, 300)[len(r) - 4:]
+        out = os.path.join(a.out, c, name(p, k, w, rs, rnd) + ".h5")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         if os.path.exists(out):
             return
@@ -263,9 +292,12 @@ def main():
             cmd += ["--set", "dike.fairness_weight=" + w]
         if rs != 1:
             cmd += ["--seed", str(rs)]
+        if rnd != 300:
+            cmd += ["--set", "scheduler.round_s=%d" % rnd]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
 
-    todo = list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else list(runs(pts, a.knob_only, modes))
+    todo = (list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else
+            list(perturb_runs(pts, a.perturb, modes)) if a.perturb else list(runs(pts, a.knob_only, modes)))
     with ThreadPoolExecutor(2) as ex:
         list(ex.map(one, todo))
 
@@ -293,6 +325,10 @@ def main():
         print("%d points x %d noise seeds: knob fails %d of %d (%d on the unfair side); points by failing seeds 0..%d: %s; "
               "systematic (w = 0 slower by more than 2 standard errors): %d" %
               (len(pts), K, fails, pairs, unfair_side, K, " ".join(map(str, by)), nsys))
+        return 0
+
+    if a.perturb:
+        perturb_report(pts, modes, a.perturb, summary)
         return 0
 
     if a.knob_only:
@@ -340,6 +376,45 @@ def main():
                                            tally_text(pairs)))
     compare_with(a, pts, ("0", "0.5", "1"), summary, modes)
     return 0
+
+
+def perturb_verdict(d):
+    """@p d: (w = 0, w = 1) summaries, one pair per round_s value. Returns the failing values, the
+    mean JCT difference (w = 0 minus w = 1, percent of w = 1), the mean unfair difference (w = 1
+    minus w = 0), and the systematic side: "JCT", "unfair", "both" or "" (mean above zero by more
+    than two standard errors of the values)."""
+    jd = [100 * (x[0] / y[0] - 1) for x, y in d]
+    ud = [y[1] - x[1] for x, y in d]
+    nf = sum(not knob_monotone(x, y) for x, y in d)
+    side = [n for n, v in (("JCT", jd), ("unfair", ud)) if systematic(v)]
+    return nf, sum(jd) / len(jd), sum(ud) / len(ud), "both" if len(side) == 2 else "".join(side)
+
+
+def perturb_report(pts, modes, k, summary):
+    rounds = ROUNDS[:k]
+    fails = pairs = first = 0
+    sys_by = {"JCT": 0, "unfair": 0, "both": 0}
+    first_sys = 0
+    for c in pts:
+        for m in modes:
+            d = [(summary(c, name("dike", m, "0", 1, r)), summary(c, name("dike", m, "1", 1, r))) for r in rounds]
+            nf, jm, um, side = perturb_verdict(d)
+            pairs += k
+            fails += nf
+            own = not knob_monotone(*d[0])
+            first += own
+            if side:
+                sys_by[side] += 1
+                first_sys += own
+            if nf:
+                print("%-42s %-6s knob fails %d of %d round_s values (%s); w=0 vs w=1 avg JCT %+.3f%%, unfair "
+                      "w=1 - w=0 %+.4f%s" %
+                      (c, m, nf, k, "".join("x" if not knob_monotone(x, y) else "." for x, y in d), jm, um,
+                       "  SYSTEMATIC (%s)" % side if side else ""))
+    print("%d points x %d modes x %d round_s values (%s s): knob fails %d of %d; at round_s = 300 %d, of them "
+          "systematic %d; systematic in all: %d (JCT side %d, unfair side %d, both %d)" %
+          (len(pts), len(modes), k, ", ".join(map(str, rounds)), fails, pairs, first, first_sys,
+           sum(sys_by.values()), sys_by["JCT"], sys_by["unfair"], sys_by["both"]))
 
 
 def compare_with(a, pts, ws, summary, modes):

@@ -16,6 +16,8 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
     also in the full list (so a later full run reuses them); the knob check on hand-made numbers;
   - --noise-seeds K asks for Dike noisy at w = 0 and 1 with run seeds 1..K, seed 1 in the draw's
     own files; "systematic" (mean difference above two standard errors) on hand-made numbers;
+  - --perturb K asks for Dike at w = 0 and 1 in every mode with the first K round_s values, 300
+    (the draw's own files) first; its verdict per point on hand-made numbers;
   - --against's comparison of two builds' runs on hand-made numbers (medians, range, means).
 Prints one line per check; exits 1 if any failed.
 """
@@ -163,6 +165,29 @@ check(held_out.systematic([0.2, 0.3, 0.4, 0.3]), "systematic: mean 0.3, standard
 # mean 0.1, sd 0.183 over 4 seeds: standard error 0.0913, 0.1 < 0.183 -> chance
 check(not held_out.systematic([-0.1, 0.3, 0.0, 0.2]), "chance: mean 0.1, standard error 0.091")
 check(not held_out.systematic([-0.3, -0.2, -0.4, -0.3]), "w = 0 faster on every seed: not systematic")
+pr = list(held_out.perturb_runs(few, 3, ("oracle", "none")))
+check(len(pr) == 3 * 2 * 3 * 2 and {(p, rs) for _, p, _, _, rs, _ in pr} == {("dike", 1)}
+      and {r for *_, r in pr} == {300, 293, 307} and {m for _, _, m, *_ in pr} == {"oracle", "none"},
+      "--perturb 3: Dike at w = 0 and 1, round_s 300, 293, 307, each mode, 12 runs a point here")
+check(held_out.name("dike", "none", "0", 1, 300) == "dike-none-w0"
+      and held_out.name("dike", "none", "1", 1, 293) == "dike-none-w1-round293",
+      "round_s 300 is the draw's own run; other values get their own files")
+# three round_s values, (avg JCT s, unfair fraction) at w = 0 and w = 1:
+#   w = 0 slower by 1 %, 2 %, 3 % (100 s vs 101, 102, 103) -> 3 failures, mean +2 %, sd 1, se 0.577: JCT side;
+#   w = 1's unfair fraction 0.01 below w = 0's each time -> unfair side holds.
+pv = held_out.perturb_verdict([((101.0, 0.02), (100.0, 0.01)), ((102.0, 0.02), (100.0, 0.01)),
+                               ((103.0, 0.02), (100.0, 0.01))])
+check(pv[0] == 3 and abs(pv[1] - 2.0) < 1e-9 and abs(pv[2] + 0.01) < 1e-9 and pv[3] == "JCT",
+      "perturb: w = 0 slower at every value by 1-3 %: 3 failures, systematic on the JCT side")
+# w = 0 slower by +1 % once, faster by 1 % and 2 % (mean -0.667 %): 1 failure, chance
+pv = held_out.perturb_verdict([((101.0, 0.02), (100.0, 0.01)), ((99.0, 0.02), (100.0, 0.01)),
+                               ((98.0, 0.02), (100.0, 0.01))])
+check(pv[0] == 1 and abs(pv[1] + 2.0 / 3) < 1e-9 and pv[3] == "", "perturb: a failure at one value only is chance")
+# w = 1 less fair by 0.01, 0.02, 0.03 (mean 0.02, se 0.00577) and w = 0 slower by 1 % each time: both sides
+pv = held_out.perturb_verdict([((101.0, 0.01), (100.0, 0.02)), ((101.0, 0.01), (100.0, 0.03)),
+                               ((101.0, 0.01), (100.0, 0.04))])
+check(pv[0] == 3 and abs(pv[2] - 0.02) < 1e-9 and pv[3] == "both", "perturb: systematic on both sides")
+
 # --against: (old, new) summaries (avg JCT s, unfair fraction, Jain, preemptions/job). Changes of
 # JCT +10 %, -5 %, +2 % -> sorted -5, +2, +10: median +2, lowest -5, highest +10; unfair changes
 # -0.02, 0, +0.01 -> median 0; preemptions/job old (1 + 2 + 0) / 3 = 1, new (0.5 + 1 + 0) / 3 = 0.5.
