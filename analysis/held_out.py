@@ -161,7 +161,8 @@ def noise_runs(pts, k):
                 yield c, "dike", "noisy", w, rs
 
 
-ROUNDS = (300, 293, 307, 281, 319, 271, 331, 263)  # --perturb's scheduler.round_s values, s
+# --perturb's scheduler.round_s values, s; the first is dike-emu's default, so its runs are the draw's own
+ROUNDS = (300, 293, 307, 281, 319, 271, 331, 263)
 
 
 def perturb_runs(pts, k, modes):
@@ -236,9 +237,9 @@ def against(pairs):
             statistics.mean(o[3] for o, n in pairs), statistics.mean(n[3] for o, n in pairs))
 
 
-def name(p, k, w, rs=1, rnd=300):
+def name(p, k, w, rs=1, rnd=ROUNDS[0]):
     return "%s-%s%s%s%s" % (p, k, "-w" + w if w else "", "-rs%d" % rs if rs != 1 else "",
-                            "-round%d" % rnd if rnd != 300 else "")
+                            "-round%d" % rnd if rnd != ROUNDS[0] else "")
 
 
 def main():
@@ -282,7 +283,7 @@ def main():
         sys.exit("held_out: --perturb and --noise-seeds are two separate checks; give one")
 
     def one(r):
-        c, p, k, w, rs, rnd = r + (1, 300)[len(r) - 4:]
+        c, p, k, w, rs, rnd = r + (1, ROUNDS[0])[len(r) - 4:]
         out = os.path.join(a.out, c, name(p, k, w, rs, rnd) + ".h5")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         if os.path.exists(out):
@@ -292,7 +293,7 @@ def main():
             cmd += ["--set", "dike.fairness_weight=" + w]
         if rs != 1:
             cmd += ["--seed", str(rs)]
-        if rnd != 300:
+        if rnd != ROUNDS[0]:
             cmd += ["--set", "scheduler.round_s=%d" % rnd]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
 
@@ -391,10 +392,12 @@ def perturb_verdict(d):
 
 
 def perturb_report(pts, modes, k, summary):
+    """--perturb K: per point and mode with a failure, its pattern over the round_s values and its
+    verdict; then the totals, with the failures at the default round_s (the draw's own check) and
+    how many of those are systematic."""
     rounds = ROUNDS[:k]
-    fails = pairs = first = 0
+    fails = pairs = own_fails = own_sys = 0
     sys_by = {"JCT": 0, "unfair": 0, "both": 0}
-    first_sys = 0
     for c in pts:
         for m in modes:
             d = [(summary(c, name("dike", m, "0", 1, r)), summary(c, name("dike", m, "1", 1, r))) for r in rounds]
@@ -402,18 +405,18 @@ def perturb_report(pts, modes, k, summary):
             pairs += k
             fails += nf
             own = not knob_monotone(*d[0])
-            first += own
+            own_fails += own
             if side:
                 sys_by[side] += 1
-                first_sys += own
+                own_sys += own
             if nf:
                 print("%-42s %-6s knob fails %d of %d round_s values (%s); w=0 vs w=1 avg JCT %+.3f%%, unfair "
                       "w=1 - w=0 %+.4f%s" %
                       (c, m, nf, k, "".join("x" if not knob_monotone(x, y) else "." for x, y in d), jm, um,
                        "  SYSTEMATIC (%s)" % side if side else ""))
-    print("%d points x %d modes x %d round_s values (%s s): knob fails %d of %d; at round_s = 300 %d, of them "
+    print("%d points x %d modes x %d round_s values (%s s): knob fails %d of %d; at round_s = %d %d, of them "
           "systematic %d; systematic in all: %d (JCT side %d, unfair side %d, both %d)" %
-          (len(pts), len(modes), k, ", ".join(map(str, rounds)), fails, pairs, first, first_sys,
+          (len(pts), len(modes), k, ", ".join(map(str, rounds)), fails, pairs, rounds[0], own_fails, own_sys,
            sum(sys_by.values()), sys_by["JCT"], sys_by["unfair"], sys_by["both"]))
 
 
