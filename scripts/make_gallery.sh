@@ -65,8 +65,8 @@ OUT_FIG=docs/results
 die() { echo "make_gallery: $*" >&2; exit 2; }
 [ -x "$EMU" ] || die "no dike-emu at $EMU: build it (cmake -S . -B build && cmake --build build -j2) or pass its path"
 # Dike's default knob, as the binary has it: the week's default point, the synthetic group's Dike
-DW=$("$EMU" config-reference | awk -F'|' '$2 ~ /^ *dike *$/ && $3 ~ /^ *fairness_weight *$/ { gsub(/[ `]/, "", $4); print $4 }')
-[ -n "$DW" ] || die "dike-emu config-reference names no default for dike.fairness_weight"
+DW=$(bash scripts/config-default.sh "$EMU" dike fairness_weight) ||
+    die "dike-emu config-reference names no default for dike.fairness_weight"
 "$PY" -c 'import h5py, numpy, matplotlib, scipy, tabulate' 2>/dev/null ||
     die "$PY lacks h5py/numpy/matplotlib/scipy/tabulate: apt-get install python3-h5py python3-numpy python3-matplotlib python3-scipy python3-tabulate"
 if [ "$(id -u)" = 0 ]; then

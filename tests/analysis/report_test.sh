@@ -66,7 +66,7 @@ load = 0.7, 1.2
 seed = 1, 2
 EOF
 # the analysis's default knob is the emulator's (dikeio.DEFAULT_KNOB, used by report.py and held_out.py)
-want=$(emu config-reference | awk -F'|' '$2 ~ /^ *dike *$/ && $3 ~ /^ *fairness_weight *$/ { gsub(/[ `]/, "", $4); print $4 }')
+want=$(bash "$SRC_DIR/scripts/config-default.sh" "$DIKE_EMU" dike fairness_weight) || want=""
 got=$(cd "$SRC_DIR/analysis" && "$PY" -c 'import dikeio; print("%g" % dikeio.DEFAULT_KNOB)')
 [ -n "$want" ] && [ "$want" = "$got" ] || fail "dikeio.DEFAULT_KNOB is $got, dike-emu config-reference says '$want'"
 ok "dikeio.DEFAULT_KNOB = the emulator's default fairness_weight ($want)"
