@@ -106,6 +106,8 @@ typedef struct dike_config {
     double faults_mtbf_s;                /**< mean time between failures per node, s; 0 = off */
     double faults_mttr_s;                /**< mean time to repair, s */
     double faults_checkpoint_interval_s; /**< progress between checkpoints of a running job, s */
+    double faults_stall_failures_per_node; /**< end a run that cannot finish after this many failures
+                                                per node without progress; 0 = never */
 
     /* [metrics] */
     char metrics_window[128];            /**< "" (whole run only), "jobs:FIRST-LAST" or "time:T0-T1" (s) */

@@ -303,6 +303,8 @@ static void evict(dike_sched *s, dike_job *j)
     j->remaining -= kept;
     if (j->remaining < 1)
         j->remaining = 1;
+    if (kept > 0)
+        dike_coord_progress(s);
     dike_coord_release(s, j, DIKE_STOP_EVICT);
     j->last_sig = dike_coord_node_set_sig(j->slices, j->nslices);
     j->nslices = 0;
@@ -377,6 +379,13 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
                            (uint8_t)kind, node, seq, data);
 }
 
+/* One more failure without progress; at stall_fails the run cannot be expected to finish. */
+static void count_stall(dike_sched *s)
+{
+    if (s->stall_fails && ++s->fails_since_progress >= s->stall_fails)
+        s->stalled = 1;
+}
+
 static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
 {
     if (s->emulate) {
@@ -393,6 +402,7 @@ static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
         dike_capacity_set_down(s->cap, node);
         s->ent_dirty = 1;
         s->node_failures++;
+        count_stall(s);
         return;
     }
     for (uint32_t i = 0; i < s->fail_njobs[data]; i++) {
@@ -405,6 +415,7 @@ static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
     dike_capacity_set_down(s->cap, node);
     s->ent_dirty = 1;
     s->node_failures++;
+    count_stall(s);
 }
 
 /* ---- event handlers ---- */
@@ -433,6 +444,7 @@ static void on_finish(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_DONE;
     s->active--;
     s->finished++;
+    dike_coord_progress(s);
     dike_est_on_finish(s, j);
     ent_leave(s, j->spec->tenant, j->spec->num_gpus);
     if (s->pol->on_finish)
@@ -477,6 +489,8 @@ static void handle(dike_sched *s, const dike_event *ev)
             w = 1;
             s->stopped_done++;
         }
+        if (w < j->remaining)
+            dike_coord_progress(s); /* the run kept work (a failure's loss is already out of w) */
         j->remaining = w;
         j->lost_gpu_s += j->spec->num_gpus * s->stop_lost[j->idx] / 1e6;
         s->stop_pending[j->idx] = 0;
@@ -498,6 +512,30 @@ dike_time dike_coord_next_time(const dike_sched *s)
     return ev ? ev->time : DIKE_TIME_INF;
 }
 
+int dike_coord_stall_error(const dike_sched *s, dike_err *e)
+{
+    size_t left = 0;
+    uint32_t widest = 0;
+    for (size_t i = 0; i < s->w->njobs; i++)
+        if (s->jobs[i].state != DIKE_JOB_DONE) {
+            left++;
+            if (s->w->jobs[i].num_gpus > widest)
+                widest = s->w->jobs[i].num_gpus;
+        }
+    const dike_config *c = s->cfg;
+    return dike_err_set(e, DIKE_EINVAL,
+                        "the run stopped making progress at simulated time %.0f s: %llu node failures "
+                        "since %.0f s, and in that time no job finished or kept any work (faults.mtbf_s = "
+                        "%g, faults.mttr_s = %g, faults.checkpoint_interval_s = %g); %zu of %zu jobs are "
+                        "unfinished, the widest needs %u GPU%s. Raise faults.mtbf_s or lower "
+                        "faults.checkpoint_interval_s, or set faults.stall_failures_per_node (now %g per "
+                        "node) higher or to 0 to let it run on; no output written",
+                        dike_time_to_s(s->now), (unsigned long long)s->fails_since_progress,
+                        dike_time_to_s(s->progress_t), c->faults_mtbf_s, c->faults_mttr_s,
+                        c->faults_checkpoint_interval_s, left, s->w->njobs, widest, widest == 1 ? "" : "s",
+                        c->faults_stall_failures_per_node);
+}
+
 int dike_coord_done(const dike_sched *s)
 {
     return s->finished == s->w->njobs;
@@ -512,7 +550,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
     /* A stop request ends the default mode's window here (its checkpoint is taken wherever the
      * coordinator stopped); the emulating mode must finish the window — the node ranks are at its
      * end already — and stops at the next boundary (emulate.c). */
-    while (!dike_coord_done(s) && (top = dike_heap_top(&s->heap)) && top->time < horizon &&
+    while (!dike_coord_done(s) && !s->stalled && (top = dike_heap_top(&s->heap)) && top->time < horizon &&
            s->nact < max_actions) {
         dike_time t = top->time;
         if (s->signal_at && t >= s->signal_at && !s->signal_fired) {
@@ -587,6 +625,11 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
     s->ckpt_us = dike_time_from_s(cfg->faults_checkpoint_interval_s);
     if (s->ckpt_us <= 0)
         s->ckpt_us = 1;
+    s->livelock_preempts = w->njobs > 100000 ? 10 * (uint64_t)w->njobs : 1000000;
+    if (cfg->faults_mtbf_s > 0) {
+        double f = ceil(cfg->faults_stall_failures_per_node * (double)s->cl->nodes);
+        s->stall_fails = f >= 1.8e19 ? UINT64_MAX : (uint64_t)f;
+    }
     s->sample_step = dike_time_from_s(cfg->output_timeseries_interval_s);
     if (s->round_us <= 0 || s->sample_step <= 0)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] round_s and [output] timeseries_interval_s must be positive");

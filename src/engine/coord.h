@@ -110,6 +110,14 @@ struct dike_sched {
     size_t nfail, fail_cap;
     dike_time ckpt_us;       /**< checkpoint interval */
     uint64_t node_failures;  /**< failures handled */
+    /* A run that cannot finish (docs/reliability.md#a-run-that-stops-making-progress): node
+     * failures undo every run before it keeps any work, and the failures go on for ever. */
+    uint64_t stall_fails;    /**< stop after this many failures without progress; 0 = never */
+    uint64_t fails_since_progress; /**< failures since a job last finished or kept work */
+    dike_time progress_t;    /**< when a job last finished or kept work */
+    int stalled;             /**< stall_fails reached: the loops end the run with an error */
+    uint64_t idle_preempts;  /**< preemptions since progress, each of a run that had done no work */
+    uint64_t livelock_preempts; /**< that many is a policy's livelock: a fatal error */
 
     dike_progress progress;  /**< stderr progress (rank 0) */
     uint32_t tick;           /**< timestamps processed, to look at the clock only now and then */
@@ -136,6 +144,17 @@ struct dike_sched {
     dike_latency decide_lat; /**< the timed decision steps (every 8th), with the active jobs at each */
     dike_latency decide_by_active[DIKE_LAT_OCTAVES]; /**< the same, by octave of active jobs (/decide) */
 };
+
+/** A job finished or a stopped run kept work at now: the run is making progress. */
+static inline void dike_coord_progress(dike_sched *s)
+{
+    s->fails_since_progress = 0;
+    s->idle_preempts = 0;
+    s->progress_t = s->now;
+}
+
+/** Rank 0, once s->stalled: the message that ends the run (DIKE_EINVAL). */
+int dike_coord_stall_error(const dike_sched *s, dike_err *e);
 
 /** Set up the coordinator of a run with policy @p pol. The policy comes from the caller (the run
  *  layer looks it up by cfg->scheduler_policy): policies sit above the engine and call its

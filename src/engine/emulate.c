@@ -45,7 +45,7 @@ enum { INL_REP = 8, INL_ACT = 8, INL_REC = 8 };
 enum { TAG_REP = 7101, TAG_ACT = 7102, TAG_REC = 7103 };
 
 /* Flags of the down block. */
-enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4, F_CKPT = 8 };
+enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4, F_CKPT = 8, F_STALL = 16 };
 
 /* Gathered from every rank: its reports and what rank 0 needs to pick the next window. */
 typedef struct up_block {
@@ -85,7 +85,7 @@ typedef struct emu {
     MPI_Datatype act_t, rec_t, rep_t, up_t, down_t, recb_t;
     dike_time step;      /* window length: max(L, 1 us) */
     dike_time T;         /* the window's start */
-    int running, stop, remote, ckpt;
+    int running, stop, remote, ckpt, stall;
     dike_time next_ckpt; /* rank 0: the next periodic checkpoint time, or DIKE_TIME_INF */
     int *c1, *d1, *c2, *d2;
     up_block *up_all;    /* rank 0: one per rank */
@@ -392,7 +392,7 @@ static void coordinate(emu *m, dike_time E)
         m->next_ckpt = (next / m->o->ckpt_every + 1) * m->o->ckpt_every;
     }
     int64_t flags = (dike_coord_done(s) ? 0 : F_RUNNING) | (any_remote ? F_REMOTE : 0) |
-                    (any_stop ? F_STOP : 0) | (ckpt ? F_CKPT : 0);
+                    (any_stop ? F_STOP : 0) | (ckpt ? F_CKPT : 0) | (s->stalled ? F_STALL : 0);
     for (int r = 0; r < m->nranks; r++) {
         down_block *d = &m->down_all[r];
         int n = m->c1[r];
@@ -440,6 +440,7 @@ static void scatter_actions(emu *m)
     m->remote = (m->down.flags & F_REMOTE) != 0;
     m->stop = (m->down.flags & F_STOP) != 0;
     m->ckpt = (m->down.flags & F_CKPT) != 0;
+    m->stall = (m->down.flags & F_STALL) != 0;
 }
 
 /* Between windows (after the scatter) every rank's state is consistent: the checkpoint the flags
@@ -505,6 +506,10 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
     emu_init(&m, comm, s, p, ns, l, latency_us, o, perf);
     first_window(&m);
     while (m.running) {
+        if (m.stall) { /* the run cannot finish: an error, on every rank, and no output */
+            status = m.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+            break;
+        }
         if (checkpoint_or_stop(&m, &status, e))
             break;
         if (m.T == DIKE_TIME_INF)

@@ -191,6 +191,13 @@ void dike_sched_preempt(dike_sched *s, dike_job *j)
     j->remaining = dike_sched_remaining(s, j);
     if (j->remaining <= 0)
         j->remaining = 1; /* cannot happen (its finish would have come first); stay positive */
+    if (s->now > j->progress_start)
+        dike_coord_progress(s); /* a preempted run keeps all of its work */
+    else if (++s->idle_preempts >= s->livelock_preempts)
+        dike_fatal("policy %s preempted %llu runs in a row before any of them did work, and no job "
+                   "finished since %.0f s: a livelock in the policy (a bug: please report it with the "
+                   "configuration)", s->pol->name, (unsigned long long)s->idle_preempts,
+                   dike_time_to_s(s->progress_t));
     dike_coord_release(s, j, DIKE_STOP_PREEMPT);
     if (s->emulate)
         s->stop_pending[j->idx] = 1; /* the home reports the true work left L later */

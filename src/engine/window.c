@@ -64,7 +64,7 @@ typedef struct window_state {
 
 /* The vote every window ends with: one MPI_Allreduce (MIN) over four int64. Flags travel as -1
  * so one MIN carries them all. */
-enum { V_HORIZON, V_CONTINUE, V_CKPT, V_STOP, V_N };
+enum { V_HORIZON, V_CONTINUE, V_CKPT, V_STOP, V_STALL, V_N };
 
 static void window_init(window_state *ws)
 {
@@ -78,7 +78,7 @@ static void window_init(window_state *ws)
     ws->t_start = MPI_Wtime();
 
     /* the first horizon: the earliest node event anywhere */
-    int64_t in[V_N] = {dike_part_next_time(ws->p), 0, 0, 0}, out[V_N];
+    int64_t in[V_N] = {dike_part_next_time(ws->p), 0, 0, 0, 0}, out[V_N];
     double t0 = MPI_Wtime();
     DIKE_MPI_CHECK(MPI_Allreduce(in, out, V_N, MPI_INT64_T, MPI_MIN, ws->comm));
     ws->t_comm += MPI_Wtime() - t0;
@@ -213,6 +213,7 @@ static void vote(window_state *ws, int ckpt_due, int64_t out[V_N])
     in[V_CONTINUE] = ws->rank == 0 && !dike_coord_done(s) ? -1 : 0;
     in[V_CKPT] = ckpt_due ? -1 : 0;
     in[V_STOP] = stop ? -1 : 0;
+    in[V_STALL] = ws->rank == 0 && s->stalled ? -1 : 0;
     double t0 = MPI_Wtime();
     DIKE_MPI_CHECK(MPI_Allreduce(in, out, V_N, MPI_INT64_T, MPI_MIN, ws->comm));
     ws->t_comm += MPI_Wtime() - t0;
@@ -280,6 +281,10 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
         vote(&ws, ckpt_due, out);
         if (out[V_CONTINUE] == 0)
             break;
+        if (out[V_STALL]) { /* the run cannot finish: an error, on every rank, and no output */
+            status = ws.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+            break;
+        }
         if ((out[V_CKPT] || out[V_STOP]) && checkpoint_or_stop(&ws, out, &status, e))
             break;
     }

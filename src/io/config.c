@@ -180,6 +180,11 @@ static const key_def core_keys[] = {
     {"faults", "checkpoint_interval_s", KEY_DOUBLE, FIELD(faults_checkpoint_interval_s), "1800",
      ABOVE(0, SECONDS_MAX), NULL,
      "running jobs checkpoint after every this much progress; a failure loses the work since the last one, s"},
+    {"faults", "stall_failures_per_node", KEY_DOUBLE, FIELD(faults_stall_failures_per_node), "100",
+     AT_LEAST(0, 1e12), NULL,
+     "end the run with an error (status 2, no output) when this many node failures per node pass while "
+     "no job finishes or keeps any work: failures undo every run before its checkpoint, so the run "
+     "cannot finish (docs/reliability.md); 0 = never"},
 
     {"metrics", "window", KEY_STRING, FIELD(metrics_window), "", ANY, check_window,
      "steady-state window: every /summary metric is also computed over it, in /summary/window: "

@@ -995,6 +995,7 @@ static uint32_t wide_pick(dk_state *st, const dike_sched *s, const dike_job *q, 
 {
     const dike_cluster *cl = dike_sched_cluster(s);
     uint32_t g = q->spec->num_gpus, vg, npick = 0, have = 0, rack = UINT32_MAX, first = 0;
+    int cur_type = -2;
     uint64_t tfree = dike_sched_free_gpus(s, -1);
     const dike_maxtree *t = &st->bound[st->lb][0];
     double xm = bound_floor(qm); /* [0] holds victim measures */
@@ -1010,7 +1011,11 @@ static uint32_t wide_pick(dk_state *st, const dike_sched *s, const dike_job *q, 
             continue;
         }
         if (f + vg > 0 && f + vg == dike_cluster_node_gpus(cl, n)) {
-            if (one_rack && dike_cluster_rack(cl, n) != rack) { /* count again in this rack */
+            /* A gang never mixes GPU types, and types, like racks, are runs of consecutive
+             * nodes: count again from the first node of another type (or rack, if one suffices). */
+            int type = dike_cluster_node_type(cl, n);
+            if (type != cur_type || (one_rack && dike_cluster_rack(cl, n) != rack)) {
+                cur_type = type;
                 rack = dike_cluster_rack(cl, n);
                 first = npick;
                 have = 0;

@@ -313,6 +313,25 @@ EOF
     NP=2 OUT="$T/no-such-dir/out.h5" expect_bad_input "$T/no-such-dir/out.h5" "cannot write output" --
     ;;
 
+run_cannot_finish)
+    # A run that cannot finish (docs/reliability.md, "A run that stops making progress"): nodes
+    # fail every 60 s on average and a run checkpoints after 1,800 s of work, so the 1-GPU job of
+    # 100,000 s never keeps any work, while the two 10-s jobs finish. After 100 failures per node
+    # (faults.stall_failures_per_node) of the 4 nodes, 400 in all, with no progress, the run ends
+    # with one message and status 2; the same with 2 ranks, in both modes.
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,10" "1,bob,0,1,100000" "2,alice,5,1,10" >"$T/t.csv"
+    FAULTS=(--trace "$T/t.csv" --cluster 4x2 --set faults.mtbf_s=60 --set faults.mttr_s=60)
+    WHY=("stopped making progress" "400 node failures since" "1 of 3 jobs are unfinished"
+         "the widest needs 1 GPU." "faults.checkpoint_interval_s = 1800" "no output written")
+    expect_bad_input "${WHY[@]}" -- "${FAULTS[@]}"
+    expect_bad_input "200 node failures since" -- "${FAULTS[@]}" --set faults.stall_failures_per_node=50
+    if [ -n "$DIKE_NP_FLAG" ]; then
+        NP=2 expect_bad_input "${WHY[@]}" -- "${FAULTS[@]}"
+        NP=2 expect_bad_input "${WHY[@]}" -- "${FAULTS[@]}" --set node_model.interference=0.1 \
+            --set scheduler.decision_latency_s=1
+    fi
+    ;;
+
 tenant_weights)
     # [tenants] weights values refused where they are set: file:line, section and key, the value.
     printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" "1,bob,10,1,60" >"$T/t.csv"

@@ -873,6 +873,30 @@ static void test_dike_wide_rack(void **st)
         {0, 1000, 0}, {0, 5000, 0}, {0, 5900, 1}, {0, 6000, 1}, {100, 1100, 0}});
 }
 
+/* A gang never mixes GPU types, so the whole nodes emptied for a wide gang are of one type. Four
+ * nodes of 8 GPUs in one rack, nodes 0-1 of type a and 2-3 of type b (same speed), restore 30 s,
+ * no lease, rounds far apart, w = 0 (the size test alone). A and B are pinned to type a, C and D
+ * to b; Q (16 GPUs) may run on either type.
+ *   0:    in order of remaining GPU-time B and D (1,000 s), then A and C (5,000 s): one long and one
+ *         short job on each type's two nodes.
+ *   100:  Q (16 GPUs, 1,000 s: 16,000 GPU-s) does not fit. B and D (900 s left: (0.9 x 900 - 30) x
+ *         8 = 6,240) cannot be taken; A and C (4,900 s left: 35,040) can. Their nodes make 16 GPUs,
+ *         but one of each type: Q could not start there, so nobody is taken. (Until 2026-12-05 both
+ *         were taken, Q did not start, and fill-in restarted them at once: 30 s lost each, and the
+ *         same again at every later decision.)
+ *   1000: B and D end. Type a now has B's free node and A's (4,000 s left: 28,560 >= 16,000): A is
+ *         taken, Q runs 1000-2000 on type a; A resumes there at 2000 and ends 2000 + 30 + 4,000 =
+ *         6,030. C 0-5000. */
+static void test_dike_wide_one_type(void **st)
+{
+    static const sc_job jobs[] = {{0, 5000, 8, "a", 1}, {0, 1000, 8, "a", 1}, {0, 5000, 8, "b", 2},
+                                  {0, 1000, 8, "b", 2}, {100, 1000, 16, "q", 0}};
+    const char *sets[] = {"cluster.nodes=4", "cluster.nodes_per_rack=4", "cluster.gpu_types=a:2,b:2",
+                          DK_FAR30, "dike.fairness_weight=0", NULL};
+    sc_expect(jobs, 5, sets, (const sc_want[]){
+        {0, 6030, 1}, {0, 1000, 0}, {0, 5000, 0}, {0, 1000, 0}, {1000, 2000, 0}});
+}
+
 /* The swap margin learned from estimate errors (noisy durations: a job's estimate is its duration
  * x exp(sigma Z), Z drawn from the stream (run.seed, job index, DIKE_STREAM_DURATION_ERROR); the
  * test draws the same Z). One node, w = 0, hysteresis 0, no lease, no restore cost, sigma 1.
@@ -959,6 +983,7 @@ int main(void)
         cmocka_unit_test(test_dike_cheapest_later_node),
         cmocka_unit_test(test_dike_local_start),    cmocka_unit_test(test_dike_lease_knob),
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
+        cmocka_unit_test(test_dike_wide_one_type),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
         cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
         cmocka_unit_test(test_dike_spare_slack),
