@@ -1091,9 +1091,20 @@ def scaling_rows(groups, display):
     return header, rows
 
 
+def shown_items(run):
+    """config_items with workload.trace as the run was given it (its trace_path attribute), not as
+    resolved: the resolved path is absolute and names the checkout, so a report regenerated in
+    another one would differ in that line."""
+    it = config_items(run)
+    given = run.attrs.get("trace_path", "")
+    if it.get("workload.trace") and given:
+        it["workload.trace"] = given
+    return it
+
+
 def common_config(runs):
     """(INI text of the keys equal in every run, {path: [key=value differing]})."""
-    items = [config_items(r) for r in runs]
+    items = [shown_items(r) for r in runs]
     keys = []
     for it in items:
         for k in it:
@@ -1476,7 +1487,8 @@ def build(args):
 
     md += ["## Inputs", "",
            "Every input file with its metadata. The configuration shown for a group is the part its "
-           "runs share (as stored in each file's `config` attribute; `run.out` left out), and each "
+           "runs share (as stored in each file's `config` attribute; `run.out` left out, and "
+           "`workload.trace` shown as given to the run, as in the Trace line), and each "
            "file's row lists the keys in which it differs.", ""]
     for g in groups:
         allr = [r for p in g.points for r in p.all_runs]
