@@ -25,7 +25,9 @@
 /* 5: the emulating mode: the coordinator's per-job stop state, and each rank's node-side state
  *    (the "emulator" blob, covered by state_sha256)
  * 6: the node-side blob holds, per run at its home, one factor per group of slices and the
- *    slices those groups cover (an owner's groups are rebuilt from its slots on load) */
+ *    slices those groups cover (an owner's groups are rebuilt from its slots on load)
+ * 7: the coordinator's count of failures and of idle preemptions since the last progress, and its
+ *    time (a run that cannot finish, docs/reliability.md) */
 #define CKPT_FORMAT 7
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
@@ -68,7 +70,8 @@ static const ck_field coord_table[] = {
     C(busy_gpus), C(queued), C(running), C(active), C(finished),
     C(area), C(area_t), C(next_sample),
     C(preemptions), C(migrations), C(events), C(stale_events), C(decisions), C(decide_seconds),
-    C(node_failures), C(fails_since_progress), C(progress_t), C(idle_preempts), C(tick), C(decide_lat), C(decide_by_active),
+    C(node_failures), C(fails_since_progress), C(progress_t), C(idle_preempts), C(tick),
+    C(decide_lat), C(decide_by_active),
     /* per tenant: GPUs held and their integral, demand, entitlement and its integral */
     C_TENANT(tenant_gpus), C_TENANT(tenant_gpu_s), C_TENANT(tenant_demand),
     C_TENANT(ent), C_TENANT(ent_since), C_TENANT(ent_gpu_s), C(ent_contended),
