@@ -1004,7 +1004,7 @@ int dike_config_validate(const dike_config *c, dike_err *e)
     if (c->workload_end_s > 0 && c->workload_end_s <= c->workload_start_s)
         return cross_err(e, c, offsetof(dike_config, workload_end_s),
                          offsetof(dike_config, workload_start_s), "workload.start_s",
-                         "[workload] end_s: %.17g is not after workload.start_s %.17g (0 = no end)",
+                         "[workload] end_s: %.15g is not after workload.start_s %.15g (0 = no end)",
                          c->workload_end_s, c->workload_start_s);
     if (c->workload_last_job >= 0 && c->workload_last_job < c->workload_first_job)
         return cross_err(e, c, offsetof(dike_config, workload_last_job),
@@ -1015,12 +1015,12 @@ int dike_config_validate(const dike_config *c, dike_err *e)
         return cross_err(e, c, offsetof(dike_config, workload_trace_load),
                          offsetof(dike_config, workload_time_scale), "workload.time_scale",
                          "[workload] trace_load: set either trace_load or time_scale, not both "
-                         "(got trace_load %.17g, time_scale %.17g)",
+                         "(got trace_load %.15g, time_scale %.15g)",
                          c->workload_trace_load, c->workload_time_scale);
     if (c->workload_duration_median_s > c->workload_duration_max_s)
         return cross_err(e, c, offsetof(dike_config, workload_duration_median_s),
                          offsetof(dike_config, workload_duration_max_s), "workload.duration_max_s",
-                         "[workload] duration_median_s: %.17g is above workload.duration_max_s %.17g",
+                         "[workload] duration_median_s: %.15g is above workload.duration_max_s %.15g",
                          c->workload_duration_median_s, c->workload_duration_max_s);
     return 0;
 }

@@ -119,11 +119,11 @@ int dike_cluster_check(const dike_config *c, dike_err *e)
         return dike_err_set(e, DIKE_EINVAL, "[cluster] nodes_per_rack: must be in [1, %" PRIu32
                             "] (got '%" PRId64 "')", UINT32_MAX, c->cluster_nodes_per_rack);
     if (!(c->cluster_locality_rack > 0 && c->cluster_locality_rack <= 1))
-        return dike_err_set(e, DIKE_EINVAL, "[cluster] locality_rack: must be in (0, 1] (got '%.17g')",
+        return dike_err_set(e, DIKE_EINVAL, "[cluster] locality_rack: must be in (0, 1] (got '%.15g')",
                             c->cluster_locality_rack);
     if (!(c->cluster_locality_cross_rack > 0 && c->cluster_locality_cross_rack <= 1))
         return dike_err_set(e, DIKE_EINVAL,
-                            "[cluster] locality_cross_rack: must be in (0, 1] (got '%.17g')",
+                            "[cluster] locality_cross_rack: must be in (0, 1] (got '%.15g')",
                             c->cluster_locality_cross_rack);
     if (c->cluster_nodes_file[0] && c->cluster_gpu_types[0])
         return dike_err_set(e, DIKE_EINVAL, "[cluster] gpu_types: must be empty when "

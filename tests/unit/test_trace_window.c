@@ -128,6 +128,11 @@ static void test_time_scale(void **state)
     assert_int_equal(load(both, &w, &e), DIKE_EINVAL);
     assert_string_equal(e.msg, "[workload] trace_load: set either trace_load or time_scale, not both "
                                "(got trace_load 0.25, time_scale 2)");
+    /* values echoed as given: 0.3, not the 17 digits of the nearest double */
+    const char *const tenth[] = {"workload.trace_load=0.3", "workload.time_scale=0.3", NULL};
+    assert_int_equal(load(tenth, &w, &e), DIKE_EINVAL);
+    assert_string_equal(e.msg, "[workload] trace_load: set either trace_load or time_scale, not both "
+                               "(got trace_load 0.3, time_scale 0.3)");
     /* a single job has no inter-arrival time to scale */
     const char *const one[] = {"workload.trace_load=0.5", "workload.last_job=0", NULL};
     assert_int_equal(load(one, &w, &e), DIKE_EINVAL);
