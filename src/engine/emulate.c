@@ -367,6 +367,13 @@ static void coordinate(emu *m, dike_time E)
         dike_coord_report(s, &m->rall[i]);
     }
     dike_coord_run(s, E, SIZE_MAX);
+    /* testing: the window holds stop_at but rank 0 had no event at or after it (the nodes' own
+     * events, such as slowdown episodes, made the window): the "signal" arrives in it all the
+     * same, as a real one would, and stops the run at the next boundary */
+    if (s->signal_at && !s->signal_fired && E > s->signal_at && !dike_coord_done(s)) {
+        dike_stop_requested = 1;
+        s->signal_fired = 1;
+    }
     m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
     /* rank 0's actions by owner (stable: each owner gets them in decision order) */
     dike_part_bucket(m->l, s->eact, s->neact, sizeof *s->eact, offsetof(dike_nact, node), m->sorted,

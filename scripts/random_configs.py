@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""Random configurations a new user might try, each run on 1 and 2 MPI ranks (--ranks) and compared.
+
+    scripts/random_configs.py [--emu build/dike-emu] [--shared ../shared] [--first 1] [--count 20]
+                              [--ranks 1,2] [--timeout 120] [--keep DIR]
+
+Configuration SEED (--first .. --first + --count - 1) is drawn from its own random stream: one of
+the shared traces (a window of 200-2,500 jobs at an offered load of 0.5-2) or the synthetic
+workload; 3-80 nodes of 2-16 GPUs in racks of 1-12, sometimes of two GPU types, or the Alibaba
+node list; any policy and placement, duration knowledge, backfill, Dike's knob; node failures;
+the emulating mode's node models and decision latency; and now and then an extreme value of a
+key (rounds of 1 s, no restore cost, huge estimate errors, ...). Every draw is a run a user could
+ask for. A configuration passes when
+  - every run exits 0, or every run exits 2 with one `dike-emu:` line (bad input: a clear message);
+  - the outputs of every rank count are identical (h5diff) on /jobs, /tenants, /timeseries,
+    /summary, /nodes, /node_timeseries and /job_nodes, as far as the 1-rank file has them.
+Prints one line per configuration (its status, the wall time of its runs, the options) and exits 1 if
+any failed. Found, when first run (2026-12-05): a run that failures keep from finishing filled
+memory; Dike made room for wide gangs on nodes of two GPU types (docs/reliability.md,
+docs/dike-history.md). Needs ../shared/traces (without it, synthetic workloads only, said once).
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+COMPARED = ("jobs", "tenants", "timeseries", "summary", "nodes", "node_timeseries", "job_nodes")
+POLICIES = ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike")
+PLACEMENTS = ("pack", "spread", "random", "topo", "tree")
+# trace (under traces/), jobs it has after --skip-invalid (windows start below this)
+TRACES = (("TitanSched/philly.csv", 82000), ("RFold/philly_trace.csv", 110000),
+          ("RFold/crux.csv", 5000), ("RFold/alibaba_v2023.csv", 4300),
+          ("elasticflow-traces/cluster03.csv", 2400),
+          ("Gen-Parallel-Workloads/philly_data_training.csv", 15000),
+          ("Gen-Parallel-Workloads/helios_data_training.csv", 10700),
+          ("clusterdata/openb_pod_list_default.csv", 8000))
+EXTREMES = (("scheduler.round_s=1", "scheduler.round_s=7", "scheduler.round_s=3600"),
+            ("scheduler.preemption_cost_s=0", "scheduler.preemption_cost_s=600"),
+            ("tenants.weights=demand",), ("las.promote_knob=0", "las.thresholds_gpu_s=60,600"),
+            ("themis.fairness_knob=0", "themis.fairness_knob=1"),
+            ("dike.hysteresis=0", "dike.min_lease_s=0", "dike.probe_s=0", "dike.hysteresis=0.9"),
+            ("scheduler.duration_error_sigma=3", "scheduler.duration_error_sigma=0"),
+            ("cluster.throughput=none", "workload.model_assignment=uniform"),
+            ("node_model.slowdown_factor=0.1", "node_model.gpu_gbps=200"),
+            ("metrics.window=jobs:10-100", "metrics.window=time:0-86400"),
+            ("faults.checkpoint_interval_s=60", "faults.mttr_s=60"))
+
+
+def draw(seed, traces):
+    """The options of configuration @p seed (a list of command-line words)."""
+    r = random.Random(seed)
+    a = []
+    pick = r.choice(traces + [None]) if traces else None
+    if pick:
+        path, n = pick
+        first = r.randrange(0, max(1, n - 3000))
+        a += ["-t", path, "--skip-invalid",
+              "--set", "workload.first_job=%d" % first,
+              "--set", "workload.last_job=%d" % (first + r.randrange(200, 2500)),
+              "--set", "workload.trace_load=%g" % r.choice((0.5, 0.9, 1.3, 2.0))]
+    else:
+        a += ["--set", "workload.jobs=%d" % r.randrange(200, 3000),
+              "--set", "workload.load=%g" % r.choice((0.6, 1.0, 1.8))]
+    if pick and pick[0].endswith("openb_pod_list_default.csv") and r.random() < 0.5:
+        a += ["--cluster", os.path.join(os.path.dirname(pick[0]), "openb_node_list_gpu_node.csv")]
+    else:
+        nodes = r.randrange(3, 80)
+        a += ["--cluster", "%dx%d" % (nodes, r.choice((2, 4, 8, 8, 16))),
+              "--set", "cluster.nodes_per_rack=%d" % r.randrange(1, 12)]
+        if r.random() < 0.3:
+            k = r.randrange(1, nodes)
+            a += ["--set", "cluster.gpu_types=v100:%d,k80:%d" % (k, nodes - k),
+                  "--set", "cluster.gpu_speeds=k80:0.4"]
+    a += ["-p", r.choice(POLICIES), "-l", r.choice(PLACEMENTS), "-s", str(r.randrange(1, 1000)),
+          "--set", "scheduler.duration_knowledge=" + r.choice(("oracle", "noisy", "none"))]
+    if r.random() < 0.3:
+        a += ["--set", "scheduler.backfill=true"]
+    if r.random() < 0.3:
+        a += ["--set", "dike.fairness_weight=%g" % r.choice((0, 0.3, 0.5, 0.77))]
+    if r.random() < 0.3:
+        a += ["--set", "faults.mtbf_s=%d" % r.choice((3600, 86400, 864000))]
+    if r.random() < 0.6:  # the emulating mode
+        if r.random() < 0.7:
+            a += ["--set", "node_model.interference=%g" % r.choice((0.05, 0.2, 0.5))]
+        if r.random() < 0.5:
+            a += ["--set", "node_model.network=rack",
+                  "--set", "cluster.rack_uplink_gbps=%d" % r.choice((50, 400))]
+        if r.random() < 0.5:
+            a += ["--set", "node_model.slowdown_mtbf_s=%d" % r.choice((3600, 86400))]
+        a += ["--set", "scheduler.decision_latency_s=%g" % r.choice((0, 1, 7.5, 60))]
+        if r.random() < 0.3:
+            a += ["--set", "output.node_timeseries_s=%d" % r.choice((600, 3600))]
+    if r.random() < 0.2:
+        a += ["--set", "engine.window_actions=%d" % r.choice((1, 7, 100))]
+    for choices in EXTREMES:
+        if r.random() < 0.15:
+            a += ["--set", r.choice(choices)]
+    return a
+
+
+def run(emu, np, args, out, timeout):
+    """(exit status, stderr, wall seconds) of one run; status None on a timeout."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "run", "-q"] + args + ["-o", out]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", time.time() - t0
+    return p.returncode, p.stderr.decode(errors="replace"), time.time() - t0
+
+
+def objects(path):
+    p = subprocess.run(["h5ls", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return [ln.split()[0] for ln in p.stdout.decode().splitlines() if ln.split()]
+
+
+def check(seed, args, emu, ranks, timeout, d):
+    """'ok', 'bad input' or what failed."""
+    runs = {}
+    for np in ranks:
+        out = os.path.join(d, "out-%d.h5" % np)
+        runs[np] = run(emu, np, args, out, timeout) + (out,)
+    statuses = {np: rc for np, (rc, _, _, _) in runs.items()}
+    if any(rc is None for rc in statuses.values()):
+        return "timeout on %s ranks" % [np for np, rc in statuses.items() if rc is None]
+    if set(statuses.values()) == {2}:
+        lines = [ln for ln in runs[ranks[0]][1].splitlines() if ln.startswith("dike-emu:")]
+        return "bad input" if len(lines) == 1 else "status 2 with %d dike-emu lines" % len(lines)
+    if set(statuses.values()) != {0}:
+        return "exit statuses %s" % statuses
+    ref = runs[ranks[0]][3]
+    for np in ranks[1:]:
+        for o in objects(ref):
+            if o in COMPARED and subprocess.run(["h5diff", "-q", ref, runs[np][3], "/" + o, "/" + o],
+                                                stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL).returncode != 0:
+                return "/%s differs on %d ranks" % (o, np)
+    return "ok"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--emu", default="build/dike-emu")
+    ap.add_argument("--shared", default="../shared")
+    ap.add_argument("--first", type=int, default=1)
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--keep", help="keep each configuration's outputs in DIR/SEED")
+    o = ap.parse_args()
+    ranks = [int(x) for x in o.ranks.split(",")]
+    tdir = os.path.join(o.shared, "traces")
+    traces = [(os.path.join(tdir, t), n) for t, n in TRACES if os.path.exists(os.path.join(tdir, t))]
+    if not traces:
+        print("random_configs: no traces under %s: synthetic workloads only" % tdir)
+    bad = 0
+    for seed in range(o.first, o.first + o.count):
+        args = draw(seed, traces)
+        d = os.path.join(o.keep, str(seed)) if o.keep else tempfile.mkdtemp(prefix="dike-rc-")
+        os.makedirs(d, exist_ok=True)
+        t0 = time.time()
+        verdict = check(seed, args, o.emu, ranks, o.timeout, d)
+        if not o.keep:
+            shutil.rmtree(d, ignore_errors=True)
+        ok = verdict in ("ok", "bad input")
+        bad += not ok
+        print("%5d %-4s %-40s %6.1f s  %s" % (seed, "ok" if ok else "FAIL", verdict, time.time() - t0,
+                                              " ".join(args)), flush=True)
+    print("random_configs: %d of %d configurations failed" % (bad, o.count))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
