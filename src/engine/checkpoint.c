@@ -241,6 +241,8 @@ static const char *check_coord(const dike_sched *s, const uint8_t *down, const u
         if (down[n] > 1 || (next[n] != DIKE_NIL && next[n] >= cl->nodes) ||
             (prev[n] != DIKE_NIL && prev[n] >= cl->nodes))
             bad = "a node's state or free-capacity links out of range";
+        else if (down[n] && used[n])
+            bad = "a running job on a failed node"; /* a failure stops every job on its node */
     for (size_t k = 0; k < nb && !bad; k++)
         if (head[k] != DIKE_NIL && head[k] >= cl->nodes)
             bad = "a free-capacity bucket out of range";
