@@ -62,7 +62,7 @@ typedef struct window_state {
     double t_start, t_comm;       /* MPI_Wtime at the start; time in collectives */
 } window_state;
 
-/* The vote every window ends with: one MPI_Allreduce (MIN) over four int64. Flags travel as -1
+/* The vote every window ends with: one MPI_Allreduce (MIN) over five int64. Flags travel as -1
  * so one MIN carries them all. */
 enum { V_HORIZON, V_CONTINUE, V_CKPT, V_STOP, V_STALL, V_N };
 
