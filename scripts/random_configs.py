@@ -2,19 +2,26 @@
 """Random configurations a new user might try, each run on 1 and 2 MPI ranks (--ranks) and compared.
 
     scripts/random_configs.py [--emu build/dike-emu] [--shared ../shared] [--first 1] [--count 20]
-                              [--ranks 1,2] [--timeout 120] [--keep DIR]
+                              [--ranks 1,2] [--timeout 120] [--keep DIR] [--stop] [--replay] [--report]
 
 Configuration SEED (--first .. --first + --count - 1) is drawn from its own random stream: one of
 the shared traces (a window of 200-2,500 jobs at an offered load of 0.5-2) or the synthetic
 workload; 3-80 nodes of 2-16 GPUs in racks of 1-12, sometimes of two GPU types, or the Alibaba
 node list; any policy and placement, duration knowledge, backfill, Dike's knob; node failures;
 the emulating mode's node models and decision latency; and now and then an extreme value of a
-key (rounds of 1 s, no restore cost, huge estimate errors, ...). Every draw is a run a user could
-ask for. A configuration passes when
+key (rounds of 1 s, no restore cost, huge estimate errors, ...); since the thirty-eighth session
+also the synthetic workload's shape, tenant weights by name, time_scale, sampling intervals,
+periodic checkpoints, the layout and progress keys (drawn after the others, so that a seed keeps
+its first options). Every draw is a run a user could ask for. A configuration passes when
   - every run exits 0, or every run exits 2 with one `dike-emu:` line (bad input: a clear message;
     the trace reader's report of skipped rows, printed before the run, is not counted);
   - the outputs of every rank count are identical (h5diff) on /jobs, /tenants, /timeseries,
-    /summary, /nodes, /node_timeseries and /job_nodes, as far as the 1-rank file has them.
+    /summary, /nodes, /node_timeseries and /job_nodes, as far as the 1-rank file has them;
+  - with --stop: the run stopped (engine.inject_stop_s) at a random time before its last finish on
+    one of the rank counts and resumed on one of them gives the same output;
+  - with --replay: a rerun from the configuration stored in the output (run --config-from) gives
+    the same output;
+  - with --report: analysis/report.py turns the output into a report (png figures) without error.
 Prints one line per configuration (its status, the wall time of its runs, the options) and exits 1 if
 any failed. Found, when first run (2026-12-05): a run that failures keep from finishing filled
 memory; Dike made room for wide gangs on nodes of two GPU types (docs/reliability.md,
@@ -31,7 +38,7 @@ import tempfile
 import time
 
 # the trace reader's report before a run (--skip-invalid, fractional GPUs): information, not errors
-INFO = re.compile(r"^dike-emu: (skipped \d+ rows|\d+ fractional-GPU requests)")
+INFO = re.compile(r"^dike-emu: (skipped \d+ rows|dropped \d+ rows|\d+ fractional-GPU requests)")
 COMPARED = ("jobs", "tenants", "timeseries", "summary", "nodes", "node_timeseries", "job_nodes")
 POLICIES = ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike")
 PLACEMENTS = ("pack", "spread", "random", "topo", "tree")
@@ -103,13 +110,45 @@ def draw(seed, traces):
     for choices in EXTREMES:
         if r.random() < 0.15:
             a += ["--set", r.choice(choices)]
+    # drawn after everything above, so that the seeds of the first version keep their options and
+    # gain these (2026-12-05, thirty-eighth session)
+    if not pick:
+        if r.random() < 0.5:
+            a += ["--set", "workload.tenants=%d" % r.choice((1, 2, 7, 40)),
+                  "--set", "workload.tenant_skew=%g" % r.choice((0, 0.5, 2))]
+        if r.random() < 0.4:
+            a += ["--set", "workload.duration_median_s=%d" % r.choice((60, 600, 20000)),
+                  "--set", "workload.duration_sigma=%g" % r.choice((0, 0.5, 3))]
+        if r.random() < 0.3:
+            a += ["--set", "workload.gpu_mix=" + r.choice(("1:1", "8:1", "1:0.5,64:0.5", "3:1,5:1"))]
+        if r.random() < 0.2:
+            a += ["--set", "workload.duration_max_s=%d" % r.choice((1, 3600))]
+        if r.random() < 0.3:
+            a += ["--set", "tenants.weights=" + r.choice(("t0:3,t1:0.5", "t0:0.01"))]
+    elif r.random() < 0.2:
+        a += ["--set", "workload.time_scale=%g" % r.choice((0.1, 3))]
+    if r.random() < 0.2:
+        a += ["--set", "output.timeseries_interval_s=%g" % r.choice((1, 37.5, 86400))]
+    if r.random() < 0.2:  # periodic checkpoints (by simulated time their cost grows with the
+        # square of the span: docs/reliability.md, "Checkpoints by the wall clock")
+        a += ["--set", r.choice(("run.checkpoint_wall_s=0.01", "run.checkpoint_wall_s=0.5",
+                                 "run.checkpoint_every_s=864000"))]
+    if r.random() < 0.2:
+        a += ["--set", "engine.coordinator_owns_nodes=" + r.choice(("true", "false"))]
+    if r.random() < 0.2:
+        a += ["--set", "node_model.progress=" + r.choice(("nodes", "coordinator"))]
+    if r.random() < 0.15:
+        a += ["--set", "node_model.slowdown_duration_s=%d" % r.choice((1, 100000))]
+    if "tenants.weights=t0:3,t1:0.5" in a and "workload.tenants=1" in a:
+        a[a.index("tenants.weights=t0:3,t1:0.5")] = "tenants.weights=t0:3"
     return a
 
 
-def run(emu, np, args, out, timeout):
+def run(emu, np, args, out, timeout, quiet_first=True):
     """(exit status, stderr, wall seconds) of one run; status None on a timeout."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "run", "-q"] + args + ["-o", out]
+    cmd = (["mpirun", "-np", str(np), "--oversubscribe", emu, "run"] + (["-q"] if quiet_first else [])
+           + args + ["-o", out] + ([] if quiet_first else ["-q"]))
     t0 = time.time()
     try:
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
@@ -124,12 +163,14 @@ def objects(path):
     return [ln.split()[0] for ln in p.stdout.decode().splitlines() if ln.split()]
 
 
-def check(seed, args, emu, ranks, timeout, d):
+def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=False):
     """'ok', 'bad input' or what failed."""
     runs = {}
     for np in ranks:
         out = os.path.join(d, "out-%d.h5" % np)
         runs[np] = run(emu, np, args, out, timeout) + (out,)
+        if runs[np][0] is None:  # the other rank counts would time out too
+            break
     statuses = {np: rc for np, (rc, _, _, _) in runs.items()}
     if any(rc is None for rc in statuses.values()):
         return "timeout on %s ranks" % [np for np, rc in statuses.items() if rc is None]
@@ -141,12 +182,73 @@ def check(seed, args, emu, ranks, timeout, d):
         return "exit statuses %s" % statuses
     ref = runs[ranks[0]][3]
     for np in ranks[1:]:
-        for o in objects(ref):
-            if o in COMPARED and subprocess.run(["h5diff", "-q", ref, runs[np][3], "/" + o, "/" + o],
-                                                stdout=subprocess.DEVNULL,
-                                                stderr=subprocess.DEVNULL).returncode != 0:
-                return "/%s differs on %d ranks" % (o, np)
+        what = differs(ref, runs[np][3])
+        if what:
+            return "/%s differs on %d ranks" % (what, np)
+    if replay:
+        out = os.path.join(d, "replay.h5")
+        rc, err, _ = run(emu, 1, ["--config-from", ref], out, timeout, quiet_first=False)
+        if rc != 0:
+            return "replay (--config-from) exits %s: %s" % (rc, err.strip()[-300:])
+        what = differs(ref, out)
+        if what:
+            return "replay (--config-from): /%s differs" % what
+    if report:
+        rep = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis", "report.py")
+        p = subprocess.run(["/usr/bin/python3", rep, ref, "-o", os.path.join(d, "report"),
+                            "--formats", "png"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            return "report.py exits %d: %s" % (p.returncode,
+                                                p.stderr.decode(errors="replace").strip()[-300:])
+    if stop:
+        return stop_and_resume(seed, args, emu, ranks, timeout, d, ref)
     return "ok"
+
+
+def differs(ref, other):
+    """The first compared object of @p ref that @p other does not have identically, or None."""
+    for o in objects(ref):
+        if o in COMPARED and subprocess.run(["h5diff", "-q", ref, other, "/" + o, "/" + o],
+                                            stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL).returncode != 0:
+            return o
+    return None
+
+
+def stop_and_resume(seed, args, emu, ranks, timeout, d, ref):
+    """Stop the run at a random simulated time before its last finish on one rank count, resume it
+    on another (each drawn from @p ranks), and compare with the uninterrupted run @p ref."""
+    import h5py  # Debian's python3-h5py; only --stop needs it
+    with h5py.File(ref, "r") as f:
+        fin = [t for t in f["jobs"]["finish_time"] if t > 0]
+    if not fin:
+        return "ok (nothing to stop)"
+    r = random.Random(seed * 1000003 + 7)
+    t_stop = round(r.uniform(0.02, 0.98) * max(fin), 3)
+    a, b = r.choice(ranks), r.choice(ranks)
+    out = os.path.join(d, "stop-%d.h5" % a)
+    rc, err, _ = run(emu, a, args + ["--set", "engine.inject_stop_s=%r" % t_stop], out, timeout)
+    ckpt = out + ".ckpt.h5"
+    where = "stopped at %r s on %d ranks" % (t_stop, a)
+    if rc is None:
+        return where + ": timeout"
+    if rc != 4 or os.path.exists(out) or not os.path.exists(ckpt):
+        return where + ": exit %s, output %s, checkpoint %s" % (
+            rc, os.path.exists(out), os.path.exists(ckpt))
+    res = os.path.join(d, "resumed.h5")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    try:
+        p = subprocess.run(["mpirun", "-np", str(b), "--oversubscribe", emu, "resume", ckpt, "-q",
+                            "--out", res, "--checkpoint", os.path.join(d, "resumed.ckpt.h5")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return where + ", resume on %d ranks: timeout" % b
+    if p.returncode != 0:
+        return where + ", resume on %d ranks: exit %d: %s" % (
+            b, p.returncode, p.stderr.decode(errors="replace").strip()[:200])
+    what = differs(ref, res)
+    return where + ", resumed on %d: /%s differs" % (b, what) if what else "ok"
 
 
 def main():
@@ -158,6 +260,15 @@ def main():
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--keep", help="keep each configuration's outputs in DIR/SEED")
+    ap.add_argument("--replay", action="store_true",
+                    help="also rerun each run that passed from the configuration stored in its "
+                         "output (run --config-from, 1 rank) and require the same output")
+    ap.add_argument("--report", action="store_true",
+                    help="also turn the first rank count's output of each run that passed into a "
+                         "report (analysis/report.py, png figures) and require it to succeed")
+    ap.add_argument("--stop", action="store_true",
+                    help="also stop each run that passed at a random time on one of the rank counts, "
+                         "resume it on one of them, and compare with the uninterrupted run")
     o = ap.parse_args()
     ranks = [int(x) for x in o.ranks.split(",")]
     tdir = os.path.join(o.shared, "traces")
@@ -170,10 +281,10 @@ def main():
         d = os.path.join(o.keep, str(seed)) if o.keep else tempfile.mkdtemp(prefix="dike-rc-")
         os.makedirs(d, exist_ok=True)
         t0 = time.time()
-        verdict = check(seed, args, o.emu, ranks, o.timeout, d)
+        verdict = check(seed, args, o.emu, ranks, o.timeout, d, o.stop, o.report, o.replay)
         if not o.keep:
             shutil.rmtree(d, ignore_errors=True)
-        ok = verdict in ("ok", "bad input")
+        ok = verdict in ("ok", "bad input", "ok (nothing to stop)")
         bad += not ok
         print("%5d %-4s %-40s %6.1f s  %s" % (seed, "ok" if ok else "FAIL", verdict, time.time() - t0,
                                               " ".join(args)), flush=True)

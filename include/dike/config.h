@@ -116,6 +116,7 @@ typedef struct dike_config {
     int64_t run_seed;            /**< seed of every random stream */
     char run_out[DIKE_STR_MAX];  /**< output HDF5 path */
     double run_checkpoint_every_s;      /**< simulated seconds between checkpoints, 0 = on signal only */
+    double run_checkpoint_wall_s;       /**< wall seconds between checkpoints, 0 = off */
     char run_checkpoint[DIKE_STR_MAX];  /**< checkpoint path ("" = run_out + ".ckpt.h5") */
 
     /* [output] */

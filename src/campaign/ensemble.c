@@ -36,7 +36,8 @@
  * without the checkpoint being another emulation's: where the output and checkpoints go, progress
  * lines, and the testing injections (dike_resume drops those: they are what stopped the run). */
 static const char *const output_only_keys[] = {
-    "run.out", "run.checkpoint", "run.checkpoint_every_s", "output.progress_interval_s",
+    "run.out", "run.checkpoint", "run.checkpoint_every_s", "run.checkpoint_wall_s",
+    "output.progress_interval_s",
     "engine.inject_stop_s", "engine.inject_fatal_rank",
 };
 

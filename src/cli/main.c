@@ -25,7 +25,7 @@ static int rank;
 
 enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
        OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006,
-       OPT_PROGRESS = 1007 }; /* long-only options */
+       OPT_PROGRESS = 1007, OPT_CKPT_WALL = 1008 }; /* long-only options */
 
 static void usage(FILE *f)
 {
@@ -33,7 +33,7 @@ static void usage(FILE *f)
           "       dike-emu trace-info [options] FILE...\n"
           "       mpirun -np P dike-emu campaign GRID.ini [options]   (dike-emu campaign --help)\n"
           "       mpirun -np P dike-emu resume CHECKPOINT [--out FILE.h5] [--checkpoint-every S]\n"
-          "                                         [--set engine.KEY=V]...\n"
+          "                                         [--checkpoint-wall S] [--set engine.KEY=V]...\n"
           "       dike-emu export RUN.h5 [--jobs FILE.csv] [--summary FILE.json]\n"
           "       dike-emu list-policies | config-reference | --help | --version\n"
           "\n"
@@ -51,7 +51,7 @@ static void usage(FILE *f)
           "      --skip-invalid       drop and count invalid trace rows instead of stopping\n"
           "      --cluster NxG|FILE  N nodes of G GPUs (e.g. 64x8), or a node list (cluster.nodes_file)\n"
           "  -p, --policy NAME        scheduling policy (see list-policies)\n"
-          "  -l, --placement NAME     placement strategy (pack, spread, random, topo)\n"
+          "  -l, --placement NAME     placement strategy (pack, spread, random, topo, tree)\n"
           "  -s, --seed N             seed of every random stream\n"
           "  -o, --out FILE.h5        output file (written under a temporary name, renamed when complete)\n"
           "  -S, --set SECTION.KEY=V  override any configuration key (repeatable)\n"
@@ -60,6 +60,8 @@ static void usage(FILE *f)
           "                           log lines otherwise), live, log (a line every\n"
           "                           output.progress_interval_s), off\n"
           "      --checkpoint-every S write a checkpoint every S simulated seconds\n"
+          "      --checkpoint-wall S  write a checkpoint every S wall-clock seconds (its cost stays a\n"
+          "                           bounded share of the run's time, however long the simulated span)\n"
           "      --checkpoint FILE    checkpoint file (default: the output path + .ckpt.h5)\n"
           "\n"
           "On SIGTERM or SIGUSR1 (e.g. #SBATCH --signal=USR1@120) a run writes a checkpoint at the next\n"
@@ -271,8 +273,13 @@ static void print_plan(const dike_config *cfg, const dike_cluster *cl, const dik
     printf("  %-11s %zu jobs, %u tenants, submits over %.0f s, offered load %.4f over that span\n", "jobs", w->njobs,
            w->ntenants, st.span_s, st.offered_load);
     printf("  %-11s %s\n", "output", cfg->run_out);
-    if (cfg->run_checkpoint_every_s > 0)
+    if (cfg->run_checkpoint_every_s > 0 && cfg->run_checkpoint_wall_s > 0)
+        printf("  %-11s %s (every %g simulated s and every %g wall s)\n", "checkpoint", ckpt,
+               cfg->run_checkpoint_every_s, cfg->run_checkpoint_wall_s);
+    else if (cfg->run_checkpoint_every_s > 0)
         printf("  %-11s %s (every %g simulated s)\n", "checkpoint", ckpt, cfg->run_checkpoint_every_s);
+    else if (cfg->run_checkpoint_wall_s > 0)
+        printf("  %-11s %s (every %g wall s)\n", "checkpoint", ckpt, cfg->run_checkpoint_wall_s);
     else
         printf("  %-11s %s (on SIGTERM/SIGUSR1 only)\n", "checkpoint", ckpt);
     dike_trace_stats_free(&st);
@@ -335,6 +342,7 @@ static const struct option run_opts[] = {
     {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
     {"skip-invalid", no_argument, 0, OPT_SKIP_INVALID}, {"cluster", required_argument, 0, OPT_CLUSTER},
     {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+    {"checkpoint-wall", required_argument, 0, OPT_CKPT_WALL},
     {"checkpoint", required_argument, 0, OPT_CKPT}, {"config-from", required_argument, 0, OPT_CONFIG_FROM},
     {"print-config", no_argument, 0, OPT_PRINT_CONFIG}, {"dry-run", no_argument, 0, OPT_DRY_RUN},
     {"progress", required_argument, 0, OPT_PROGRESS},
@@ -390,6 +398,7 @@ static int run_option(dike_config *cfg, int c, run_flags *fl, char **argv)
     case 'q': fl->quiet = 1; return -1;
     case OPT_SKIP_INVALID: key = "workload.skip_invalid"; value = "true"; break;
     case OPT_CKPT_EVERY: key = "run.checkpoint_every_s"; break;
+    case OPT_CKPT_WALL: key = "run.checkpoint_wall_s"; break;
     case OPT_CKPT: key = "run.checkpoint"; break;
     case OPT_CLUSTER:
         return set_cluster(cfg, optarg, &e) ? fail(e.code, e.msg) : -1;
@@ -464,7 +473,7 @@ static int cmd_run(int argc, char **argv)
 /* ---- resume ---- */
 
 typedef struct resume_opts {
-    const char *out, *ckpt, *every;
+    const char *out, *ckpt, *every, *wall;
     int quiet;
     char **sets; /* --set engine.KEY=V, in order */
     int nsets;
@@ -487,6 +496,10 @@ static int resume_adjust(dike_config *cfg, void *ctx, dike_err *e)
         snprintf(a, sizeof a, "run.checkpoint_every_s=%s", o->every);
         rc = dike_config_set(cfg, a, "--checkpoint-every", e);
     }
+    if (!rc && o->wall) {
+        snprintf(a, sizeof a, "run.checkpoint_wall_s=%s", o->wall);
+        rc = dike_config_set(cfg, a, "--checkpoint-wall", e);
+    }
     /* Only [engine] keys: they say how the run is carried out (layout, testing hooks), never what
      * it computes, so the resumed run still continues the checkpointed one. */
     for (int i = 0; !rc && i < o->nsets; i++) {
@@ -506,6 +519,7 @@ static int cmd_resume(int argc, char **argv)
     static const struct option opts[] = {
         {"out", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"checkpoint-every", required_argument, 0, OPT_CKPT_EVERY},
+        {"checkpoint-wall", required_argument, 0, OPT_CKPT_WALL},
         {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'},
         {"progress", required_argument, 0, OPT_PROGRESS}, {"set", required_argument, 0, 'S'},
         {0, 0, 0, 0}};
@@ -526,6 +540,7 @@ static int cmd_resume(int argc, char **argv)
             break;
         case 'q': o.quiet = 1; break;
         case OPT_CKPT_EVERY: o.every = optarg; break;
+        case OPT_CKPT_WALL: o.wall = optarg; break;
         case OPT_CKPT: o.ckpt = optarg; break;
         case OPT_PROGRESS:
             if (set_progress(optarg))

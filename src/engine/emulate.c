@@ -87,6 +87,7 @@ typedef struct emu {
     dike_time T;         /* the window's start */
     int running, stop, remote, ckpt, stall;
     dike_time next_ckpt; /* rank 0: the next periodic checkpoint time, or DIKE_TIME_INF */
+    double next_wall;    /* rank 0: MPI_Wtime at which run.checkpoint_wall_s falls due */
     int *c1, *d1, *c2, *d2;
     up_block *up_all;    /* rank 0: one per rank */
     down_block *down_all; /* rank 0: one per rank */
@@ -207,6 +208,7 @@ static void first_window(emu *m)
     m->next_ckpt = DIKE_TIME_INF;
     if (m->rank == 0 && m->o->ckpt_every > 0)
         m->next_ckpt = (m->s->now / m->o->ckpt_every + 1) * m->o->ckpt_every;
+    m->next_wall = dike_wall_ckpt_next(m->rank, m->o);
     /* testing: the stop request comes as a signal would, while rank 0 processes the events of
      * stop_at, in the middle of a window; the flag reaches the others with the next gather */
     if (m->rank == 0 && m->o->stop_at > 0 && m->o->stop_at > m->s->now)
@@ -398,6 +400,8 @@ static void coordinate(emu *m, dike_time E)
         ckpt = 1;
         m->next_ckpt = (next / m->o->ckpt_every + 1) * m->o->ckpt_every;
     }
+    if (!dike_coord_done(s) && MPI_Wtime() >= m->next_wall) /* run.checkpoint_wall_s */
+        ckpt = 1;
     int64_t flags = (dike_coord_done(s) ? 0 : F_RUNNING) | (any_remote ? F_REMOTE : 0) |
                     (any_stop ? F_STOP : 0) | (ckpt ? F_CKPT : 0) | (s->stalled ? F_STALL : 0);
     for (int r = 0; r < m->nranks; r++) {
@@ -462,6 +466,7 @@ static int checkpoint_or_stop(emu *m, int *status, dike_err *e)
                                    o->trace_sha256, m->stop, status, e);
     m->t_comm += MPI_Wtime() - t0;
     m->ckpt = 0;
+    m->next_wall = dike_wall_ckpt_next(m->rank, o);
     return end;
 }
 

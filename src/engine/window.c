@@ -58,6 +58,7 @@ typedef struct window_state {
     size_t rep_len, rep_cap, rep_all_cap;
     dike_time horizon;            /* the earliest event a node rank could originate */
     dike_time next_ckpt;          /* rank 0: the next periodic checkpoint time, or DIKE_TIME_INF */
+    double next_wall;             /* rank 0: MPI_Wtime at which run.checkpoint_wall_s falls due */
     dike_time stop_at;            /* testing: stop as on a signal at this time, or DIKE_TIME_INF */
     double t_start, t_comm;       /* MPI_Wtime at the start; time in collectives */
 } window_state;
@@ -88,6 +89,7 @@ static void window_init(window_state *ws)
     ws->next_ckpt = DIKE_TIME_INF;
     if (ws->rank == 0 && o->ckpt_every > 0)
         ws->next_ckpt = (ws->s->now / o->ckpt_every + 1) * o->ckpt_every;
+    ws->next_wall = dike_wall_ckpt_next(ws->rank, o);
     ws->stop_at = o->stop_at > 0 && (ws->rank != 0 || o->stop_at > ws->s->now) ? o->stop_at
                                                                                 : DIKE_TIME_INF;
 }
@@ -112,7 +114,11 @@ static void window_free(window_state *ws)
 static int checkpoint_due(window_state *ws)
 {
     const dike_sched *s = ws->s;
-    if (ws->next_ckpt == DIKE_TIME_INF || dike_coord_done(s) || dike_coord_next_time(s) < ws->next_ckpt)
+    if (dike_coord_done(s))
+        return 0;
+    if (MPI_Wtime() >= ws->next_wall)
+        return 1;
+    if (ws->next_ckpt == DIKE_TIME_INF || dike_coord_next_time(s) < ws->next_ckpt)
         return 0;
     ws->next_ckpt += ws->o->ckpt_every;
     return 1;
@@ -232,6 +238,7 @@ static int checkpoint_or_stop(window_state *ws, const int64_t out[V_N], int *sta
     int end = dike_checkpoint_step(o->ckpt_path, ws->comm, ws->s, ws->p, NULL, o->config_ini,
                                    o->trace_sha256, out[V_STOP] != 0, status, e);
     ws->t_comm += MPI_Wtime() - tc;
+    ws->next_wall = dike_wall_ckpt_next(ws->rank, o);
     return end;
 }
 

@@ -2,6 +2,7 @@
 #ifndef DIKE_WINDOW_H
 #define DIKE_WINDOW_H
 
+#include <math.h>
 #include <mpi.h>
 #include "engine/coord.h"
 #include "engine/partition.h"
@@ -11,11 +12,19 @@ typedef struct dike_window_opts {
     size_t window_actions;      /**< engine.window_actions */
     int inject_fatal_rank;      /**< engine.inject_fatal_rank */
     dike_time ckpt_every;       /**< simulated time between checkpoints, 0 = on request only */
+    double ckpt_wall;           /**< wall seconds between checkpoints (rank 0's clock), 0 = off */
     dike_time stop_at;          /**< testing: stop as on a signal at this simulated time, 0 = never */
     const char *ckpt_path;      /**< where checkpoints go */
     const char *config_ini;     /**< the configuration as INI text, stored in checkpoints */
     const char *trace_sha256;   /**< stored in checkpoints, checked on resume */
 } dike_window_opts;
+
+/** Rank 0, at the start and after each checkpoint: the MPI_Wtime at which the next
+ *  run.checkpoint_wall_s checkpoint falls due (INFINITY when off, and on every other rank). */
+static inline double dike_wall_ckpt_next(int rank, const dike_window_opts *o)
+{
+    return rank == 0 && o->ckpt_wall > 0 ? MPI_Wtime() + o->ckpt_wall : INFINITY;
+}
 
 /** Run the emulation to the end (or until a stop request, after a checkpoint: DIKE_ESTOPPED).
  *  @p s is the coordinator on rank 0 (NULL elsewhere); @p p is this rank's node block. Fills

@@ -197,6 +197,11 @@ static const key_def core_keys[] = {
     {"run", "out", KEY_STRING, FIELD(run_out), "dike-emu.h5", ANY, NULL, "output HDF5 file"},
     {"run", "checkpoint_every_s", KEY_DOUBLE, FIELD(run_checkpoint_every_s), "0", AT_LEAST(0, 1e15), NULL,
      "write a checkpoint every this many simulated seconds (0 = only on SIGTERM/SIGUSR1)"},
+    {"run", "checkpoint_wall_s", KEY_DOUBLE, FIELD(run_checkpoint_wall_s), "0", AT_LEAST(0, 1e9), NULL,
+     "write a checkpoint at the first window boundary after each this many wall-clock seconds since "
+     "the run (or resume) began or the last checkpoint was written (0 = off); unlike "
+     "checkpoint_every_s, its cost is bounded by the wall time, whatever the simulated span; results "
+     "do not depend on it"},
     {"run", "checkpoint", KEY_STRING, FIELD(run_checkpoint), "", ANY, NULL,
      "checkpoint file (default: the output path + `.ckpt.h5`)"},
 

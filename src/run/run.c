@@ -243,7 +243,7 @@ static int run_engine(run_state *rs, dike_err *e)
     if (rs->rank == 0)
         rs->config_ini = dike_config_to_ini(cfg);
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
-                           dike_time_from_s(cfg->run_checkpoint_every_s),
+                           dike_time_from_s(cfg->run_checkpoint_every_s), cfg->run_checkpoint_wall_s,
                            dike_time_from_s(cfg->engine_inject_stop_s), rs->ckpt_path, rs->config_ini,
                            rs->sha};
     if (rs->emulate)

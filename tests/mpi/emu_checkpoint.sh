@@ -86,6 +86,14 @@ emu resume c.h5.ckpt.h5 --quiet --out d.h5 --checkpoint d.ckpt.h5 || fail "resum
 same_as_full d.h5 "dike: checkpoints every 7,000 s on 2 ranks, stopped at 45,000 s, resumed on 1 rank"
 emu_mpi 2 run "${W[@]}" -p dike --checkpoint-every 100000 --out e.h5
 same_as_full e.h5 "dike with a checkpoint every 100,000 s on 2 ranks"
+# Checkpoints by the wall clock (run.checkpoint_wall_s) fall at whichever window boundary rank 0's
+# clock picks, so the test cannot know which; at any of them the output must be the uninterrupted
+# run's, and the last checkpoint written must resume to it.
+emu_mpi 2 run "${W[@]}" -p dike --checkpoint-wall 0.001 --out w.h5
+[ -f w.h5.ckpt.h5 ] || fail "wall-clock checkpoints: no checkpoint file"
+same_as_full w.h5 "dike with a checkpoint after every 1 ms of wall time on 2 ranks"
+emu resume w.h5.ckpt.h5 --quiet --out w2.h5 --checkpoint w2.ckpt.h5 || fail "resume of w failed"
+same_as_full w2.h5 "dike: the last wall-clock checkpoint of a 2-rank run, resumed on 1 rank"
 
 # SIGTERM to both ranks once the engine runs (Slurm signals every task at its time limit).
 # The sanitizer pass (scripts/test-sanitize.sh) leaves it to the README suite, as in
