@@ -21,7 +21,8 @@ its first options). Every draw is a run a user could ask for. A configuration pa
     one of the rank counts and resumed on one of them gives the same output;
   - with --replay: a rerun from the configuration stored in the output (run --config-from) gives
     the same output;
-  - with --report: analysis/report.py turns the output into a report (png figures) without error.
+  - with --report: analysis/report.py turns the output into a report (png figures), and
+    `dike-emu export` into CSV and JSON, without error.
 Prints one line per configuration (its status, the wall time of its runs, the options) and exits 1 if
 any failed. Found, when first run (2026-12-05): a run that failures keep from finishing filled
 memory; Dike made room for wide gangs on nodes of two GPU types (docs/reliability.md,
@@ -200,6 +201,11 @@ def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=F
         if p.returncode != 0:
             return "report.py exits %d: %s" % (p.returncode,
                                                 p.stderr.decode(errors="replace").strip()[-300:])
+        p = subprocess.run([emu, "export", ref, "--jobs", os.path.join(d, "jobs.csv"), "--summary",
+                            os.path.join(d, "summary.json")], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            return "export exits %d: %s" % (p.returncode, p.stderr.decode(errors="replace").strip()[-300:])
     if stop:
         return stop_and_resume(seed, args, emu, ranks, timeout, d, ref)
     return "ok"
@@ -224,7 +230,12 @@ def stop_and_resume(seed, args, emu, ranks, timeout, d, ref):
     if not fin:
         return "ok (nothing to stop)"
     r = random.Random(seed * 1000003 + 7)
-    t_stop = round(r.uniform(0.02, 0.98) * max(fin), 3)
+    # In the emulating mode a stop inside the last window [T, T + L) legitimately lets the run end
+    # with its last completion: draw it before that window (L = the decision latency).
+    lat = [float(x.split("=", 1)[1]) for x in args if x.startswith("scheduler.decision_latency_s=")]
+    t_stop = round(r.uniform(0.02, 0.98) * (max(fin) - (lat[-1] if lat else 0) - 1), 3)
+    if t_stop <= 0:
+        return "ok (nothing to stop)"
     a, b = r.choice(ranks), r.choice(ranks)
     out = os.path.join(d, "stop-%d.h5" % a)
     rc, err, _ = run(emu, a, args + ["--set", "engine.inject_stop_s=%r" % t_stop], out, timeout)

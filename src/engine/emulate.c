@@ -369,13 +369,6 @@ static void coordinate(emu *m, dike_time E)
         dike_coord_report(s, &m->rall[i]);
     }
     dike_coord_run(s, E, SIZE_MAX);
-    /* testing: the window holds stop_at but rank 0 had no event at or after it (the nodes' own
-     * events, such as slowdown episodes, made the window): the "signal" arrives in it all the
-     * same, as a real one would, and stops the run at the next boundary */
-    if (s->signal_at && !s->signal_fired && E > s->signal_at && !dike_coord_done(s)) {
-        dike_stop_requested = 1;
-        s->signal_fired = 1;
-    }
     m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
     /* rank 0's actions by owner (stable: each owner gets them in decision order) */
     dike_part_bucket(m->l, s->eact, s->neact, sizeof *s->eact, offsetof(dike_nact, node), m->sorted,
@@ -394,6 +387,19 @@ static void coordinate(emu *m, dike_time E)
             dike_part_owner(m->l, s->eact[i].node) != dike_part_owner(m->l, s->eact[i].home_node))
             any_remote = 1;
     }
+    /* testing: engine.inject_stop_s is a signal at that simulated time. Once the next window would
+     * start at or past it, the "signal" has arrived: in this window, or in the empty time that
+     * windows skip. Until 2026-12-05 it came only with an event of rank 0's at or past it (in
+     * dike_coord_run), and on 2026-12-05 also when this window held it; a stop in skipped time
+     * before the run's last window was missed, and the run ended with status 0. */
+    if (s->signal_at && !s->signal_fired && next >= s->signal_at && !dike_coord_done(s)) {
+        dike_stop_requested = 1;
+        s->signal_fired = 1;
+    }
+    /* rank 0's own stop request (that one, or a signal during this window) stops the run at this
+     * boundary; the other ranks' come with the next gather */
+    if (dike_stop_requested && !dike_coord_done(s))
+        any_stop = 1;
     /* a checkpoint falls between this window and the next one, whose start is `next` */
     int ckpt = 0;
     if (!dike_coord_done(s) && next >= m->next_ckpt) {
