@@ -126,8 +126,9 @@ def draw(seed, traces):
             a += ["--set", "workload.duration_max_s=%d" % r.choice((1, 3600))]
         if r.random() < 0.3:
             a += ["--set", "tenants.weights=" + r.choice(("t0:3,t1:0.5", "t0:0.01"))]
-    elif r.random() < 0.2:
-        a += ["--set", "workload.time_scale=%g" % r.choice((0.1, 3))]
+    elif r.random() < 0.2:  # the recorded arrivals, scaled, instead of an offered load
+        i = [k for k, x in enumerate(a) if x.startswith("workload.trace_load=")][0]
+        a[i] = "workload.time_scale=%g" % r.choice((0.1, 3))
     if r.random() < 0.2:
         a += ["--set", "output.timeseries_interval_s=%g" % r.choice((1, 37.5, 86400))]
     if r.random() < 0.2:  # periodic checkpoints (by simulated time their cost grows with the
@@ -165,7 +166,7 @@ def objects(path):
 
 
 def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=False):
-    """'ok', 'bad input' or what failed."""
+    """'ok', 'bad input: MESSAGE' or what failed."""
     runs = {}
     for np in ranks:
         out = os.path.join(d, "out-%d.h5" % np)
@@ -178,7 +179,8 @@ def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=F
     if set(statuses.values()) == {2}:
         lines = [ln for ln in runs[ranks[0]][1].splitlines() if ln.startswith("dike-emu:")
                  and not INFO.search(ln)]
-        return "bad input" if len(lines) == 1 else "status 2 with %d dike-emu lines" % len(lines)
+        return ("bad input: " + lines[0][10:90]) if len(lines) == 1 else \
+            "status 2 with %d dike-emu lines" % len(lines)
     if set(statuses.values()) != {0}:
         return "exit statuses %s" % statuses
     ref = runs[ranks[0]][3]
@@ -295,7 +297,7 @@ def main():
         verdict = check(seed, args, o.emu, ranks, o.timeout, d, o.stop, o.report, o.replay)
         if not o.keep:
             shutil.rmtree(d, ignore_errors=True)
-        ok = verdict in ("ok", "bad input", "ok (nothing to stop)")
+        ok = verdict in ("ok", "ok (nothing to stop)") or verdict.startswith("bad input: ")
         bad += not ok
         print("%5d %-4s %-40s %6.1f s  %s" % (seed, "ok" if ok else "FAIL", verdict, time.time() - t0,
                                               " ".join(args)), flush=True)
