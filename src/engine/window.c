@@ -116,12 +116,12 @@ static int checkpoint_due(window_state *ws)
     const dike_sched *s = ws->s;
     if (dike_coord_done(s))
         return 0;
-    if (MPI_Wtime() >= ws->next_wall)
-        return 1;
-    if (ws->next_ckpt == DIKE_TIME_INF || dike_coord_next_time(s) < ws->next_ckpt)
-        return 0;
-    ws->next_ckpt += ws->o->ckpt_every;
-    return 1;
+    int due = 0;
+    if (ws->next_ckpt != DIKE_TIME_INF && dike_coord_next_time(s) >= ws->next_ckpt) {
+        ws->next_ckpt += ws->o->ckpt_every;
+        due = 1;
+    }
+    return due || MPI_Wtime() >= ws->next_wall; /* or run.checkpoint_wall_s */
 }
 
 /* Rank 0: run the events before the window's end, then order the buffered actions by owner and

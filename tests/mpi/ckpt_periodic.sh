@@ -26,11 +26,14 @@ done
 # Checkpoints by the wall clock (run.checkpoint_wall_s): one after every millisecond of wall time
 # falls at window boundaries the test cannot predict; the output is the same, and the last
 # checkpoint written (some boundary before the end) resumes to the same output.
+# (dike with both kinds of periodic checkpoint at once)
 for p in fifo dike; do
+    both=()
+    [ "$p" = dike ] && both=(--checkpoint-every 7000)
     emu run "${W[@]}" -p "$p" --out plain.h5
-    emu run "${W[@]}" -p "$p" --checkpoint-wall 0.001 --out ck.h5
+    emu run "${W[@]}" -p "$p" --checkpoint-wall 0.001 "${both[@]}" --out ck.h5
     [ -f ck.h5.ckpt.h5 ] || fail "$p: no wall-clock checkpoint was written"
-    same_objects plain.h5 ck.h5 "$p with and without a checkpoint after every 1 ms of wall time" \
+    same_objects plain.h5 ck.h5 "$p with and without a checkpoint after every 1 ms of wall time${both[*]:+ (and every 7,000 simulated s)}" \
         /jobs /tenants /timeseries /summary /nodes /job_nodes
     emu resume ck.h5.ckpt.h5 --quiet --out re.h5 --checkpoint re.ckpt.h5 || fail "$p: resume failed"
     same_objects plain.h5 re.h5 "$p: the last wall-clock checkpoint resumes to the same output" \
