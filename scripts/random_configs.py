@@ -146,11 +146,10 @@ def draw(seed, traces):
     return a
 
 
-def run(emu, np, args, out, timeout, quiet_first=True):
+def run(emu, np, args, out, timeout):
     """(exit status, stderr, wall seconds) of one run; status None on a timeout."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    cmd = (["mpirun", "-np", str(np), "--oversubscribe", emu, "run"] + (["-q"] if quiet_first else [])
-           + args + ["-o", out] + ([] if quiet_first else ["-q"]))
+    cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "run", "-q"] + args + ["-o", out]
     t0 = time.time()
     try:
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
@@ -190,7 +189,7 @@ def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=F
             return "/%s differs on %d ranks" % (what, np)
     if replay:
         out = os.path.join(d, "replay.h5")
-        rc, err, _ = run(emu, 1, ["--config-from", ref], out, timeout, quiet_first=False)
+        rc, err, _ = run(emu, 1, ["--config-from", ref], out, timeout)
         if rc != 0:
             return "replay (--config-from) exits %s: %s" % (rc, err.strip()[-300:])
         what = differs(ref, out)

@@ -209,8 +209,8 @@ static void first_window(emu *m)
     if (m->rank == 0 && m->o->ckpt_every > 0)
         m->next_ckpt = (m->s->now / m->o->ckpt_every + 1) * m->o->ckpt_every;
     m->next_wall = dike_wall_ckpt_next(m->rank, m->o);
-    /* testing: the stop request comes as a signal would, while rank 0 processes the events of
-     * stop_at, in the middle of a window; the flag reaches the others with the next gather */
+    /* testing: the stop request comes as a signal would at stop_at: while rank 0 processes an
+     * event at or past it, or once the next window would start past it (coordinate) */
     if (m->rank == 0 && m->o->stop_at > 0 && m->o->stop_at > m->s->now)
         m->s->signal_at = m->o->stop_at;
 }
@@ -406,7 +406,7 @@ static void coordinate(emu *m, dike_time E)
         ckpt = 1;
         m->next_ckpt = (next / m->o->ckpt_every + 1) * m->o->ckpt_every;
     }
-    if (!dike_coord_done(s) && MPI_Wtime() >= m->next_wall) /* run.checkpoint_wall_s */
+    if (!dike_coord_done(s) && dike_wall_ckpt_due(m->next_wall))
         ckpt = 1;
     int64_t flags = (dike_coord_done(s) ? 0 : F_RUNNING) | (any_remote ? F_REMOTE : 0) |
                     (any_stop ? F_STOP : 0) | (ckpt ? F_CKPT : 0) | (s->stalled ? F_STALL : 0);

@@ -121,7 +121,7 @@ static int checkpoint_due(window_state *ws)
         ws->next_ckpt += ws->o->ckpt_every;
         due = 1;
     }
-    return due || MPI_Wtime() >= ws->next_wall; /* or run.checkpoint_wall_s */
+    return due || dike_wall_ckpt_due(ws->next_wall);
 }
 
 /* Rank 0: run the events before the window's end, then order the buffered actions by owner and

@@ -26,6 +26,12 @@ static inline double dike_wall_ckpt_next(int rank, const dike_window_opts *o)
     return rank == 0 && o->ckpt_wall > 0 ? MPI_Wtime() + o->ckpt_wall : INFINITY;
 }
 
+/** Is the checkpoint of @p next (from dike_wall_ckpt_next) due? Reads no clock when it is off. */
+static inline int dike_wall_ckpt_due(double next)
+{
+    return next != INFINITY && MPI_Wtime() >= next;
+}
+
 /** Run the emulation to the end (or until a stop request, after a checkpoint: DIKE_ESTOPPED).
  *  @p s is the coordinator on rank 0 (NULL elsewhere); @p p is this rank's node block. Fills
  *  @p perf with this rank's counters. Returns the same status on every rank. */
