@@ -127,7 +127,10 @@ def campaign(emu, np, grid, out_dir, rpr, timeout, signal_after=None):
     cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "campaign", grid, "--out-dir", out_dir,
            "--ranks-per-run", str(rpr), "--quiet"]
     t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    # its own session, so that a timeout ends the ranks too, not only mpirun (orphaned ranks
+    # slowed the grids after the first timeout)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV,
+                         start_new_session=True)
     sent = False
     if signal_after is not None:
         try:
@@ -138,7 +141,7 @@ def campaign(emu, np, grid, out_dir, rpr, timeout, signal_after=None):
     try:
         _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
         return None, "", time.time() - t0, sent
     return p.returncode, err.decode(errors="replace"), time.time() - t0, sent

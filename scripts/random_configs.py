@@ -33,6 +33,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -151,12 +152,17 @@ def run(emu, np, args, out, timeout):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "run", "-q"] + args + ["-o", out]
     t0 = time.time()
+    # its own session, so that a timeout ends the ranks too: SIGKILL to mpirun alone leaves them
+    # running, and they slow the configurations after it
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                           timeout=timeout)
+        _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return None, "", time.time() - t0
-    return p.returncode, p.stderr.decode(errors="replace"), time.time() - t0
+    return p.returncode, err.decode(errors="replace"), time.time() - t0
 
 
 def objects(path):
