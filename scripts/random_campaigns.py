@@ -27,7 +27,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import random_configs as rc  # noqa: E402  (the same draws, the same comparison)
 
 SHORT = {"policy": "scheduler.policy", "placement": "scheduler.placement", "seed": "run.seed"}
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+ENV = rc.ENV
 
 
 def base_keys(words):
@@ -124,27 +123,8 @@ def write_ini(path, keys, blocks=None, name=None):
 
 def campaign(emu, np, grid, out_dir, rpr, timeout, signal_after=None):
     """(exit status or None on a timeout, stderr, wall seconds, signalled) of one campaign run."""
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "campaign", grid, "--out-dir", out_dir,
-           "--ranks-per-run", str(rpr), "--quiet"]
-    t0 = time.time()
-    # its own session, so that a timeout ends the ranks too, not only mpirun (orphaned ranks
-    # slowed the grids after the first timeout)
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV,
-                         start_new_session=True)
-    sent = False
-    if signal_after is not None:
-        try:
-            p.wait(timeout=signal_after)
-        except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGUSR1)
-            sent = True
-    try:
-        _, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
-        return None, "", time.time() - t0, sent
-    return p.returncode, err.decode(errors="replace"), time.time() - t0, sent
+    return rc.mpirun(np, [emu, "campaign", grid, "--out-dir", out_dir, "--ranks-per-run", str(rpr),
+                          "--quiet"], timeout, signal_after)
 
 
 def listing(emu, grid):

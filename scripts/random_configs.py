@@ -147,22 +147,39 @@ def draw(seed, traces):
     return a
 
 
-def run(emu, np, args, out, timeout):
-    """(exit status, stderr, wall seconds) of one run; status None on a timeout."""
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe", emu, "run", "-q"] + args + ["-o", out]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def mpirun(np, args, timeout, signal_after=None):
+    """(exit status or None on a timeout, stderr, wall seconds, whether SIGUSR1 was sent) of
+    `mpirun -np NP ARGS...`. With @p signal_after, SIGUSR1 goes to mpirun (which forwards it to
+    the ranks) after that many seconds, unless it has ended. mpirun gets its own session, so that a
+    timeout ends the ranks too: SIGKILL to mpirun alone leaves them running, and they slow the
+    runs after it."""
+    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + args
     t0 = time.time()
-    # its own session, so that a timeout ends the ranks too: SIGKILL to mpirun alone leaves them
-    # running, and they slow the configurations after it
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV,
                          start_new_session=True)
+    sent, err = False, b""
     try:
-        _, err = p.communicate(timeout=timeout)
+        if signal_after is not None:
+            try:
+                _, err = p.communicate(timeout=signal_after)
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGUSR1)
+                sent = True
+        if p.returncode is None:
+            _, err = p.communicate(timeout=max(0.0, timeout - (time.time() - t0)))
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        return None, "", time.time() - t0
-    return p.returncode, err.decode(errors="replace"), time.time() - t0
+        return None, "", time.time() - t0, sent
+    return p.returncode, err.decode(errors="replace"), time.time() - t0, sent
+
+
+def run(emu, np, args, out, timeout):
+    """(exit status, stderr, wall seconds) of one run; status None on a timeout."""
+    return mpirun(np, [emu, "run", "-q"] + args + ["-o", out], timeout)[:3]
 
 
 def objects(path):
@@ -254,17 +271,12 @@ def stop_and_resume(seed, args, emu, ranks, timeout, d, ref):
         return where + ": exit %s, output %s, checkpoint %s" % (
             rc, os.path.exists(out), os.path.exists(ckpt))
     res = os.path.join(d, "resumed.h5")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    try:
-        p = subprocess.run(["mpirun", "-np", str(b), "--oversubscribe", emu, "resume", ckpt, "-q",
-                            "--out", res, "--checkpoint", os.path.join(d, "resumed.ckpt.h5")],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
+    rc, err, _, _ = mpirun(b, [emu, "resume", ckpt, "-q", "--out", res, "--checkpoint",
+                               os.path.join(d, "resumed.ckpt.h5")], timeout)
+    if rc is None:
         return where + ", resume on %d ranks: timeout" % b
-    if p.returncode != 0:
-        return where + ", resume on %d ranks: exit %d: %s" % (
-            b, p.returncode, p.stderr.decode(errors="replace").strip()[:200])
+    if rc != 0:
+        return where + ", resume on %d ranks: exit %d: %s" % (b, rc, err.strip()[:200])
     what = differs(ref, res)
     return where + ", resumed on %d: /%s differs" % (b, what) if what else "ok"
 
