@@ -44,7 +44,7 @@ typedef struct dike_job {
     double rate;               /**< current rate relative to the reference (0 when queued) */
     double held_us;            /**< us with GPUs held, all runs */
     double rate_gpu_us;        /**< sum of rate x GPUs x us, all runs (effective utilisation) */
-    double attained_gpu_s;     /**< attained service in GPU-seconds (LAS) */
+    double attained_gpu_s;     /**< attained service, GPU-s: GPUs x time worked (LAS; not launch or restore) */
     double area_at_submit;     /**< active-jobs integral at submit (for N_avg), job-seconds */
     double navg;               /**< time-average active jobs while in the system (set at finish) */
     uint32_t preemptions;      /**< times preempted */
@@ -274,7 +274,8 @@ uint64_t dike_sched_gpus_up(const dike_sched *s);
 /** A counter that changes whenever a node fails or is repaired (a failure and a repair between
  *  two looks leave dike_sched_gpus_up unchanged, but not this). */
 uint64_t dike_sched_node_epoch(const dike_sched *s);
-/** Attained service of @p j in GPU-seconds, including its current run. */
+/** Attained service of @p j in GPU-seconds, including its current run: GPUs x the time its runs
+ *  worked (from progress_start: the launch latency and a resume's restore are not service). */
 double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j);
 /** Rate @p j has (running) or would get if started now with the configured placement (queued);
  *  0 if it does not fit now. Does not change anything. */

@@ -278,7 +278,7 @@ void dike_coord_release(dike_sched *s, dike_job *j, uint32_t reason)
     j->held_us += held;
     j->last_stop = s->now;
     j->rate_gpu_us += j->rate * g * productive;
-    j->attained_gpu_s += g * held / 1e6;
+    j->attained_gpu_s += g * productive / 1e6; /* the time it worked, not its launch or restore */
     s->tenant_gpu_s[j->spec->tenant] += g * held / 1e6;
     s->busy_gpus -= g;
     s->tenant_gpus[j->spec->tenant] -= g;

@@ -65,8 +65,8 @@ int dike_sched_work_known(const dike_sched *s, const dike_job *j)
 double dike_sched_attained_gpu_s(const dike_sched *s, const dike_job *j)
 {
     double a = j->attained_gpu_s;
-    if (j->state == DIKE_JOB_RUNNING)
-        a += j->spec->num_gpus * dike_time_to_s(s->now - j->run_start);
+    if (j->state == DIKE_JOB_RUNNING && s->now > j->progress_start)
+        a += j->spec->num_gpus * dike_time_to_s(s->now - j->progress_start);
     return a;
 }
 

@@ -88,6 +88,33 @@ static void test_las_promotion(void **st)
     sc_expect(jobs, 2, on, (const sc_want[]){{0, 500, 2}, {100, 1300, 2}});
 }
 
+/* Attained service is the time a run worked: a resume's restore is not service (until 2026-12-05
+ * it was, and a gang whose restore outlasted its first queue was demoted before it did any work;
+ * with promotion that cycled for ever, see docs/policies.md). Threshold 400 GPU-s (50 s of 8
+ * GPUs), rounds of 100 s, restore 60 s, knob 0.5. J0 and J1: 8 GPUs, 300 s, at 0 and 10.
+ *   0    J0 starts (a first start pays no restore) and works.
+ *   100  J0 has 800 GPU-s: queue 1; J1 (queue 0) starts, J0 preempted with 200 s left (ran 100 s).
+ *   200  J1 has 800: queue 1 (200 s left, ran 100 s). J0 waited 100 > 0.5 x 100: promoted to
+ *        queue 0 (its service counts from 800 again); it resumes and works from 260.
+ *   300  J0 worked 40 s: 320 GPU-s since its promotion, still queue 0 (counting the restore it
+ *        would have 800, queue 1, and be preempted again here). J1 waited 100 > 50: promoted to
+ *        queue 0 too, but J0 is older: J0 keeps the node (160 s left).
+ *   400  J0 has 8 x 140 = 1120: queue 1; J1 (queue 0) resumes, works from 460; J0 preempted with
+ *        60 s left (its last run 200-400: 200 s).
+ *   500  J1 320 GPU-s since its promotion: queue 0. J0 waited 100, not more than 0.5 x 200.
+ *   600  J1 1120: queue 1, preempted with 60 s left (ran 400-600). J0 waited 200 > 100: promoted,
+ *        resumes, works 660-720: ends at 720.
+ *   720  J1 takes the free node, works 780-840: ends at 840.
+ * Each job is preempted twice. */
+static void test_las_restore_not_service(void **st)
+{
+    static const sc_job jobs[] = {{0, 300, 8, "a"}, {10, 300, 8, "a"}};
+    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
+                          "scheduler.preemption_cost_s=60", "las.thresholds_gpu_s=400",
+                          "las.promote_knob=0.5", NULL};
+    sc_expect(jobs, 2, sets, (const sc_want[]){{0, 720, 2}, {100, 840, 2}});
+}
+
 /* ---- themis ---- */
 
 /* Tenant a: J0 (8 GPUs, 1000 s) at 0; tenant b: J1 (8 GPUs, 100 s) at 10. Rounds of 100 s.
@@ -975,7 +1002,8 @@ int main(void)
     MPI_Init(NULL, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waterfill_weights), cmocka_unit_test(test_las_queues),
-        cmocka_unit_test(test_las_promotion),     cmocka_unit_test(test_themis),
+        cmocka_unit_test(test_las_promotion),     cmocka_unit_test(test_las_restore_not_service),
+        cmocka_unit_test(test_themis),
         cmocka_unit_test(test_themis_close_rho),  cmocka_unit_test(test_themis_rho_index_same),
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
