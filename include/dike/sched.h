@@ -118,6 +118,11 @@ typedef struct dike_policy {
     dike_policy_job_fn restore_job;   /**< rebuild per-job structures on resume */
     dike_policy_save_fn save;         /**< malloc'd blob of extra state, or NULL */
     dike_policy_load_fn load;         /**< restore the blob; 0 or a negative DIKE_E* code */
+    /** A QUEUED job finished without starting again (the emulating mode: its work ended on its
+     *  nodes before its preemption reached them); it is DONE, and the policy drops it from its
+     *  queue. May be NULL: the engine then rebuilds the policy's state as a resume does (save,
+     *  free, init, restore_job for every active job, load), which costs O(active jobs) or more. */
+    dike_policy_job_fn on_withdraw;
 } dike_policy;
 
 const dike_policy *dike_policy_find(const char *name);

@@ -451,6 +451,54 @@ static void on_finish(dike_sched *s, dike_job *j)
         s->pol->on_finish(s->pol_state, s, j);
 }
 
+/* For a policy without an on_withdraw hook, a queued job that leaves without running: its state
+ * is rebuilt the way a resume rebuilds it (its own state saved, then every active job restored in
+ * submit order, then the saved state loaded), which the checkpoint tests hold to the
+ * uninterrupted schedule (tests/unit/test_withdraw.c holds each built-in hook to it). */
+static void policy_rebuild(dike_sched *s)
+{
+    size_t len = 0;
+    void *blob = s->pol->save ? s->pol->save(s->pol_state, &len) : NULL;
+    s->pol->free(s->pol_state);
+    s->pol_state = NULL;
+    dike_err e = {0};
+    if (s->pol->init(s, &s->pol_state, &e))
+        dike_fatal("policy %s: init failed when rebuilt: %s", s->pol->name, e.msg);
+    for (size_t i = 0; i < s->w->njobs; i++) {
+        dike_job *j = &s->jobs[i];
+        if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
+            s->pol->restore_job(s->pol_state, s, j);
+    }
+    if (s->pol->load && s->pol->load(s->pol_state, blob, len))
+        dike_fatal("policy %s: its own state did not load back when rebuilt", s->pol->name);
+    free(blob);
+}
+
+/* The emulating mode: a preempted run's work ended on its nodes before the preemption reached
+ * them (its completion report is for the run before the preemption's epoch). The job is done at
+ * that completion; it leaves the queue it was put back in. Its run's accounting stopped at the
+ * preemption decision. */
+static void on_finish_stopped(dike_sched *s, dike_job *j)
+{
+    j->remaining = 0;
+    touch_area(s);
+    double jct_s = dike_time_to_s(s->now - j->spec->submit);
+    j->navg = jct_s > 0 ? (s->area - j->area_at_submit) / jct_s : 1.0;
+    j->finish = s->now;
+    j->state = DIKE_JOB_DONE;
+    s->queued--;
+    s->active--;
+    s->finished++;
+    s->stopped_done++;
+    dike_coord_progress(s);
+    dike_est_on_finish(s, j);
+    ent_leave(s, j->spec->tenant, j->spec->num_gpus);
+    if (s->pol->on_withdraw)
+        s->pol->on_withdraw(s->pol_state, s, j);
+    else
+        policy_rebuild(s);
+}
+
 static void handle(dike_sched *s, const dike_event *ev)
 {
     switch (ev->kind) {
@@ -459,6 +507,11 @@ static void handle(dike_sched *s, const dike_event *ev)
         break;
     case DIKE_EV_JOB_FINISH: {
         dike_job *j = &s->jobs[ev->entity];
+        if (s->emulate && j->state == DIKE_JOB_QUEUED && s->stop_pending[j->idx] &&
+            ev->data + 1u == j->epoch) {
+            on_finish_stopped(s, j);
+            break;
+        }
         if (ev->data != j->epoch || j->state != DIKE_JOB_RUNNING) {
             s->stale_events++; /* the run it ended was preempted */
             return;
@@ -481,13 +534,19 @@ static void handle(dike_sched *s, const dike_event *ev)
         break;
     case DIKE_EV_JOB_STOPPED: {
         /* The stop reached the nodes: the job's true work left is known, it may start again. A
-         * run whose work ended between its preemption and the stop reports 0 and resumes for
-         * the last microsecond (docs/models.md#limits). */
+         * run whose work ended between its preemption and the stop finished then (its finish
+         * report came first, on_finish_stopped) or at this instant (docs/models.md#limits). */
         dike_job *j = &s->jobs[ev->entity];
+        if (j->state == DIKE_JOB_DONE) {
+            s->stop_pending[j->idx] = 0; /* its work had ended before the stop: it finished then */
+            break;
+        }
         double w = s->stop_work[j->idx];
         if (w < 1) {
-            w = 1;
-            s->stopped_done++;
+            /* its work ended at the instant the stop arrived (its finish report comes after) */
+            s->stop_pending[j->idx] = 0;
+            on_finish_stopped(s, j);
+            break;
         }
         if (w < j->remaining)
             dike_coord_progress(s); /* the run kept work (a failure's loss is already out of w) */

@@ -1516,6 +1516,14 @@ static int dk_load(void *state, const void *blob, size_t len)
     return 0;
 }
 
+/* A queued job finished (its work ended before its preemption took effect): its length is known
+ * now, as at any finish. */
+static void dk_withdraw(void *state, dike_sched *s, dike_job *j)
+{
+    q_remove(state, j);
+    learn_error(state, s, j);
+}
+
 static void dk_evicted(void *state, dike_sched *s, dike_job *j)
 {
     node_remove(state, j);
@@ -1594,4 +1602,5 @@ const dike_policy dike_policy_dike = {
     .restore_job = dk_restore,
     .save = dk_save,
     .load = dk_load,
+    .on_withdraw = dk_withdraw,
 };

@@ -238,6 +238,18 @@ static void gf_finish(void *state, dike_sched *s, dike_job *j)
         dike_idheap_remove(&st->active, t);
 }
 
+/* A queued job finished (its work ended before its preemption took effect). */
+static void gf_withdraw(void *state, dike_sched *s, dike_job *j)
+{
+    gf_state *st = state;
+    uint32_t t = j->spec->tenant;
+    dike_tenants_leave(&st->ten, j);
+    list_unlink(st, j);
+    dequeue(st, j);
+    if (st->ten.active[t] == 0)
+        dike_idheap_remove(&st->active, t);
+}
+
 static void gf_evicted(void *state, dike_sched *s, dike_job *j)
 {
     /* the engine stopped it (node failure): it is queued again */
@@ -449,4 +461,5 @@ const dike_policy dike_policy_gandiva_fair = {
     .restore_job = gf_restore,
     .save = gf_save,
     .load = gf_load,
+    .on_withdraw = gf_withdraw,
 };

@@ -243,6 +243,15 @@ static void las_finish(void *state, dike_sched *s, dike_job *j)
     dike_jobsets_remove(&((las_state *)state)->jobs, j, 1);
 }
 
+/* A queued job finished (its work ended before its preemption took effect); its due promotion,
+ * if any, is dropped as stale when it falls due (the job is not QUEUED). */
+static void las_withdraw(void *state, dike_sched *s, dike_job *j)
+{
+    las_state *st = state;
+    dike_jobsets_remove(&st->jobs, j, 0);
+    dike_gangtree_remove(&st->queued[st->queue[j->idx]], j->idx);
+}
+
 /* Keep the sets in step with the job's state (the coordinator changed it just before). */
 static void moved(las_state *st, dike_sched *s, dike_job *j, int started)
 {
@@ -386,4 +395,5 @@ const dike_policy dike_policy_las = {
     .restore_job = las_arrival,
     .save = las_save,
     .load = las_load,
+    .on_withdraw = las_withdraw,
 };

@@ -410,6 +410,12 @@ static void srtf_finish(void *state, dike_sched *s, dike_job *j)
     run_remove(st, j);
 }
 
+/* A queued job finished (its work ended before its preemption took effect). */
+static void srtf_withdraw(void *state, dike_sched *s, dike_job *j)
+{
+    dike_tenantq_remove(&((srtf_state *)state)->queued, j);
+}
+
 static void srtf_evicted(void *state, dike_sched *s, dike_job *j)
 {
     srtf_state *st = state;
@@ -790,4 +796,5 @@ const dike_policy dike_policy_srtf = {
     .decide = srtf_decide,
     .free = srtf_free,
     .restore_job = srtf_restore,
+    .on_withdraw = srtf_withdraw,
 };

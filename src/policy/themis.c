@@ -125,6 +125,16 @@ static void themis_finish(void *state, dike_sched *s, dike_job *j)
     dike_rhoindex_remove(&st->index, j);
 }
 
+/* A queued job finished (its work ended before its preemption took effect). */
+static void themis_withdraw(void *state, dike_sched *s, dike_job *j)
+{
+    themis_state *st = state;
+    if (--st->active[j->spec->tenant] == 0)
+        st->tenants_active--;
+    dike_jobsets_remove(&st->jobs, j, 0);
+    dike_rhoindex_remove(&st->index, j);
+}
+
 static void themis_evicted(void *state, dike_sched *s, dike_job *j)
 {
     ((themis_state *)state)->sched = s;
@@ -321,4 +331,5 @@ const dike_policy dike_policy_themis = {
     .restore_job = themis_arrival,
     .save = themis_save,
     .load = themis_load,
+    .on_withdraw = themis_withdraw,
 };

@@ -115,6 +115,25 @@ static void test_las_restore_not_service(void **st)
     sc_expect(jobs, 2, sets, (const sc_want[]){{0, 720, 2}, {100, 840, 2}});
 }
 
+/* The same for the launch latency (scheduler.decision_latency_s = 60, the emulating mode; no
+ * restore, promotion off). Threshold 400 GPU-s, rounds of 100 s. J0 and J1: 8 GPUs, 100 s, at 0
+ * and 10.
+ *   0    J0 decided; it works from 60.
+ *   100  J0 worked 40 s: 320 GPU-s, queue 0, ahead of J1 (queue 0, younger): J0 keeps the node
+ *        (counting the latency it would have 800, queue 1, and be preempted with 60 s left).
+ *   160  J0 ends (60 + 100); J1 decided at once, works from 220.
+ *   200  J1 has not worked yet (0 GPU-s).
+ *   300  J1 640 GPU-s, queue 1, but alone: it ends at 320.
+ * No preemption. (The old count: J0 preempted at 100 and J1 at 200; J0 ends at 320, J1 at 440.) */
+static void test_las_latency_not_service(void **st)
+{
+    static const sc_job jobs[] = {{0, 100, 8, "a"}, {10, 100, 8, "a"}};
+    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
+                          "scheduler.preemption_cost_s=0", "scheduler.decision_latency_s=60",
+                          "las.thresholds_gpu_s=400", "las.promote_knob=0", NULL};
+    sc_expect(jobs, 2, sets, (const sc_want[]){{0, 160, 0}, {160, 320, 0}});
+}
+
 /* ---- themis ---- */
 
 /* Tenant a: J0 (8 GPUs, 1000 s) at 0; tenant b: J1 (8 GPUs, 100 s) at 10. Rounds of 100 s.
@@ -1003,6 +1022,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waterfill_weights), cmocka_unit_test(test_las_queues),
         cmocka_unit_test(test_las_promotion),     cmocka_unit_test(test_las_restore_not_service),
+        cmocka_unit_test(test_las_latency_not_service),
         cmocka_unit_test(test_themis),
         cmocka_unit_test(test_themis_close_rho),  cmocka_unit_test(test_themis_rho_index_same),
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),

@@ -277,7 +277,44 @@ static void test_latency(void **st)
     dike_results_free(&r);
 }
 
-/* The emulating mode keeps no checkpoints: asking for them is refused before the run. */
+/* A job whose work ends between its preemption and the preemption's arrival on its node finishes
+ * then (until 2026-12-05 it was requeued with 1 us of work and ran again, after its turn in the
+ * queue and another launch). las, threshold 400 GPU-s (50 s of 8 GPUs), rounds of 100 s,
+ * decision_latency_s = 60, no restore, no promotion. J0: 8 GPUs, 150 s, at 0; J1: 8 GPUs, 100 s,
+ * at 10.
+ *   0    J0 decided; on the node at 60, works 60-210.
+ *   100  J0 worked 40 s: 320 GPU-s, queue 0, older than J1: it keeps the node.
+ *   200  J0 worked 140 s: 1,120 GPU-s, queue 1; J1 is in queue 0: J0 preempted (the stop reaches
+ *        the node at 260), J1 decided (on the node at 260).
+ *   210  J0's work ends on its node: J0 finishes at 210, its one preemption counted.
+ *   J1 works 260-360. */
+static void test_finish_before_stop(void **st)
+{
+    (void)st;
+    sc_job jobs[] = {{0, 150, 8, "a"}, {10, 100, 8, "a"}};
+    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
+                          "scheduler.preemption_cost_s=0", "scheduler.decision_latency_s=60",
+                          "las.thresholds_gpu_s=400", "las.promote_knob=0", NULL};
+    dike_results r;
+    assert_int_equal(sc_run(jobs, 2, sets, &r), 0);
+    assert_float_equal(r.jobs[0].start_time, 0, EPS);
+    assert_float_equal(r.jobs[0].finish_time, 210, EPS);
+    assert_int_equal(r.jobs[0].preemptions, 1);
+    assert_float_equal(r.jobs[1].start_time, 200, EPS);
+    assert_float_equal(r.jobs[1].finish_time, 360, EPS);
+    assert_int_equal(r.jobs[1].preemptions, 0);
+    dike_results_free(&r);
+    /* J0 of 200 s: its work ends at 260, the instant the stop arrives. It finishes at 260; J1 the
+     * same as above. */
+    jobs[0].duration = 200;
+    assert_int_equal(sc_run(jobs, 2, sets, &r), 0);
+    assert_float_equal(r.jobs[0].finish_time, 260, EPS);
+    assert_int_equal(r.jobs[0].preemptions, 1);
+    assert_float_equal(r.jobs[1].start_time, 200, EPS);
+    assert_float_equal(r.jobs[1].finish_time, 360, EPS);
+    dike_results_free(&r);
+}
+
 /* Periodic checkpoints in the emulating mode are taken between windows and change nothing: the
  * case of test_interference_latency (hand-worked there: B at 62 s, A at 112.333334 s) with a
  * checkpoint every 30 s of simulated time, which falls inside both jobs' runs. */
@@ -317,6 +354,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_network_shared_uplink),
         cmocka_unit_test(test_failure_rollback),
         cmocka_unit_test(test_latency),
+        cmocka_unit_test(test_finish_before_stop),
         cmocka_unit_test(test_checkpoints_change_nothing),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
