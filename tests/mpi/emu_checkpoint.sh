@@ -65,6 +65,25 @@ for episodes in 3600 0; do
     done
 done
 
+# A stop while a finished job's preemption is still on its way to the nodes: test_finish_before_stop
+# (tests/unit/test_nodemodels.c) hand-works J0 preempted at 200 s, its work ending at 210 s and the
+# stop reaching its node at 260 s. Stopped at 205, 230 and 259 s on 1 or 2 ranks and resumed on
+# the other count, the run must give the uninterrupted output (J0 ends at 210 s in it).
+printf '%s\n' 'job_id,tenant,submit_time,num_gpus,duration' '0,a,0,8,150' '1,a,10,8,100' >two.csv
+A=(--trace two.csv --set cluster.nodes=1 -p las --set scheduler.round_s=100 --set scheduler.preemption_cost_s=0
+   --set scheduler.decision_latency_s=60 --set las.thresholds_gpu_s=400 --set las.promote_knob=0 --quiet)
+rm -f ./*.h5
+emu run "${A[@]}" --out full.h5
+for case in "1 2 205" "2 1 230" "2 1 259"; do
+    read -r a b stop <<<"$case"
+    rc=0
+    emu_mpi "$a" run "${A[@]}" --set engine.inject_stop_s="$stop" --out t$stop.h5 2>err || rc=$?
+    [ "$rc" = 4 ] && [ -f t$stop.h5.ckpt.h5 ] || { show_file stderr err; fail "finish before its stop, stop at $stop s: status $rc, expected 4 and a checkpoint"; }
+    emu_mpi "$b" resume t$stop.h5.ckpt.h5 --quiet --out u$stop.h5 --checkpoint u$stop.ckpt.h5 || fail "resume of t$stop failed"
+    same_objects full.h5 u$stop.h5 "finish before its stop: stopped at $stop s on $a ranks, resumed on $b = the uninterrupted run" \
+        /jobs /tenants /timeseries /summary /nodes /job_nodes
+done
+
 # a coordinator that owns no nodes (its block is empty) on either side
 rm -f ./*.h5
 emu run "${W[@]}" -p dike --out full.h5
