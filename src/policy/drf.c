@@ -49,14 +49,6 @@ static void drf_finish(void *state, dike_sched *s, dike_job *j)
     dike_tenants_run(&st->ten, j, 0);
 }
 
-/* A queued job finished (its work ended before its preemption took effect). */
-static void drf_withdraw(void *state, dike_sched *s, dike_job *j)
-{
-    drf_state *st = state;
-    dike_tenants_leave(&st->ten, j);
-    dike_jobq_remove(&st->q[j->spec->tenant], j);
-}
-
 static void drf_evicted(void *state, dike_sched *s, dike_job *j)
 {
     drf_state *st = state;
@@ -123,5 +115,4 @@ const dike_policy dike_policy_drf = {
     .decide = drf_decide,
     .free = drf_free,
     .restore_job = drf_restore,
-    .on_withdraw = drf_withdraw,
 };

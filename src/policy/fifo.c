@@ -38,12 +38,6 @@ static void fifo_restore(void *state, dike_sched *s, dike_job *j)
         fifo_arrival(state, s, j);
 }
 
-/* A queued job finished without starting again (after a node failure's eviction). */
-static void fifo_withdraw(void *state, dike_sched *s, dike_job *j)
-{
-    dike_jobq_remove(&((fifo_state *)state)->q, j);
-}
-
 static void fifo_free(void *state)
 {
     fifo_state *st = state;
@@ -63,5 +57,4 @@ const dike_policy dike_policy_fifo = {
     .decide = fifo_decide,
     .free = fifo_free,
     .restore_job = fifo_restore,
-    .on_withdraw = fifo_withdraw,
 };

@@ -66,12 +66,6 @@ static void sjf_restore(void *state, dike_sched *s, dike_job *j)
         sjf_arrival(state, s, j);
 }
 
-/* A queued job finished without starting again (after a node failure's eviction). */
-static void sjf_withdraw(void *state, dike_sched *s, dike_job *j)
-{
-    dike_tenantq_remove(&((sjf_state *)state)->q, j);
-}
-
 static void sjf_free(void *state)
 {
     sjf_state *st = state;
@@ -90,5 +84,4 @@ const dike_policy dike_policy_sjf = {
     .decide = sjf_decide,
     .free = sjf_free,
     .restore_job = sjf_restore,
-    .on_withdraw = sjf_withdraw,
 };

@@ -1,9 +1,10 @@
 /* A job whose work ends between its preemption and the preemption's arrival on its nodes (the
  * emulating mode, scheduler.decision_latency_s > 0) finishes then, and leaves the queue it was put
- * back in: each built-in policy drops it through its on_withdraw hook; a policy without the hook
- * has its state rebuilt as a resume rebuilds it. The two must give the same schedule: each
- * preemptive policy runs here as itself and as a twin without the hook (registered under
- * "<name>-rebuild"), on a loaded cluster where such finishes happen, under oracle and `none`
+ * back in: each preemptive built-in policy drops it through its on_withdraw hook; a policy without
+ * the hook (fifo, sjf and drf, which never preempt: for them it takes a node failure at the instant
+ * a run's work ends) has its state rebuilt as a resume rebuilds it. The two must give the same
+ * schedule: each preemptive policy runs here as itself and as a twin without the hook (registered
+ * under "<name>-rebuild"), on a loaded cluster where such finishes happen, under oracle and `none`
  * durations; every job's start, finish and preemptions must be equal, and the twin's init must
  * have been called again (once per rebuild), so that the hooks were exercised. The hand-worked
  * case is test_finish_before_stop in test_nodemodels.c. */
