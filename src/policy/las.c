@@ -1,6 +1,7 @@
 /* las: Tiresias discretized two-dimensional least-attained-service (Gu et al., NSDI'19).
  *
- * Attained service is GPU-seconds (GPUs x time held, over all runs). The thresholds of
+ * Attained service is GPU-seconds (GPUs x time worked, over all runs: a run's launch latency and
+ * a resume's restore are not service, dike_sched_attained_gpu_s). The thresholds of
  * las.thresholds_gpu_s split jobs into queues: queue 0 holds jobs below the first threshold, and so
  * on. Lower queues go first; inside a queue, jobs go in submit order (FIFO). At every round
  * boundary the running set is recomputed from that order and jobs that fell out are preempted
