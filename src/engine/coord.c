@@ -432,11 +432,10 @@ static void on_arrival(dike_sched *s, dike_job *j)
     s->pol->on_arrival(s->pol_state, s, j);
 }
 
-static void on_finish(dike_sched *s, dike_job *j)
+/* @p j is done now: its record, the counts, what the estimates and the entitlements learn. */
+static void mark_done(dike_sched *s, dike_job *j)
 {
-    dike_coord_release(s, j, DIKE_STOP_RELEASE);
     j->remaining = 0;
-    j->nslices = 0;
     touch_area(s);
     double jct_s = dike_time_to_s(s->now - j->spec->submit);
     j->navg = jct_s > 0 ? (s->area - j->area_at_submit) / jct_s : 1.0;
@@ -447,6 +446,13 @@ static void on_finish(dike_sched *s, dike_job *j)
     dike_coord_progress(s);
     dike_est_on_finish(s, j);
     ent_leave(s, j->spec->tenant, j->spec->num_gpus);
+}
+
+static void on_finish(dike_sched *s, dike_job *j)
+{
+    dike_coord_release(s, j, DIKE_STOP_RELEASE);
+    j->nslices = 0;
+    mark_done(s, j);
     if (s->pol->on_finish)
         s->pol->on_finish(s->pol_state, s, j);
 }
@@ -480,19 +486,9 @@ static void policy_rebuild(dike_sched *s)
  * preemption decision. */
 static void on_finish_stopped(dike_sched *s, dike_job *j)
 {
-    j->remaining = 0;
-    touch_area(s);
-    double jct_s = dike_time_to_s(s->now - j->spec->submit);
-    j->navg = jct_s > 0 ? (s->area - j->area_at_submit) / jct_s : 1.0;
-    j->finish = s->now;
-    j->state = DIKE_JOB_DONE;
     s->queued--;
-    s->active--;
-    s->finished++;
     s->stopped_done++;
-    dike_coord_progress(s);
-    dike_est_on_finish(s, j);
-    ent_leave(s, j->spec->tenant, j->spec->num_gpus);
+    mark_done(s, j);
     if (s->pol->on_withdraw)
         s->pol->on_withdraw(s->pol_state, s, j);
     else

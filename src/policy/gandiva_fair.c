@@ -227,27 +227,29 @@ static void gf_arrival(void *state, dike_sched *s, dike_job *j)
     track(st, j);
 }
 
-static void gf_finish(void *state, dike_sched *s, dike_job *j)
+/* @p j is done: it ran (a finish) or was queued (withdrawn: its work ended before its preemption
+ * took effect). */
+static void leave(gf_state *st, dike_job *j, int running)
 {
-    gf_state *st = state;
     uint32_t t = j->spec->tenant;
     dike_tenants_leave(&st->ten, j);
     list_unlink(st, j);
-    run_remove(st, j);
+    if (running)
+        run_remove(st, j);
+    else
+        dequeue(st, j);
     if (st->ten.active[t] == 0)
         dike_idheap_remove(&st->active, t);
 }
 
-/* A queued job finished (its work ended before its preemption took effect). */
+static void gf_finish(void *state, dike_sched *s, dike_job *j)
+{
+    leave(state, j, 1);
+}
+
 static void gf_withdraw(void *state, dike_sched *s, dike_job *j)
 {
-    gf_state *st = state;
-    uint32_t t = j->spec->tenant;
-    dike_tenants_leave(&st->ten, j);
-    list_unlink(st, j);
-    dequeue(st, j);
-    if (st->ten.active[t] == 0)
-        dike_idheap_remove(&st->active, t);
+    leave(state, j, 0);
 }
 
 static void gf_evicted(void *state, dike_sched *s, dike_job *j)

@@ -116,23 +116,24 @@ static void themis_arrival(void *state, dike_sched *s, dike_job *j)
         dike_rhoindex_add(&st->index, s, j, st->behind[j->spec->tenant] ? 0 : 1);
 }
 
-static void themis_finish(void *state, dike_sched *s, dike_job *j)
+/* @p j is done: it ran (a finish) or was queued (withdrawn: its work ended before its preemption
+ * took effect). */
+static void leave(themis_state *st, dike_job *j, int running)
 {
-    themis_state *st = state;
     if (--st->active[j->spec->tenant] == 0)
         st->tenants_active--;
-    dike_jobsets_remove(&st->jobs, j, 1);
+    dike_jobsets_remove(&st->jobs, j, running);
     dike_rhoindex_remove(&st->index, j);
 }
 
-/* A queued job finished (its work ended before its preemption took effect). */
+static void themis_finish(void *state, dike_sched *s, dike_job *j)
+{
+    leave(state, j, 1);
+}
+
 static void themis_withdraw(void *state, dike_sched *s, dike_job *j)
 {
-    themis_state *st = state;
-    if (--st->active[j->spec->tenant] == 0)
-        st->tenants_active--;
-    dike_jobsets_remove(&st->jobs, j, 0);
-    dike_rhoindex_remove(&st->index, j);
+    leave(state, j, 0);
 }
 
 static void themis_evicted(void *state, dike_sched *s, dike_job *j)
