@@ -938,7 +938,7 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
                                   "its checksum (config_sha256)", path);
             else if (strcmp(ver, DIKE_VERSION) != 0)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by dike-emu %.32s; this is %s "
-                                  "(a checkpoint resumes only with the build that wrote it)", path, ver,
+                                  "(a checkpoint resumes only with the version that wrote it)", path, ver,
                                   DIKE_VERSION);
         }
         if (!rc) {
