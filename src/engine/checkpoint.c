@@ -344,12 +344,7 @@ static void apply_cap(dike_sched *s, const cap_state *c)
 static int load_policy(dike_bytes *b, dike_sched *s, uint64_t plen, dike_err *e)
 {
     dike_est_rebuild(s);
-    for (size_t i = 0; i < s->w->njobs; i++) {
-        dike_job *j = &s->jobs[i];
-        if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
-            s->pol->restore_job(s->pol_state, s, j);
-    }
-    if (s->pol->load && s->pol->load(s->pol_state, b->p + b->pos, plen))
+    if (dike_coord_policy_restore(s, b->p + b->pos, plen))
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: policy %s state does not match", s->pol->name);
     b->pos += plen;
     return 0;

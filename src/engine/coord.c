@@ -457,10 +457,20 @@ static void on_finish(dike_sched *s, dike_job *j)
         s->pol->on_finish(s->pol_state, s, j);
 }
 
+int dike_coord_policy_restore(dike_sched *s, const void *blob, size_t len)
+{
+    for (size_t i = 0; i < s->w->njobs; i++) {
+        dike_job *j = &s->jobs[i];
+        if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
+            s->pol->restore_job(s->pol_state, s, j);
+    }
+    return s->pol->load && s->pol->load(s->pol_state, blob, len);
+}
+
 /* For a policy without an on_withdraw hook, a queued job that leaves without running: its state
- * is rebuilt the way a resume rebuilds it (its own state saved, then every active job restored in
- * submit order, then the saved state loaded), which the checkpoint tests hold to the
- * uninterrupted schedule (tests/unit/test_withdraw.c holds each built-in hook to it). */
+ * is rebuilt the way a resume rebuilds it (its own state saved, freed, initialised again and
+ * restored), which the checkpoint tests hold to the uninterrupted schedule
+ * (tests/unit/test_withdraw.c holds each built-in hook to it). */
 static void policy_rebuild(dike_sched *s)
 {
     size_t len = 0;
@@ -470,12 +480,7 @@ static void policy_rebuild(dike_sched *s)
     dike_err e = {0};
     if (s->pol->init(s, &s->pol_state, &e))
         dike_fatal("policy %s: init failed when rebuilt: %s", s->pol->name, e.msg);
-    for (size_t i = 0; i < s->w->njobs; i++) {
-        dike_job *j = &s->jobs[i];
-        if (j->state == DIKE_JOB_QUEUED || j->state == DIKE_JOB_RUNNING)
-            s->pol->restore_job(s->pol_state, s, j);
-    }
-    if (s->pol->load && s->pol->load(s->pol_state, blob, len))
+    if (dike_coord_policy_restore(s, blob, len))
         dike_fatal("policy %s: its own state did not load back when rebuilt", s->pol->name);
     free(blob);
 }

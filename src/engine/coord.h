@@ -210,6 +210,10 @@ uint32_t dike_coord_node_set_sig(const dike_slice *sl, uint32_t n);
 /** Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
  *  (DIKE_STOP_*) tells the home what to report in the emulating mode. */
 void dike_coord_release(dike_sched *s, dike_job *j, uint32_t reason);
+/** A freshly initialised policy gets its state back, as on a resume: restore_job for every active
+ *  job in submit order, then its own state (@p blob, @p len bytes, if it has a load). Nonzero if
+ *  load refused the blob. */
+int dike_coord_policy_restore(dike_sched *s, const void *blob, size_t len);
 /** At the end of a run (coord_results.c): the entitlement integrals up to now. */
 void dike_coord_close_entitlements(dike_sched *s);
 
