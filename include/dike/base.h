@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #define DIKE_VERSION "0.1.0"
+/** Room for a list of builds (`git describe` strings, comma-separated): /run's `builds`. */
+#define DIKE_BUILDS_MAX 512
 #define DIKE_SCHEMA_VERSION 1
 
 /** Simulated time: integer microseconds since the first submit of the workload. */

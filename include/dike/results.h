@@ -159,6 +159,8 @@ typedef struct dike_run_meta {
     char trace_path[1024];          /**< "synthetic" for generated workloads */
     char trace_sha256[65];
     double wall_seconds;            /**< whole run, s */
+    char builds[DIKE_BUILDS_MAX];   /**< the builds that ran the emulation, comma-separated, the
+                                         writer's last ("": the writer's build alone) */
 } dike_run_meta;
 
 /** Everything rank 0 writes. */

@@ -25,7 +25,7 @@ static int rank;
 
 enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
        OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006,
-       OPT_PROGRESS = 1007, OPT_CKPT_WALL = 1008 }; /* long-only options */
+       OPT_PROGRESS = 1007, OPT_CKPT_WALL = 1008, OPT_OTHER_BUILD = 1009 }; /* long-only options */
 
 static void usage(FILE *f)
 {
@@ -34,6 +34,7 @@ static void usage(FILE *f)
           "       mpirun -np P dike-emu campaign GRID.ini [options]   (dike-emu campaign --help)\n"
           "       mpirun -np P dike-emu resume CHECKPOINT [--out FILE.h5] [--checkpoint-every S]\n"
           "                                         [--checkpoint-wall S] [--set engine.KEY=V]...\n"
+          "                                         [--allow-other-build]\n"
           "       dike-emu export RUN.h5 [--jobs FILE.csv] [--summary FILE.json]\n"
           "       dike-emu list-policies | config-reference | --help | --version\n"
           "\n"
@@ -67,7 +68,9 @@ static void usage(FILE *f)
           "On SIGTERM or SIGUSR1 (e.g. #SBATCH --signal=USR1@120) a run writes a checkpoint at the next\n"
           "window boundary and stops with status 4; `dike-emu resume CHECKPOINT` continues it, with any\n"
           "number of ranks, and gives the output an uninterrupted run would have given; its --set takes\n"
-          "engine.* keys only (they change how the run is carried out, not its results).\n"
+          "engine.* keys only (they change how the run is carried out, not its results). A checkpoint\n"
+          "written by another build (`git describe`, the output's `build`) is refused unless\n"
+          "--allow-other-build; the output's `builds` attribute then names every build that ran it.\n"
           "\n"
           "export RUN.h5 writes the per-job table as CSV (--jobs, Batsim-like columns) and the summary\n"
           "as JSON (--summary); '-' is standard output. analysis/compare.py compares two runs.\n"
@@ -522,7 +525,7 @@ static int cmd_resume(int argc, char **argv)
         {"checkpoint-wall", required_argument, 0, OPT_CKPT_WALL},
         {"checkpoint", required_argument, 0, OPT_CKPT}, {"help", no_argument, 0, 'h'},
         {"progress", required_argument, 0, OPT_PROGRESS}, {"set", required_argument, 0, 'S'},
-        {0, 0, 0, 0}};
+        {"allow-other-build", no_argument, 0, OPT_OTHER_BUILD}, {0, 0, 0, 0}};
     dike_err e = {0};
     resume_opts o = {0};
     char *sets[64];
@@ -542,6 +545,7 @@ static int cmd_resume(int argc, char **argv)
         case OPT_CKPT_EVERY: o.every = optarg; break;
         case OPT_CKPT_WALL: o.wall = optarg; break;
         case OPT_CKPT: o.ckpt = optarg; break;
+        case OPT_OTHER_BUILD: dike_resume_allow_other_build(1); break;
         case OPT_PROGRESS:
             if (set_progress(optarg))
                 return 2;

@@ -28,7 +28,7 @@
  *    slices those groups cover (an owner's groups are rebuilt from its slots on load)
  * 7: the coordinator's count of failures and of idle preemptions since the last progress, and its
  *    time (a run that cannot finish, docs/reliability.md) */
-#define CKPT_FORMAT 7
+#define CKPT_FORMAT 8
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
 
@@ -641,13 +641,14 @@ static void digest(const void *const *parts, const size_t *lens, int n, char out
         snprintf(out + 2 * k, 3, "%02x", md[k]);
 }
 
-/* Covers every attribute a resume uses: format, configuration, trace checksum, version. */
+/* Covers every attribute a resume uses: format, configuration, trace checksum, version, and the
+ * builds that ran the emulation (format 8). */
 static void config_digest(int32_t fmt, const char *conf, const char *trace_sha, const char *version,
-                          char out[65])
+                          const char *builds, char out[65])
 {
-    const void *parts[] = { &fmt, conf, trace_sha, version };
-    size_t lens[] = { sizeof fmt, strlen(conf), strlen(trace_sha), strlen(version) };
-    digest(parts, lens, 4, out);
+    const void *parts[] = { &fmt, conf, trace_sha, version, builds };
+    size_t lens[] = { sizeof fmt, strlen(conf), strlen(trace_sha), strlen(version), strlen(builds) };
+    digest(parts, lens, 5, out);
 }
 
 /* Covers the state blobs (the emulator's is empty in the predicting mode). */
@@ -742,11 +743,11 @@ static hid_t open_image(const char *img, size_t n)
  * and its image written by us: a full disk or an I/O error is one errno message, and no HDF5 object
  * is left half-closed (HDF5 1.10 crashes at MPI_Finalize after a failed close; see h5out.c). */
 static int write_ckpt_file(const char *path, const char *tmp, const char *conf, const char *trace_sha,
-                           const dike_bytes *cb, const char *nodes, size_t ntotal, const dike_bytes *eb, dike_err *e)
+                           const char *builds, const dike_bytes *cb, const char *nodes, size_t ntotal, const dike_bytes *eb, dike_err *e)
 {
     int32_t fmt = CKPT_FORMAT;
     char csum[65], ssum[65];
-    config_digest(fmt, conf, trace_sha, DIKE_VERSION, csum);
+    config_digest(fmt, conf, trace_sha, DIKE_VERSION, builds, csum);
     state_digest(cb->p, cb->len, nodes, ntotal, eb->p, eb->len, ssum);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
     int bad = fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0;
@@ -761,6 +762,7 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
         bad |= write_str_attr(f, "config", conf) < 0;
         bad |= write_str_attr(f, "trace_sha256", trace_sha) < 0;
         bad |= write_str_attr(f, "version", DIKE_VERSION) < 0;
+        bad |= write_str_attr(f, "builds", builds) < 0;
         bad |= write_str_attr(f, "config_sha256", csum) < 0;
         bad |= write_str_attr(f, "state_sha256", ssum) < 0;
         bad |= write_blob(f, "coordinator", cb->p, cb->len) < 0;
@@ -845,7 +847,8 @@ static void gather_emulator(MPI_Comm comm, dike_nodes *ns, dike_bytes *eb)
 }
 
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
-                          dike_nodes *ns, const char *config_ini, const char *trace_sha256, dike_err *e)
+                          dike_nodes *ns, const char *config_ini, const char *trace_sha256,
+                          const char *builds, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), rc = 0;
     dike_bytes nb = {0}, eb;
@@ -865,8 +868,8 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         void *old_data;
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        rc = write_ckpt_file(path, tmp, config_ini, trace_sha256 ? trace_sha256 : "", &cb, nodes, ntotal,
-                             &eb, e);
+        rc = write_ckpt_file(path, tmp, config_ini, trace_sha256 ? trace_sha256 : "", builds ? builds : "",
+                             &cb, nodes, ntotal, &eb, e);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
         free(cb.p);
     }
@@ -876,10 +879,10 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
 }
 
 int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
-                         dike_nodes *ns, const char *config_ini, const char *trace_sha256, int stop,
-                         int *status, dike_err *e)
+                         dike_nodes *ns, const char *config_ini, const char *trace_sha256,
+                         const char *builds, int stop, int *status, dike_err *e)
 {
-    int rc = dike_checkpoint_write(path, comm, s, p, ns, config_ini, trace_sha256, e);
+    int rc = dike_checkpoint_write(path, comm, s, p, ns, config_ini, trace_sha256, builds, e);
     if (rc && !stop) {
         /* A periodic checkpoint is insurance, not output: losing one costs nothing if the run
          * goes on, so it is a warning (rank 0, one line with errno's text) and the old
@@ -900,7 +903,7 @@ int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const d
     return 1;
 }
 
-int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
+int dike_checkpoint_config(const char *path, char **config_text, char **builds, dike_err *e)
 {
     H5E_auto2_t old_fn;
     void *old_data;
@@ -908,6 +911,7 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int rc = 0;
     *config_text = NULL;
+    *builds = NULL;
     char *img = NULL;
     size_t n = 0;
     hid_t f = H5I_INVALID_HID;
@@ -916,18 +920,23 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
     if (!rc) {
         int32_t fmt = 0;
         hid_t a = H5Aopen(f, "checkpoint_format", H5P_DEFAULT);
-        if (a < 0 || H5Aread(a, H5T_NATIVE_INT32, &fmt) < 0 || fmt != CKPT_FORMAT)
+        if (a < 0 || H5Aread(a, H5T_NATIVE_INT32, &fmt) < 0)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: not a dike-emu checkpoint of format %d", path, CKPT_FORMAT);
+        else if (fmt != CKPT_FORMAT)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: a dike-emu checkpoint of format %d; this build reads "
+                              "format %d (a checkpoint resumes only with the build that wrote it)", path,
+                              (int)fmt, CKPT_FORMAT);
         if (a >= 0)
             H5Aclose(a);
-        char *conf = NULL, *tsha = NULL, *ver = NULL, *sum = NULL;
+        char *conf = NULL, *tsha = NULL, *ver = NULL, *sum = NULL, *bld = NULL;
         if (!rc && (!(conf = read_str_attr(f, "config")) || !(tsha = read_str_attr(f, "trace_sha256")) ||
-                    !(ver = read_str_attr(f, "version")) || !(sum = read_str_attr(f, "config_sha256"))))
+                    !(ver = read_str_attr(f, "version")) || !(bld = read_str_attr(f, "builds")) ||
+                    !(sum = read_str_attr(f, "config_sha256"))))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: an attribute (config, trace_sha256, "
-                              "version, config_sha256) is missing or unreadable", path);
+                              "version, builds, config_sha256) is missing or unreadable", path);
         if (!rc) {
             char want[65];
-            config_digest(fmt, conf, tsha, ver, want);
+            config_digest(fmt, conf, tsha, ver, bld, want);
             if (strcmp(want, sum) != 0)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the configuration does not match "
                                   "its checksum (config_sha256)", path);
@@ -938,11 +947,13 @@ int dike_checkpoint_config(const char *path, char **config_text, dike_err *e)
         }
         if (!rc) {
             *config_text = conf;
-            conf = NULL;
+            *builds = bld;
+            conf = bld = NULL;
         }
         free(conf);
         free(tsha);
         free(ver);
+        free(bld);
         free(sum);
         H5Fclose(f);
     }

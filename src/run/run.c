@@ -7,6 +7,7 @@
 
 #include "dike/cluster.h"
 #include "dike/outpath.h"
+#include "dike/provenance.h"
 #include "dike/workload.h"
 #include "engine/winprof.h"
 #include "engine/checkpoint.h"
@@ -75,7 +76,7 @@ static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const di
 }
 
 static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
-                    const char *out_path, const char *resume, dike_results *out,
+                    const char *out_path, const char *resume, const char *builds, dike_results *out,
                     dike_perf_record *perf_out, dike_err *e);
 
 /* MPI_Init of this process, from the caller (0 if not told); the first run of the process reports
@@ -90,25 +91,80 @@ void dike_run_note_startup(double seconds)
 int dike_run(const dike_config *cfg, MPI_Comm comm, const char *out_path, dike_results *out,
              dike_perf_record *perf_out, dike_err *e)
 {
-    return run_body(cfg, comm, NULL, out_path, NULL, out, perf_out, e);
+    return run_body(cfg, comm, NULL, out_path, NULL, NULL, out, perf_out, e);
 }
 
 int dike_run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
                        const char *out_path, dike_results *out, dike_perf_record *perf_out,
                        dike_err *e)
 {
-    return run_body(cfg, comm, given, out_path, NULL, out, perf_out, e);
+    return run_body(cfg, comm, given, out_path, NULL, NULL, out, perf_out, e);
+}
+
+/* ---- the builds that ran an emulation ----
+ * A checkpoint names the builds (`git describe` at build time, dike_provenance) that ran its
+ * emulation so far, and a resume by another build is refused unless allowed: one output's results
+ * would otherwise come from two builds' rules while its `build` attribute names one. */
+
+static int allow_other_build;
+
+void dike_resume_allow_other_build(int yes)
+{
+    allow_other_build = yes != 0;
+}
+
+/* The last entry of a comma-separated list of builds. */
+static const char *last_build(const char *list)
+{
+    const char *c = strrchr(list, ',');
+    return c ? c + 1 : list;
+}
+
+/* @p earlier (a checkpoint's list; NULL or "" for a fresh run) with this build appended unless it
+ * is already the last, into @p out. A list too long for it keeps its newest entries after "...". */
+static void builds_list(const char *earlier, char *out, size_t n)
+{
+    dike_provenance p;
+    dike_provenance_get(&p);
+    if (!earlier || !*earlier) {
+        snprintf(out, n, "%s", p.build);
+        return;
+    }
+    size_t len = strlen(earlier) + strlen(p.build) + 2;
+    char *full = dike_xmalloc(len);
+    if (strcmp(last_build(earlier), p.build) == 0)
+        snprintf(full, len, "%s", earlier);
+    else
+        snprintf(full, len, "%s,%s", earlier, p.build);
+    const char *keep = full;
+    if (strlen(full) >= n)
+        while (strlen(keep) + 4 >= n && strchr(keep, ','))
+            keep = strchr(keep, ',') + 1;
+    snprintf(out, n, keep == full ? "%s" : "...,%s", keep);
+    free(full);
 }
 
 int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
                 dike_perf_record *perf_out, dike_err *e)
 {
-    char *text = NULL;
+    char *text = NULL, *earlier = NULL, builds[DIKE_BUILDS_MAX] = "";
     int rc;
     memset(out, 0, sizeof *out);
     dike_config_defaults(cfg);
-    rc = dike_checkpoint_config(ckpt, &text, e);
+    rc = dike_checkpoint_config(ckpt, &text, &earlier, e);
+    if (!rc) {
+        dike_provenance p;
+        dike_provenance_get(&p);
+        const char *by = last_build(earlier);
+        if (strcmp(by, p.build) != 0 && !allow_other_build)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by build %.200s; this is build %.200s "
+                              "(continuing it would give one output two builds' rules: resume it with "
+                              "the build that wrote it, run it again, or pass --allow-other-build, and "
+                              "the output's `builds` attribute names both)", ckpt, by, p.build);
+        builds_list(earlier, builds, sizeof builds);
+    }
+    free(earlier);
     if (!rc)
         rc = dike_config_load_text(cfg, text, ckpt, e);
     free(text);
@@ -120,7 +176,7 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     /* every rank read the same file; agree anyway, so nobody runs alone */
     if ((rc = dike_mpi_agree(comm, rc, e)))
         return rc;
-    return run_body(cfg, comm, NULL, cfg->run_out, ckpt, out, perf_out, e);
+    return run_body(cfg, comm, NULL, cfg->run_out, ckpt, builds, out, perf_out, e);
 }
 
 /* One emulation's state on one rank, shared by the steps of run_body. */
@@ -144,6 +200,7 @@ typedef struct run_state {
     char sha[65];                  /* the workload's SHA-256, on every rank */
     double t_start, t_engine, t_output;
     char *config_ini;              /* rank 0: the configuration stored in checkpoints */
+    char builds[DIKE_BUILDS_MAX];  /* the builds that ran this emulation, this one last */
 } run_state;
 
 /* Rank 0: the checks of what the configuration asks for in this mode. */
@@ -245,7 +302,7 @@ static int run_engine(run_state *rs, dike_err *e)
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s), cfg->run_checkpoint_wall_s,
                            dike_time_from_s(cfg->engine_inject_stop_s), rs->ckpt_path, rs->config_ini,
-                           rs->sha};
+                           rs->sha, rs->builds};
     if (rs->emulate)
         return dike_emulate_loop(rs->comm, s, &rs->part, rs->ns, &rs->layout, rs->latency_us, &wo,
                                  &rs->perf, e);
@@ -268,6 +325,7 @@ static void build_results(run_state *rs, dike_results *out)
     snprintf(m->metrics_window, sizeof m->metrics_window, "%s", cfg->metrics_window);
     snprintf(m->trace_path, sizeof m->trace_path, "%s", rs->used->source);
     snprintf(m->trace_sha256, sizeof m->trace_sha256, "%s", rs->used->sha256);
+    snprintf(m->builds, sizeof m->builds, "%s", rs->builds);
 }
 
 /* The HDF5 file (collective), then every rank's counters to rank 0 for the table printed at
@@ -313,7 +371,7 @@ static void run_free(run_state *rs)
 }
 
 static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *given,
-                    const char *out_path, const char *resume, dike_results *out,
+                    const char *out_path, const char *resume, const char *builds, dike_results *out,
                     dike_perf_record *perf_out, dike_err *e)
 {
     run_state *rs = dike_xcalloc(1, sizeof *rs);
@@ -323,6 +381,10 @@ static int run_body(const dike_config *cfg, MPI_Comm comm, const dike_workload *
     rs->nranks = dike_mpi_size(comm);
     rs->out_path = out_path;
     rs->resume = resume;
+    if (builds && *builds)
+        snprintf(rs->builds, sizeof rs->builds, "%s", builds);
+    else
+        builds_list(NULL, rs->builds, sizeof rs->builds);
     rs->used = given ? given : &rs->w;
     rs->emulate = dike_sched_mode_emulating(cfg);
     rs->latency_us = dike_time_from_s(cfg->scheduler_decision_latency_s);

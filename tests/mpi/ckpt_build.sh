@@ -1,0 +1,71 @@
+#!/bin/bash
+# A checkpoint names the builds that ran its emulation (docs/reliability.md "A checkpoint and the
+# build that wrote it"). Checkpoints "from another build" are made by rewriting the `builds`
+# attribute and recomputing the checksums (tests/lib/ckpt_set_builds.py, needs h5py):
+#  1. a run resumed by the build that stopped it: the output's `builds` is its `build`;
+#  2. another build's checkpoint is refused: status 2, one message naming both builds, no output;
+#  3. with --allow-other-build (2 ranks) it resumes to the uninterrupted run's output, and `builds`
+#     names both, oldest first;
+#  4. stopped again and resumed without the flag, the list is carried: the last build is this one;
+#  5. a checkpoint of another format is refused with both format numbers.
+#
+#   ckpt_build.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
+set -eu
+. "$(dirname "$0")/../lib/testlib.sh"
+dike_mpi_args "$@"
+SETB="$(cd "$(dirname "$0")/../lib" && pwd)/ckpt_set_builds.py"
+dike_tmp_init mpi_ckpt_build
+cd "$T"
+PY=/usr/bin/python3
+if ! "$PY" -c 'import h5py' 2>/dev/null; then
+    echo "SKIP: /usr/bin/python3 has no h5py (python3-h5py) to rewrite a checkpoint's builds"
+    exit 77
+fi
+attr() { "$PY" -c 'import sys, h5py; v = h5py.File(sys.argv[1], "r").attrs[sys.argv[2]]; print(v if isinstance(v, str) else v.decode())' "$@"; }
+W=(--set workload.jobs=600 --set cluster.nodes=16 --set cluster.nodes_per_rack=4 --set workload.load=1.3
+   --set workload.tenants=3 -p srtf --quiet)
+O=(/jobs /tenants /timeseries /summary /nodes)
+
+emu run "${W[@]}" --out full.h5
+rc=0
+emu run "${W[@]}" --set engine.inject_stop_s=20000 --out part.h5 --checkpoint mine.ckpt 2>/dev/null || rc=$?
+[ "$rc" = 4 ] && [ -f mine.ckpt ] || fail "no checkpoint (status $rc)"
+me=$(attr full.h5 build)
+[ -n "$me" ] || fail "the output has no build attribute"
+[ "$(attr mine.ckpt builds)" = "$me" ] || fail "the checkpoint's builds '$(attr mine.ckpt builds)', expected '$me'"
+ok "the checkpoint names this build ($me)"
+
+# 1. the same build
+emu resume -q mine.ckpt --out same.h5
+same_objects full.h5 same.h5 "resumed by the same build" "${O[@]}"
+[ "$(attr same.h5 builds)" = "$me" ] && [ "$(attr same.h5 build)" = "$me" ] ||
+    fail "same build: builds '$(attr same.h5 builds)', build '$(attr same.h5 build)'"
+ok "same build: the output's builds is its build"
+
+# 2. another build's checkpoint
+"$PY" "$SETB" mine.ckpt other.ckpt "v0.0.9-old"
+refused -F "another build's checkpoint" "other.ckpt: checkpoint written by build v0.0.9-old; this is build $me" \
+    resume -q other.ckpt --out out.h5
+
+# 3. allowed, on 2 ranks
+emu_mpi 2 resume -q other.ckpt --out allowed.h5 --allow-other-build
+same_objects full.h5 allowed.h5 "another build's checkpoint, allowed (2 ranks)" "${O[@]}"
+[ "$(attr allowed.h5 builds)" = "v0.0.9-old,$me" ] || fail "allowed: builds '$(attr allowed.h5 builds)'"
+[ "$(attr allowed.h5 build)" = "$me" ] || fail "allowed: build '$(attr allowed.h5 build)'"
+ok "allowed: builds 'v0.0.9-old,$me', build '$me'"
+
+# 4. stopped again by this build: the list goes on into the next checkpoint and output
+rc=0
+emu resume -q other.ckpt --allow-other-build --set engine.inject_stop_s=40000 --out again.h5 \
+    --checkpoint again.ckpt 2>/dev/null || rc=$?
+[ "$rc" = 4 ] && [ -f again.ckpt ] || fail "second stop: status $rc"
+[ "$(attr again.ckpt builds)" = "v0.0.9-old,$me" ] || fail "second checkpoint's builds '$(attr again.ckpt builds)'"
+emu resume -q again.ckpt --out again.h5
+same_objects full.h5 again.h5 "two stops, two builds" "${O[@]}"
+[ "$(attr again.h5 builds)" = "v0.0.9-old,$me" ] || fail "after two stops: builds '$(attr again.h5 builds)'"
+ok "the second checkpoint, written by this build, resumes without the flag; builds carried"
+
+# 5. another format
+"$PY" "$SETB" mine.ckpt fmt.ckpt "$me" 7
+refused -F "a checkpoint of format 7" "fmt.ckpt: a dike-emu checkpoint of format 7; this build reads format 8" \
+    resume -q fmt.ckpt --out out.h5
