@@ -12,6 +12,8 @@ typedef struct dike_provenance {
     char host[256];          /**< host name of rank 0 */
     const char *command_line;/**< the process's command line, shell-quoted ("" if never noted) */
     const char *build;       /**< `git describe --always --dirty --tags` at build time, or "unknown" */
+    const char *source_sha256; /**< SHA-256 over the emulator's sources at build time (src/, include/,
+                                    CMakeLists.txt: cmake/build_id.cmake), 64 hex digits */
     const char *compiler;    /**< C compiler id and version ("GNU 12.2.0") */
     char hdf5_version[32];   /**< HDF5 library in use ("1.10.8") */
     char mpi_version[256];   /**< first line of MPI_Get_library_version */

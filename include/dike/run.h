@@ -25,9 +25,10 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
                 dike_perf_record *perf_out, dike_err *e);
 
-/** Let dike_resume continue a checkpoint written by another build (`git describe` at build time;
- *  refused by default, docs/reliability.md). The output's `builds` attribute names every build
- *  that ran the emulation. Process-wide; `dike-emu resume --allow-other-build` sets it. */
+/** Let dike_resume continue a checkpoint written from other emulator sources (its
+ *  `source_sha256`; refused by default, docs/reliability.md). The output's `builds` attribute
+ *  names every build that ran the emulation. Process-wide; `dike-emu resume --allow-other-build`
+ *  sets it. */
 void dike_resume_allow_other_build(int yes);
 
 /** Tell the library how long this process's MPI_Init took (seconds, measured by the caller

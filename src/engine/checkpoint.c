@@ -642,13 +642,14 @@ static void digest(const void *const *parts, const size_t *lens, int n, char out
 }
 
 /* Covers every attribute a resume uses: format, configuration, trace checksum, version, and the
- * builds that ran the emulation (format 8). */
+ * builds that ran the emulation and the writer's source digest (format 8). */
 static void config_digest(int32_t fmt, const char *conf, const char *trace_sha, const char *version,
-                          const char *builds, char out[65])
+                          const dike_ckpt_build *b, char out[65])
 {
-    const void *parts[] = { &fmt, conf, trace_sha, version, builds };
-    size_t lens[] = { sizeof fmt, strlen(conf), strlen(trace_sha), strlen(version), strlen(builds) };
-    digest(parts, lens, 5, out);
+    const void *parts[] = { &fmt, conf, trace_sha, version, b->builds, b->source_sha256 };
+    size_t lens[] = { sizeof fmt, strlen(conf), strlen(trace_sha), strlen(version), strlen(b->builds),
+                      strlen(b->source_sha256) };
+    digest(parts, lens, 6, out);
 }
 
 /* Covers the state blobs (the emulator's is empty in the predicting mode). */
@@ -743,11 +744,11 @@ static hid_t open_image(const char *img, size_t n)
  * and its image written by us: a full disk or an I/O error is one errno message, and no HDF5 object
  * is left half-closed (HDF5 1.10 crashes at MPI_Finalize after a failed close; see h5out.c). */
 static int write_ckpt_file(const char *path, const char *tmp, const char *conf, const char *trace_sha,
-                           const char *builds, const dike_bytes *cb, const char *nodes, size_t ntotal, const dike_bytes *eb, dike_err *e)
+                           const dike_ckpt_build *b, const dike_bytes *cb, const char *nodes, size_t ntotal, const dike_bytes *eb, dike_err *e)
 {
     int32_t fmt = CKPT_FORMAT;
     char csum[65], ssum[65];
-    config_digest(fmt, conf, trace_sha, DIKE_VERSION, builds, csum);
+    config_digest(fmt, conf, trace_sha, DIKE_VERSION, b, csum);
     state_digest(cb->p, cb->len, nodes, ntotal, eb->p, eb->len, ssum);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
     int bad = fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0;
@@ -762,7 +763,8 @@ static int write_ckpt_file(const char *path, const char *tmp, const char *conf, 
         bad |= write_str_attr(f, "config", conf) < 0;
         bad |= write_str_attr(f, "trace_sha256", trace_sha) < 0;
         bad |= write_str_attr(f, "version", DIKE_VERSION) < 0;
-        bad |= write_str_attr(f, "builds", builds) < 0;
+        bad |= write_str_attr(f, "builds", b->builds) < 0;
+        bad |= write_str_attr(f, "source_sha256", b->source_sha256) < 0;
         bad |= write_str_attr(f, "config_sha256", csum) < 0;
         bad |= write_str_attr(f, "state_sha256", ssum) < 0;
         bad |= write_blob(f, "coordinator", cb->p, cb->len) < 0;
@@ -848,7 +850,7 @@ static void gather_emulator(MPI_Comm comm, dike_nodes *ns, dike_bytes *eb)
 
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                           dike_nodes *ns, const char *config_ini, const char *trace_sha256,
-                          const char *builds, dike_err *e)
+                          const dike_ckpt_build *build, dike_err *e)
 {
     int rank = dike_mpi_rank(comm), rc = 0;
     dike_bytes nb = {0}, eb;
@@ -868,8 +870,10 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
         void *old_data;
         H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        rc = write_ckpt_file(path, tmp, config_ini, trace_sha256 ? trace_sha256 : "", builds ? builds : "",
-                             &cb, nodes, ntotal, &eb, e);
+        dike_ckpt_build b = {build && build->builds ? build->builds : "",
+                             build && build->source_sha256 ? build->source_sha256 : ""};
+        rc = write_ckpt_file(path, tmp, config_ini, trace_sha256 ? trace_sha256 : "", &b, &cb, nodes,
+                             ntotal, &eb, e);
         H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
         free(cb.p);
     }
@@ -880,9 +884,9 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
 
 int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                          dike_nodes *ns, const char *config_ini, const char *trace_sha256,
-                         const char *builds, int stop, int *status, dike_err *e)
+                         const dike_ckpt_build *build, int stop, int *status, dike_err *e)
 {
-    int rc = dike_checkpoint_write(path, comm, s, p, ns, config_ini, trace_sha256, builds, e);
+    int rc = dike_checkpoint_write(path, comm, s, p, ns, config_ini, trace_sha256, build, e);
     if (rc && !stop) {
         /* A periodic checkpoint is insurance, not output: losing one costs nothing if the run
          * goes on, so it is a warning (rank 0, one line with errno's text) and the old
@@ -903,7 +907,8 @@ int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const d
     return 1;
 }
 
-int dike_checkpoint_config(const char *path, char **config_text, char **builds, dike_err *e)
+int dike_checkpoint_config(const char *path, char **config_text, char **builds, char **source_sha256,
+                           dike_err *e)
 {
     H5E_auto2_t old_fn;
     void *old_data;
@@ -911,7 +916,7 @@ int dike_checkpoint_config(const char *path, char **config_text, char **builds, 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int rc = 0;
     *config_text = NULL;
-    *builds = NULL;
+    *builds = *source_sha256 = NULL;
     char *img = NULL;
     size_t n = 0;
     hid_t f = H5I_INVALID_HID;
@@ -924,19 +929,20 @@ int dike_checkpoint_config(const char *path, char **config_text, char **builds, 
             rc = dike_err_set(e, DIKE_EINVAL, "%s: not a dike-emu checkpoint of format %d", path, CKPT_FORMAT);
         else if (fmt != CKPT_FORMAT)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: a dike-emu checkpoint of format %d; this build reads "
-                              "format %d (a checkpoint resumes only with the build that wrote it)", path,
+                              "format %d (a checkpoint's layout belongs to the build that wrote it)", path,
                               (int)fmt, CKPT_FORMAT);
         if (a >= 0)
             H5Aclose(a);
-        char *conf = NULL, *tsha = NULL, *ver = NULL, *sum = NULL, *bld = NULL;
+        char *conf = NULL, *tsha = NULL, *ver = NULL, *sum = NULL, *bld = NULL, *src = NULL;
         if (!rc && (!(conf = read_str_attr(f, "config")) || !(tsha = read_str_attr(f, "trace_sha256")) ||
                     !(ver = read_str_attr(f, "version")) || !(bld = read_str_attr(f, "builds")) ||
-                    !(sum = read_str_attr(f, "config_sha256"))))
+                    !(src = read_str_attr(f, "source_sha256")) || !(sum = read_str_attr(f, "config_sha256"))))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: an attribute (config, trace_sha256, "
-                              "version, builds, config_sha256) is missing or unreadable", path);
+                              "version, builds, source_sha256, config_sha256) is missing or unreadable", path);
         if (!rc) {
             char want[65];
-            config_digest(fmt, conf, tsha, ver, bld, want);
+            dike_ckpt_build b = {bld, src};
+            config_digest(fmt, conf, tsha, ver, &b, want);
             if (strcmp(want, sum) != 0)
                 rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: the configuration does not match "
                                   "its checksum (config_sha256)", path);
@@ -948,12 +954,14 @@ int dike_checkpoint_config(const char *path, char **config_text, char **builds, 
         if (!rc) {
             *config_text = conf;
             *builds = bld;
-            conf = bld = NULL;
+            *source_sha256 = src;
+            conf = bld = src = NULL;
         }
         free(conf);
         free(tsha);
         free(ver);
         free(bld);
+        free(src);
         free(sum);
         H5Fclose(f);
     }

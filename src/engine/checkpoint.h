@@ -16,12 +16,19 @@
 #include "engine/nodes.h"
 #include "engine/partition.h"
 
+/** Who ran the emulation, stored in a checkpoint (the run layer fills it from dike_provenance). */
+typedef struct dike_ckpt_build {
+    const char *builds;        /**< the builds that ran it so far (`git describe`), comma-separated,
+                                    this one last */
+    const char *source_sha256; /**< the digest of this build's emulator sources */
+} dike_ckpt_build;
+
 /** Write the checkpoint (collective). @p s is rank 0's coordinator (NULL elsewhere); @p config_ini
- *  the run's configuration as INI text (dike_config_to_ini, rank 0); @p builds the builds that ran
- *  the emulation so far, comma-separated, this one last (run layer: docs/reliability.md). */
+ *  the run's configuration as INI text (dike_config_to_ini, rank 0); @p build who ran the
+ *  emulation (docs/reliability.md, "A checkpoint and the build that wrote it"). */
 int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                           dike_nodes *ns, const char *config_ini, const char *trace_sha256,
-                          const char *builds, dike_err *e);
+                          const dike_ckpt_build *build, dike_err *e);
 
 /** Between windows, in either mode's loop: write the checkpoint the loop asked for, periodic or on a
  *  stop request (@p stop). A periodic one that fails is a warning and the run goes on: returns 0.
@@ -29,12 +36,13 @@ int dike_checkpoint_write(const char *path, MPI_Comm comm, dike_sched *s, const 
  *  stop's checkpoint (collective). */
 int dike_checkpoint_step(const char *path, MPI_Comm comm, dike_sched *s, const dike_part *p,
                          dike_nodes *ns, const char *config_ini, const char *trace_sha256,
-                         const char *builds, int stop, int *status, dike_err *e);
+                         const dike_ckpt_build *build, int stop, int *status, dike_err *e);
 
-/** Read the configuration text stored in a checkpoint, and the builds that ran it (its `builds`
- *  attribute: comma-separated, the writer's last), after checking the file, its format and
- *  version (rank-local; the caller frees both). */
-int dike_checkpoint_config(const char *path, char **config_text, char **builds, dike_err *e);
+/** Read the configuration text stored in a checkpoint, the builds that ran it (its `builds`
+ *  attribute: comma-separated, the writer's last) and the writer's source digest, after checking
+ *  the file, its format and version (rank-local; the caller frees all three). */
+int dike_checkpoint_config(const char *path, char **config_text, char **builds, char **source_sha256,
+                           dike_err *e);
 
 /** Restore the state (collective), after dike_coord_init (rank 0) and dike_part_init (all). */
 int dike_checkpoint_restore(const char *path, MPI_Comm comm, dike_sched *s, dike_part *p,

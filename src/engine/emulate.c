@@ -469,7 +469,7 @@ static int checkpoint_or_stop(emu *m, int *status, dike_err *e)
     const dike_window_opts *o = m->o;
     double t0 = MPI_Wtime();
     int end = dike_checkpoint_step(o->ckpt_path, m->comm, m->s, m->p, m->ns, o->config_ini,
-                                   o->trace_sha256, o->builds, m->stop, status, e);
+                                   o->trace_sha256, &o->build, m->stop, status, e);
     m->t_comm += MPI_Wtime() - t0;
     m->ckpt = 0;
     m->next_wall = dike_wall_ckpt_next(m->rank, o);

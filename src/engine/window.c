@@ -236,7 +236,7 @@ static int checkpoint_or_stop(window_state *ws, const int64_t out[V_N], int *sta
     const dike_window_opts *o = ws->o;
     double tc = MPI_Wtime();
     int end = dike_checkpoint_step(o->ckpt_path, ws->comm, ws->s, ws->p, NULL, o->config_ini,
-                                   o->trace_sha256, o->builds, out[V_STOP] != 0, status, e);
+                                   o->trace_sha256, &o->build, out[V_STOP] != 0, status, e);
     ws->t_comm += MPI_Wtime() - tc;
     ws->next_wall = dike_wall_ckpt_next(ws->rank, o);
     return end;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include "engine/checkpoint.h"
 #include "engine/coord.h"
 #include "engine/partition.h"
 
@@ -17,7 +18,7 @@ typedef struct dike_window_opts {
     const char *ckpt_path;      /**< where checkpoints go */
     const char *config_ini;     /**< the configuration as INI text, stored in checkpoints */
     const char *trace_sha256;   /**< stored in checkpoints, checked on resume */
-    const char *builds;         /**< stored in checkpoints: the builds that ran the emulation */
+    dike_ckpt_build build;      /**< stored in checkpoints: who ran the emulation */
 } dike_window_opts;
 
 /** Rank 0, at the start and after each checkpoint: the MPI_Wtime at which the next

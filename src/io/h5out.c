@@ -1130,6 +1130,7 @@ static int write_root_attrs(const h5ctx *c, hid_t file, const dike_run_meta *m)
         {"created_utc", p.created_utc, sizeof p.created_utc}, {"host", p.host, sizeof p.host},
         {"command_line", p.command_line, SIZE_MAX}, {"build", p.build, SIZE_MAX},
         {"builds", m->builds[0] ? m->builds : p.build, sizeof m->builds},
+        {"source_sha256", p.source_sha256, SIZE_MAX},
         {"compiler", p.compiler, SIZE_MAX}, {"hdf5_version", p.hdf5_version, sizeof p.hdf5_version},
         {"mpi_version", p.mpi_version, sizeof p.mpi_version}, {"campaign", p.campaign, SIZE_MAX},
     };

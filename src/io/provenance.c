@@ -82,6 +82,7 @@ void dike_provenance_get(dike_provenance *p)
         snprintf(p->host, sizeof p->host, "unknown");
     p->command_line = command_line ? command_line : "";
     p->build = DIKE_BUILD_ID;
+    p->source_sha256 = DIKE_SOURCE_SHA256;
     p->compiler = DIKE_COMPILER;
     unsigned maj = 0, min = 0, rel = 0;
     if (H5get_libversion(&maj, &min, &rel) >= 0)

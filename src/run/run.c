@@ -103,8 +103,9 @@ int dike_run_workload(const dike_config *cfg, MPI_Comm comm, const dike_workload
 
 /* ---- the builds that ran an emulation ----
  * A checkpoint names the builds (`git describe` at build time, dike_provenance) that ran its
- * emulation so far, and a resume by another build is refused unless allowed: one output's results
- * would otherwise come from two builds' rules while its `build` attribute names one. */
+ * emulation so far and the digest of its writer's emulator sources. A resume by a build of other
+ * sources is refused unless allowed: one output's results would otherwise come from two versions
+ * of the emulator's rules while its `build` attribute names one. */
 
 static int allow_other_build;
 
@@ -148,23 +149,25 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
                 int (*adjust)(dike_config *cfg, void *ctx, dike_err *e), void *ctx, dike_results *out,
                 dike_perf_record *perf_out, dike_err *e)
 {
-    char *text = NULL, *earlier = NULL, builds[DIKE_BUILDS_MAX] = "";
+    char *text = NULL, *earlier = NULL, *source = NULL, builds[DIKE_BUILDS_MAX] = "";
     int rc;
     memset(out, 0, sizeof *out);
     dike_config_defaults(cfg);
-    rc = dike_checkpoint_config(ckpt, &text, &earlier, e);
+    rc = dike_checkpoint_config(ckpt, &text, &earlier, &source, e);
     if (!rc) {
         dike_provenance p;
         dike_provenance_get(&p);
-        const char *by = last_build(earlier);
-        if (strcmp(by, p.build) != 0 && !allow_other_build)
-            rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by build %.200s; this is build %.200s "
-                              "(continuing it would give one output two builds' rules: resume it with "
-                              "the build that wrote it, run it again, or pass --allow-other-build, and "
-                              "the output's `builds` attribute names both)", ckpt, by, p.build);
+        if (strcmp(source, p.source_sha256) != 0 && !allow_other_build)
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by build %.200s, of other emulator "
+                              "sources (source_sha256 %.12s..., this build %.200s has %.12s...); "
+                              "continuing it would give one output two versions' rules: resume it with "
+                              "the build that wrote it, run it again, or pass --allow-other-build (the "
+                              "output's `builds` attribute then names both)", ckpt, last_build(earlier),
+                              source, p.build, p.source_sha256);
         builds_list(earlier, builds, sizeof builds);
     }
     free(earlier);
+    free(source);
     if (!rc)
         rc = dike_config_load_text(cfg, text, ckpt, e);
     free(text);
@@ -302,7 +305,10 @@ static int run_engine(run_state *rs, dike_err *e)
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s), cfg->run_checkpoint_wall_s,
                            dike_time_from_s(cfg->engine_inject_stop_s), rs->ckpt_path, rs->config_ini,
-                           rs->sha, rs->builds};
+                           rs->sha, {rs->builds, NULL}};
+    dike_provenance p;
+    dike_provenance_get(&p);
+    wo.build.source_sha256 = p.source_sha256;
     if (rs->emulate)
         return dike_emulate_loop(rs->comm, s, &rs->part, rs->ns, &rs->layout, rs->latency_us, &wo,
                                  &rs->perf, e);

@@ -281,7 +281,8 @@ stop_resume)
     other=0
     if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
         c=$(ls out/*.ckpt.h5 | head -1)
-        /usr/bin/python3 "$SRC/tests/lib/ckpt_set_builds.py" "$c" "$c.new" "v0.0.9-old" && mv "$c.new" "$c"
+        /usr/bin/python3 "$SRC/tests/lib/ckpt_set_builds.py" "$c" "$c.new" "v0.0.9-old" \
+            --source 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef && mv "$c.new" "$c"
         other=1
     else
         echo "NOTE: no h5py: both checkpoints stay this build's"
@@ -291,7 +292,7 @@ stop_resume)
     show_file "rerun stderr" rerun.log.err
     [ "$(grep -c 'from its checkpoint' rerun.log)" = $((2 - other)) ] ||
         fail "$((2 - other)) point(s) should continue from their checkpoints"
-    [ "$(grep -c 'checkpoint written by build v0.0.9-old.*; starting over$' rerun.log.err)" = "$other" ] ||
+    [ "$(grep -c 'checkpoint written by build v0.0.9-old, of other emulator sources.*; starting over$' rerun.log.err)" = "$other" ] ||
         fail "the other build's checkpoint: one 'starting over' line expected"
     [ "$(json $m 'sum(1 for p in d["points"] if p["resumed"])'),$(json $m 'd["counts"]["COMPLETED"]')" = "$((2 - other)),6" ] ||
         fail "rerun manifest: $(json $m 'd["counts"]')"

@@ -1,16 +1,14 @@
 #!/usr/bin/python3
-"""Rewrite a dike-emu checkpoint as if other builds had run it: set its `builds` attribute and
-recompute the checksums that cover it (config_sha256, the trailer), as src/engine/checkpoint.c
-computes them. Tests only: a checkpoint "from another build" without building another binary.
+"""Rewrite a dike-emu checkpoint as if another build had written it: set its `builds` attribute
+(and, with --source, its writer's `source_sha256`; with --format, its `checkpoint_format`) and
+recompute the checksums that cover them (config_sha256, the trailer), as src/engine/checkpoint.c
+computes them. For tests: a checkpoint "from another build" without building another binary.
 
-    ckpt_set_builds.py IN OUT BUILDS [FORMAT]
-
-FORMAT (default: the file's) rewrites the checkpoint_format attribute too, for the refusal of
-another format.
+    ckpt_set_builds.py IN OUT BUILDS [--source HEX] [--format N]
 """
+import argparse
 import hashlib
 import struct
-import sys
 
 import h5py
 
@@ -25,32 +23,43 @@ def digest(parts):
     return h.hexdigest()
 
 
+def set_str(attrs, name, value):
+    if name in attrs:
+        del attrs[name]
+    attrs.create(name, value, dtype=h5py.string_dtype())
+
+
 def main():
-    src, dst, builds = sys.argv[1], sys.argv[2], sys.argv[3]
-    new_fmt = int(sys.argv[4]) if len(sys.argv) > 4 else None
-    data = open(src, 'rb').read()
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('src')
+    ap.add_argument('dst')
+    ap.add_argument('builds')
+    ap.add_argument('--source', help="the writer's source digest (default: keep the file's)")
+    ap.add_argument('--format', type=int, help='checkpoint_format (default: keep the file\'s)')
+    a = ap.parse_args()
+    data = open(a.src, 'rb').read()
     tail = data.rfind(TRAILER)
     if tail < 0:
-        sys.exit('%s: no checkpoint trailer' % src)
-    open(dst, 'wb').write(data[:tail])
-    with h5py.File(dst, 'r+') as f:
-        a = f.attrs
-        fmt = int(a['checkpoint_format'])
+        ap.error('%s: no checkpoint trailer' % a.src)
+    open(a.dst, 'wb').write(data[:tail])
+    with h5py.File(a.dst, 'r+') as f:
+        at = f.attrs
+        fmt = int(at['checkpoint_format'])
         if fmt != 8:
-            sys.exit('%s: checkpoint format %d; this script knows format 8' % (src, fmt))
-        text = lambda k: a[k].encode() if isinstance(a[k], str) else bytes(a[k])
-        if new_fmt is not None:
-            a.modify('checkpoint_format', struct.unpack('<i', struct.pack('<i', new_fmt))[0])
-            fmt = new_fmt
-        if 'builds' in a:
-            del a['builds']
-        a.create('builds', builds, dtype=h5py.string_dtype())
-        a.modify('config_sha256', digest([struct.pack('<i', fmt), text('config'), text('trace_sha256'),
-                                          text('version'), builds.encode()]))
-    img = open(dst, 'rb').read()
+            ap.error('%s: checkpoint format %d; this script knows format 8' % (a.src, fmt))
+        text = lambda k: at[k].encode() if isinstance(at[k], str) else bytes(at[k])
+        if a.format is not None:
+            at.modify('checkpoint_format', a.format)
+            fmt = a.format
+        set_str(at, 'builds', a.builds)
+        if a.source is not None:
+            set_str(at, 'source_sha256', a.source)
+        at.modify('config_sha256', digest([struct.pack('<i', fmt), text('config'), text('trace_sha256'),
+                                           text('version'), text('builds'), text('source_sha256')]))
+    img = open(a.dst, 'rb').read()
     trailer = '\ndike-emu checkpoint image sha256=%s bytes=%020d\n' % (
         hashlib.sha256(struct.pack('<Q', len(img)) + img).hexdigest(), len(img))
-    open(dst, 'ab').write(trailer.encode())
+    open(a.dst, 'ab').write(trailer.encode())
 
 
 if __name__ == '__main__':
