@@ -4,7 +4,8 @@
     /usr/bin/python3 analysis/compare.py A.h5 B.h5 [--top N] [--jobs-csv FILE] [--json FILE]
 
 Prints (every delta is B - A, in seconds unless said otherwise; negative JCT = B is better):
-  - the runs (policy, placement, seed, trace) and whether their workloads are the same;
+  - the runs (policy, placement, seed, trace), whether their workloads are the same, and whether
+    the same emulator code computed them (the outputs' source_sha256 and builds);
   - the /summary metrics of both and their difference;
   - per tenant (matched by name): jobs finished, mean JCT, mean rho, GPU share in A and B and the
     deltas;
@@ -44,6 +45,30 @@ def label(run):
     if pol == "dike":
         pol += " w=%s" % run.get("dike", "fairness_weight", "?")
     return "%s (placement %s, seed %d)" % (pol, run.attrs["placement"], run.seed)
+
+
+def attr_text(run, key):
+    """A string root attribute, or None where the file has none (outputs before it existed)."""
+    v = run.attrs.get(key)
+    if v is None:
+        return None
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def code_notes(a, b):
+    """Notes on the emulator code behind the runs: other sources (source_sha256) in B than in A, or
+    a run continued across builds (its builds attribute lists several)."""
+    notes = []
+    sa, sb = attr_text(a, "source_sha256"), attr_text(b, "source_sha256")
+    if sa and sb and sa != sb:
+        notes.append("the runs were computed by different emulator sources (A: build %s, source %s...; "
+                     "B: build %s, source %s...): their differences include the code's"
+                     % (attr_text(a, "build"), sa[:12], attr_text(b, "build"), sb[:12]))
+    for name, run in (("A", a), ("B", b)):
+        builds = attr_text(run, "builds") or ""
+        if "," in builds:
+            notes.append("run %s was continued across builds (%s)" % (name, builds))
+    return notes
 
 
 def same_workload(a, b):
@@ -140,14 +165,17 @@ def main(argv=None):
         print("compare: %s and %s share no job id: not runs of one workload" % (o.a, o.b), file=sys.stderr)
         return 1
     diffs = same_workload(a, b)
+    code = code_notes(a, b)
     out = {"a": {"file": o.a, "run": label(a)}, "b": {"file": o.b, "run": label(b)},
-           "workload_differs": diffs, "summary": {}, "tenants": tenants}
+           "workload_differs": diffs, "code_notes": code, "summary": {}, "tenants": tenants}
 
     print("A: %s: %s" % (o.a, label(a)))
     print("B: %s: %s" % (o.b, label(b)))
     if diffs:
         print("note: the workloads differ (%s): job-by-job deltas compare different jobs' fates"
               % ", ".join(diffs))
+    for n in code:
+        print("note: %s" % n)
     print("\n%-18s %16s %16s %16s" % ("metric", "A", "B", "B - A"))
     for m in SUMMARY:
         va, vb = a.summary.get(m), b.summary.get(m)

@@ -18,7 +18,8 @@
 #   dry_run      --dry-run prints the plan, creates nothing; bad trace / unwritable folder exit 2
 #   export       per-job CSV values worked out by hand on a 4-job trace (fifo, one 4-GPU node),
 #                RFC 4180 quoting of hostile tenant names, JSON aggregates, errors
-#   compare      analysis/compare.py fifo vs sjf on the same 4 jobs: deltas worked out by hand
+#   compare      analysis/compare.py fifo vs sjf on the same 4 jobs: deltas worked out by hand;
+#                notes on another workload, other emulator sources, a run across builds
 #   schema_doc   docs/output-schema.md against a real file with node failures, both ways, units
 set -eu
 case_="$1"
@@ -334,6 +335,23 @@ PY
     $PY "$SRC/analysis/compare.py" f.h5 o.h5 >"$T/o.out" || fail "compare.py f.h5 o.h5"
     grep -q "note: the workloads differ (cluster.nodes)" "$T/o.out" || { cat "$T/o.out"; fail "no note on the differing workload"; }
     ok "differing workload noted (cluster.nodes)"
+    ! grep -q "emulator sources\|across builds" "$T/o.out" || fail "a code note for runs of one binary"
+    # Runs of other emulator sources, and one continued across builds, are named in notes.
+    cp "$T/s.h5" "$T/s2.h5"
+    $PY - "$T/s2.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    for k, v in (("build", "v0.0.9-old"), ("source_sha256", "ab" * 32), ("builds", "v0.0.8,v0.0.9-old")):
+        del f.attrs[k]
+        f.attrs.create(k, v, dtype=h5py.string_dtype())
+PY
+    $PY "$SRC/analysis/compare.py" f.h5 s2.h5 --json c2.json >"$T/s2.out" || fail "compare.py f.h5 s2.h5"
+    grep -q "^note: the runs were computed by different emulator sources (A: build .*, source .*; B: build v0.0.9-old, source abababababab...)" "$T/s2.out" &&
+        grep -q "^note: run B was continued across builds (v0.0.8,v0.0.9-old)" "$T/s2.out" ||
+        { cat "$T/s2.out"; fail "no notes on the emulator code"; }
+    [ "$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["code_notes"]))' c2.json)" = 2 ] ||
+        fail "code_notes in the JSON"
+    ok "other emulator sources and a run continued across builds noted (text and JSON)"
     rc=0
     $PY "$SRC/analysis/compare.py" f.h5 t.csv >/dev/null 2>"$T/bad.err" || rc=$?
     [ "$rc" -eq 1 ] && grep -q "t.csv" "$T/bad.err" || fail "compare.py on a CSV: exit $rc"
