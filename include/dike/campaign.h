@@ -132,6 +132,8 @@ typedef struct dike_campaign_stats {
     size_t ran_failed;    /**< ... that failed */
     size_t ran_timeout;   /**< ... that a stop request interrupted (TIMEOUT) */
     bool stopped;         /**< a stop request (SIGTERM/SIGUSR1) ended it before every point ran */
+    size_t sources;       /**< distinct emulator sources (source_sha256) of the COMPLETED points'
+                               outputs, where known: more than 1 mixes versions of the code */
     double wall_seconds;  /**< whole invocation, s */
 } dike_campaign_stats;
 
@@ -153,7 +155,8 @@ int dike_campaign_status(const dike_grid *g, FILE *out, bool json, dike_campaign
 
 /** An output is complete when it opens as HDF5 and holds the root attribute schema_version equal
  *  to DIKE_SCHEMA_VERSION (written last, before the atomic rename) and the /jobs and /summary
- *  objects. @p wall and @p ranks (may be NULL) receive its wall_seconds and ranks attributes. */
-bool dike_campaign_output_complete(const char *path, double *wall, int *ranks);
+ *  objects. @p wall and @p ranks (may be NULL) receive its wall_seconds and ranks attributes,
+ *  @p source (may be NULL) its source_sha256 ("" in an output written before it existed). */
+bool dike_campaign_output_complete(const char *path, double *wall, int *ranks, char source[65]);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct dike_point_result {
     char ended_at[32];    /**< UTC, ISO 8601 ("" = not ended or unknown) */
     dike_slurm slurm;    /**< the Slurm job that ran it */
     char error[1024];     /**< why it failed or stopped, "" if not */
+    char source[65];      /**< COMPLETED: its output's source_sha256 ("" = unknown) */
 } dike_point_result;
 
 /** How this invocation ran, for the manifest's "invocation" object. */

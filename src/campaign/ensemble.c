@@ -187,6 +187,11 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
     double wall = MPI_Wtime() - t0;
     if (grank == 0) {
         r->status = rc == DIKE_ESTOPPED ? DIKE_POINT_TIMEOUT : rc ? DIKE_POINT_FAILED : DIKE_POINT_COMPLETED;
+        if (!rc) { /* its output is this binary's: a checkpoint of other sources is not continued */
+            dike_provenance p;
+            dike_provenance_get(&p);
+            snprintf(r->source, sizeof r->source, "%s", p.source_sha256);
+        }
         r->resumed = resumed;
         r->wall_seconds = wall;
         dike_utc_now(r->ended_at, sizeof r->ended_at);
@@ -261,7 +266,7 @@ static int plan_points(ensemble *en, dike_campaign_stats *st, dike_err *e)
         int ranks = 0;
         dike_grid_point_output(g, i, out, sizeof out);
         st->asked++;
-        if (dike_campaign_output_complete(out, &wall, &ranks)) {
+        if (dike_campaign_output_complete(out, &wall, &ranks, NULL)) {
             r->status = -1; /* COMPLETED: the manifest reads who ran it from its record */
             r->skipped = 1;
             en->nskip++;
@@ -398,6 +403,10 @@ static void print_end(const ensemble *en, const dike_campaign_stats *st, double 
                st->state[DIKE_POINT_FAILED], st->state[DIKE_POINT_TIMEOUT], st->state[DIKE_POINT_RUNNING],
                st->state[DIKE_POINT_PENDING], wall, g->out_dir, sep);
     }
+    if (st->sources > 1)
+        printf("campaign %s: note: its complete outputs come from %zu versions of the emulator's sources "
+               "(the manifest's sources); rerun into a fresh out_dir for results of one version\n",
+               g->name, st->sources);
     fflush(stdout);
 }
 

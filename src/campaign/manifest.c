@@ -14,6 +14,7 @@
 /* realpath(3), kill(2) */
 #define _XOPEN_SOURCE 700
 #include "campaign/campaign_internal.h"
+#include "io/h5in.h"
 #include "io/json.h"
 
 #include <cjson/cJSON.h>
@@ -33,8 +34,10 @@
 
 /* ---- outputs ---- */
 
-bool dike_campaign_output_complete(const char *path, double *wall, int *ranks)
+bool dike_campaign_output_complete(const char *path, double *wall, int *ranks, char source[65])
 {
+    if (source)
+        source[0] = '\0';
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
         return false;
@@ -72,6 +75,12 @@ bool dike_campaign_output_complete(const char *path, double *wall, int *ranks)
             *ranks = 0;
         if (a >= 0)
             H5Aclose(a);
+    }
+    if (ok && source && H5Aexists(file, "source_sha256") > 0) {
+        char *v = NULL;
+        if (dike_h5in_str_attr(file, path, "source_sha256", &v, NULL) == 0 && strlen(v) == 64)
+            memcpy(source, v, 65);
+        free(v);
     }
     if (file >= 0)
         H5Fclose(file);
@@ -370,7 +379,8 @@ static void scan_point(const dike_grid *g, size_t i, dike_point_result *r)
     r->group = -1;
     r->wall_seconds = -1;
     bool have = record_read(g, i, r);
-    if (dike_campaign_output_complete(out, &wall, &ranks)) {
+    char source[65];
+    if (dike_campaign_output_complete(out, &wall, &ranks, source)) {
         if (!have || r->status != DIKE_POINT_COMPLETED) {
             /* an output from before run records, or a stale record: the file is the truth */
             memset(r, 0, sizeof *r);
@@ -381,6 +391,7 @@ static void scan_point(const dike_grid *g, size_t i, dike_point_result *r)
         r->error[0] = '\0';
         r->wall_seconds = wall;
         r->ranks = ranks;
+        memcpy(r->source, source, sizeof r->source);
         return;
     }
     if (!have || r->status == DIKE_POINT_COMPLETED) { /* never run, or its output was deleted */
@@ -476,7 +487,34 @@ static cJSON *point_json(const dike_grid *g, size_t i, const dike_point_result *
     cJSON_AddItemToObject(o, "started_at", jstr_or_null(r->started_at));
     cJSON_AddItemToObject(o, "ended_at", jstr_or_null(r->ended_at));
     cJSON_AddItemToObject(o, "slurm", slurm_json(&r->slurm));
+    cJSON_AddItemToObject(o, "source_sha256",
+                          jstr_or_null(r->status == DIKE_POINT_COMPLETED ? r->source : NULL));
     return o;
+}
+
+/* The emulator sources (source_sha256) of the COMPLETED points' outputs, where known: how many
+ * distinct ones, and (when @p counts is not NULL) each with its number of points, added to it. */
+static size_t count_sources(const dike_grid *g, const dike_point_result *known, cJSON *counts)
+{
+    size_t n = 0;
+    const char **seen = dike_xcalloc(g->npoints + 1, sizeof *seen);
+    size_t *cnt = dike_xcalloc(g->npoints + 1, sizeof *cnt);
+    for (size_t i = 0; i < g->npoints; i++) {
+        const char *s = known[i].source;
+        if (known[i].status != DIKE_POINT_COMPLETED || !s[0])
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], s) != 0)
+            k++;
+        if (k == n)
+            seen[n++] = s;
+        cnt[k]++;
+    }
+    for (size_t k = 0; counts && k < n; k++)
+        cJSON_AddNumberToObject(counts, seen[k], (double)cnt[k]);
+    free(seen);
+    free(cnt);
+    return n;
 }
 
 /* The manifest document. @p old (may be NULL): the manifest on disk, whose invocations are kept;
@@ -515,6 +553,9 @@ static cJSON *manifest_json(const dike_grid *g, const dike_point_result *known, 
     cJSON_AddNumberToObject(counts, "points", (double)st->points);
     for (int k = 0; k < DIKE_POINT_NSTATES; k++)
         cJSON_AddNumberToObject(counts, dike_point_status_name((dike_point_status)k), (double)st->state[k]);
+    /* which versions of the emulator's code computed the complete outputs (one, unless the
+     * sources changed while the campaign ran: docs/campaigns.md) */
+    count_sources(g, known, cJSON_AddObjectToObject(d, "sources"));
     cJSON *pts = cJSON_AddArrayToObject(d, "points");
     for (size_t i = 0; i < g->npoints; i++)
         cJSON_AddItemToArray(pts, point_json(g, i, &known[i]));
@@ -561,6 +602,7 @@ int dike_manifest_write(const dike_grid *g, dike_point_result *known, const dike
         }
     }
     st->wall_seconds = inv ? inv->wall_seconds : -1;
+    st->sources = count_sources(g, known, NULL);
     int rc = 0;
     /* 256 MiB: a manifest takes about 800 bytes per point (trace-comparison.ini: 573 kB for 720
      * points), 80 MB for the largest grid (100,000 points). A larger or unreadable one only costs
@@ -596,6 +638,9 @@ int dike_manifest_write(const dike_grid *g, dike_point_result *known, const dike
                     mode[0] == 'e' ? "n" : "", mode, pts[0] ? " of points " : "", pts,
                     sl.job_id[0] ? ", Slurm job " : "", sl.job_id[0] ? job : "");
         }
+        if (st->sources > 1)
+            fprintf(table, "# note: the complete outputs come from %zu versions of the emulator's "
+                    "sources (campaign.json: sources, and each point's source_sha256)\n", st->sources);
         fprintf(table, "# index\tstatus\tslurm_job\toutput\terror\n");
         for (size_t i = 0; i < g->npoints; i++) {
             dike_grid_point_output(g, i, out, sizeof out);

@@ -18,6 +18,7 @@
 
 #include "campaign/campaign_internal.h"
 #include "dike/campaign.h"
+#include "dike/provenance.h"
 #include "dike/run.h"
 
 static char tmpdir[64];
@@ -335,7 +336,7 @@ static void test_output_complete(void **state)
     char path[256], bad[256], cmd[700];
     snprintf(path, sizeof path, "%s/run.h5", tmpdir);
     snprintf(bad, sizeof bad, "%s/bad.h5", tmpdir);
-    assert_false(dike_campaign_output_complete(path, NULL, NULL));
+    assert_false(dike_campaign_output_complete(path, NULL, NULL, NULL));
 
     dike_config c;
     dike_results r;
@@ -348,20 +349,25 @@ static void test_output_complete(void **state)
     dike_results_free(&r);
     double wall = -1;
     int ranks = 0;
-    assert_true(dike_campaign_output_complete(path, &wall, &ranks));
+    char source[65] = "x";
+    assert_true(dike_campaign_output_complete(path, &wall, &ranks, source));
     assert_true(wall >= 0);
     assert_int_equal(ranks, 1);
+    dike_provenance p;
+    dike_provenance_get(&p);
+    assert_int_equal(strlen(p.source_sha256), 64);
+    assert_string_equal(source, p.source_sha256); /* the output's source_sha256: this library's */
 
     FILE *f = fopen(bad, "w");
     fputs("not an HDF5 file\n", f);
     fclose(f);
-    assert_false(dike_campaign_output_complete(bad, NULL, NULL));
+    assert_false(dike_campaign_output_complete(bad, NULL, NULL, NULL));
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
     snprintf(cmd, sizeof cmd, "head -c %lld '%s' > '%s'", (long long)sb.st_size / 2, path, bad);
     assert_int_equal(system(cmd), 0);
-    assert_false(dike_campaign_output_complete(bad, NULL, NULL));
-    assert_false(dike_campaign_output_complete(tmpdir, NULL, NULL)); /* a folder */
+    assert_false(dike_campaign_output_complete(bad, NULL, NULL, NULL));
+    assert_false(dike_campaign_output_complete(tmpdir, NULL, NULL, NULL)); /* a folder */
 }
 
 /* Point states from run records, as `--status` derives them: a RUNNING record of a live process
