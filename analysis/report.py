@@ -1198,6 +1198,39 @@ def apply_window(runs, mode):
     return wins
 
 
+def attr_text(run, key):
+    v = run.attrs.get(key)
+    if v is None:
+        return ""
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def code_versions(runs):
+    """The emulator sources behind the runs: [(source_sha256, runs, builds)] for the runs whose
+    output records one, most runs first. More than one entry: the results mix versions of the
+    emulator's code (docs/reliability.md, "A checkpoint and the build that wrote it")."""
+    by = {}
+    for r in runs:
+        src = attr_text(r, "source_sha256")
+        if src:
+            n, builds = by.get(src, (0, set()))
+            builds.add(attr_text(r, "build") or "?")
+            by[src] = (n + 1, builds)
+    return sorted(((s, n, sorted(b)) for s, (n, b) in by.items()), key=lambda x: (-x[1], x[0]))
+
+
+def code_lines(versions):
+    """The report's paragraph on mixed emulator sources (none for one version)."""
+    if len(versions) < 2:
+        return []
+    parts = ["%s... (%d run%s; build%s %s)" % (s[:12], n, "" if n == 1 else "s", "" if len(b) == 1 else "s",
+                                              ", ".join(b)) for s, n, b in versions]
+    return ["**Emulator code.** These runs were computed by %d versions of the emulator's sources "
+            "(the outputs' `source_sha256`): %s. Differences between rows may come from the code as well as "
+            "from the policies; rerun the campaign with one build for results of one version." %
+            (len(versions), "; ".join(parts)), ""]
+
+
 def build(args):
     runs, skipped = dikeio.load_results(args.inputs, strict=args.strict)
     for path, why in skipped:
@@ -1228,6 +1261,10 @@ def build(args):
         for p in g.points:
             for w in p.warnings:
                 print("report: warning: %s" % w, file=sys.stderr)
+    versions = code_versions(runs)
+    if len(versions) > 1:
+        print("report: warning: the runs were computed by %d versions of the emulator's sources (%s)" %
+              (len(versions), ", ".join("%s...: %d" % (v[0][:12], v[1]) for v in versions)), file=sys.stderr)
     pal = figures.Palette([r.policy for r in runs])
     figures.setup_matplotlib()
 
@@ -1289,6 +1326,7 @@ def build(args):
                "for every mode or weighting (fifo and las use neither). Figures show one setting, the headline: "
                "oracle knowledge and the `%s` weighting (where a group has it); the other settings are in the "
                "tables and the checks." % args.headline_weights, ""]
+    md += code_lines(versions)
     md += checks_summary(groups, dom, mono)
     md += knob_share_lines(groups)
     if table_dir and (any(dom.values()) or any(mono.values())):

@@ -244,6 +244,28 @@ if command -v pdflatex >/dev/null; then
     ok "pdflatex compiles every LaTeX table, none wider than a two-column page"
 fi
 
+# --- runs of two versions of the emulator's sources (as after a change of the code mid-campaign):
+# one warning line and a paragraph naming both; none for runs of one version.
+mkdir -p mixed
+cp "$SJF" mixed/a.h5
+cp "$SJF" mixed/b.h5
+/usr/bin/python3 - mixed/b.h5 <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    for k, v in (("source_sha256", "ab" * 32), ("build", "v0.0.9-old")):
+        del f.attrs[k]
+        f.attrs.create(k, v, dtype=h5py.string_dtype())
+PY
+report mixed.log mixed -o mixed-report --no-figures
+[ "$rc" -eq 0 ] || { show_file log mixed.log; fail "report.py mixed/: exit $rc"; }
+[ "$(grep -c "warning: the runs were computed by 2 versions of the emulator's sources (.*: 1, .*: 1)" mixed.log)" = 1 ] ||
+    { show_file log mixed.log; fail "report.py: no warning on two versions of the sources"; }
+grep -q "^\*\*Emulator code.\*\* These runs were computed by 2 versions of the emulator's sources .*abababababab... (1 run; build v0.0.9-old)" mixed-report/report.md ||
+    fail "report.md: no paragraph on the two versions"
+! grep -q "Emulator code\|versions of the emulator" report.log report/report.md ||
+    fail "a note on emulator versions for runs of one version"
+ok "two versions of the emulator's sources: one warning, a paragraph naming both; none for one version"
+
 # --- a folder without manifest: a crashed run's .tmp leftover is not a run; a truncated .h5 is
 # skipped with a warning (and listed in the report), or stops the report with --strict.
 head -c 4096 "$SJF" >loose/crashed.h5.tmp-12345
