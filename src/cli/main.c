@@ -227,11 +227,24 @@ static int set_cluster(dike_config *cfg, const char *spec, dike_err *e)
  * are not replayed: a re-run must never replace the file it came from, so it needs its own --out. */
 static int load_config_from_output(dike_config *cfg, const char *path, dike_err *e)
 {
-    char *text = NULL;
+    char *text = NULL, *src = NULL, *build = NULL;
     int rc = dike_output_config(path, &text, e);
     if (!rc)
         rc = dike_config_load_text(cfg, text, path, e);
     free(text);
+    /* Same configuration and seed give the same /jobs with the same emulator code: say so when
+     * this binary's code is not the one that computed the file (docs/config.md). */
+    dike_err se = {0};
+    if (!rc && rank == 0 && dike_output_source(path, &src, &build, &se) == 0) {
+        dike_provenance p;
+        dike_provenance_get(&p);
+        if (src[0] && strcmp(src, p.source_sha256) != 0)
+            fprintf(stderr, "dike-emu: warning: --config-from %s: computed by build %s of other emulator "
+                    "sources (source_sha256 %.12s..., this build %s has %.12s...): the re-run may not "
+                    "reproduce it\n", path, build, src, p.build, p.source_sha256);
+    }
+    free(src);
+    free(build);
     dike_paths_note_input(path);
     if (!rc)
         rc = dike_config_set(cfg, "run.out=", "--config-from", e);

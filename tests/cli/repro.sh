@@ -8,7 +8,8 @@
 #   rerun        run --config-from gives identical /jobs (synthetic; a relative trace re-run from
 #                another folder; a config file's relative trace); run.out is not replayed (no
 #                --out: exit 2, no file); --out = the source is refused and the source unchanged;
-#                options override the stored config
+#                options override the stored config; an output of other emulator sources gives
+#                one warning line (none for this build's)
 #   provenance   root attributes: created_utc within the test's wall-clock span, host, the exact
 #                command line (quoted argument), build = git describe, compiler, HDF5 and MPI
 #                versions of this machine; campaign attributes of campaign points and of a plain run
@@ -64,6 +65,7 @@ rerun)
     # The stored run.out and run.checkpoint are not replayed: the config of b.h5 names b.h5.
     h5_config "$T/b.h5" | grep -qx "out = $T/b.h5\|out = b.h5" || { h5_config "$T/b.h5" | grep '^out'; fail "run.out of the re-run is not b.h5"; }
     ok "the re-run's config names its own output"
+    [ ! -s "$T/b.err" ] || { show_file stderr "$T/b.err"; fail "a re-run by the same build printed on stderr"; }
 
     # No --out: refused before anything is written.
     refused -F noout "the stored run.out is not replayed" run -q --config-from "$T/a.h5"
@@ -78,6 +80,21 @@ rerun)
     run_ok c run -q --policy sjf --config-from "$T/a.h5" --out "$T/c.h5"
     [ "$(attr c.h5 policy)" = sjf ] || fail "--policy did not override the stored policy"
     ok "--policy overrides the stored configuration"
+    # An output of other emulator sources: the re-run warns (one line) and still runs.
+    cp "$T/a.h5" "$T/old.h5"
+    /usr/bin/python3 - "$T/old.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    for k, v in (("source_sha256", "ab" * 32), ("build", "v0.0.9-old")):
+        del f.attrs[k]
+        f.attrs.create(k, v, dtype=h5py.string_dtype())
+PY
+    run_ok old run -q --config-from "$T/old.h5" --out "$T/old2.h5"
+    same_jobs "$T/a.h5" "$T/old2.h5"
+    [ "$(wc -l <"$T/old.err")" = 1 ] &&
+        grep -q "^dike-emu: warning: --config-from .*old.h5: computed by build v0.0.9-old of other emulator sources (source_sha256 abababababab..., this build .* has .*): the re-run may not reproduce it$" "$T/old.err" ||
+        { show_file stderr "$T/old.err"; fail "no warning for an output of other sources"; }
+    ok "an output of other emulator sources: one warning line, and the re-run runs"
 
     # A relative trace, then a re-run from another folder.
     mkdir -p "$T/d1/sub" "$T/d2"
