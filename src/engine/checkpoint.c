@@ -27,7 +27,9 @@
  * 6: the node-side blob holds, per run at its home, one factor per group of slices and the
  *    slices those groups cover (an owner's groups are rebuilt from its slots on load)
  * 7: the coordinator's count of failures and of idle preemptions since the last progress, and its
- *    time (a run that cannot finish, docs/reliability.md) */
+ *    time (a run that cannot finish, docs/reliability.md)
+ * 8: the attributes builds (who ran the emulation) and source_sha256 (the writer's emulator
+ *    sources), which a resume checks (docs/reliability.md, "A checkpoint and the build that wrote it") */
 #define CKPT_FORMAT 8
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
@@ -744,7 +746,8 @@ static hid_t open_image(const char *img, size_t n)
  * and its image written by us: a full disk or an I/O error is one errno message, and no HDF5 object
  * is left half-closed (HDF5 1.10 crashes at MPI_Finalize after a failed close; see h5out.c). */
 static int write_ckpt_file(const char *path, const char *tmp, const char *conf, const char *trace_sha,
-                           const dike_ckpt_build *b, const dike_bytes *cb, const char *nodes, size_t ntotal, const dike_bytes *eb, dike_err *e)
+                           const dike_ckpt_build *b, const dike_bytes *cb, const char *nodes, size_t ntotal,
+                           const dike_bytes *eb, dike_err *e)
 {
     int32_t fmt = CKPT_FORMAT;
     char csum[65], ssum[65];
