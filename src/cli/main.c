@@ -716,6 +716,8 @@ static void campaign_usage(FILE *f)
           "  -o, --out-dir DIR        output folder instead of [campaign] out_dir\n"
           "  -S, --set SECTION.KEY=V  override a key in every point, after the sweep axes (repeatable)\n"
           "  -q, --quiet              no progress lines\n"
+          "      --allow-other-build  continue an interrupted point's checkpoint even if a build of other\n"
+          "                           emulator sources wrote it (default: start that point over)\n"
           "\n"
           "Points whose output is already complete are skipped, so a rerun resumes. Exit status: 0 every\n"
           "point asked for is complete, 1 a point failed (campaign.json has its error), 2 bad grid or\n"
@@ -738,9 +740,10 @@ typedef struct campaign_args {
 /* Read the options; the grid file is argv[optind] after it. -1 to go on, else the exit status. */
 static int campaign_parse(int argc, char **argv, campaign_args *a)
 {
-    enum { C_LIST = 2000, C_STATUS, C_RANKS, C_POINT, C_JSON };
+    enum { C_LIST = 2000, C_STATUS, C_RANKS, C_POINT, C_JSON, C_OTHER_BUILD };
     static const struct option opts[] = {
         {"list", no_argument, 0, C_LIST}, {"status", no_argument, 0, C_STATUS}, {"json", no_argument, 0, C_JSON},
+        {"allow-other-build", no_argument, 0, C_OTHER_BUILD},
         {"ranks-per-run", required_argument, 0, C_RANKS}, {"point", required_argument, 0, C_POINT},
         {"out-dir", required_argument, 0, 'o'}, {"set", required_argument, 0, 'S'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -754,6 +757,7 @@ static int campaign_parse(int argc, char **argv, campaign_args *a)
         case C_LIST: a->list = 1; break;
         case C_STATUS: a->status = 1; break;
         case C_JSON: a->json = 1; break;
+        case C_OTHER_BUILD: dike_resume_allow_other_build(1); break;
         case C_RANKS:
             a->ranks = strtol(optarg, &end, 10);
             if (end == optarg || *end || a->ranks < 1 || a->ranks > 1000000) {
@@ -925,8 +929,12 @@ int main(int argc, char **argv)
         if (rank == 0)
             dike_config_print_reference(stdout);
     } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        if (rank == 0)
-            printf("dike-emu %s (HDF5 output schema %d)\n", DIKE_VERSION, DIKE_SCHEMA_VERSION);
+        if (rank == 0) {
+            dike_provenance p;
+            dike_provenance_get(&p);
+            printf("dike-emu %s (HDF5 output schema %d)\nbuild %s, emulator sources %s\n", DIKE_VERSION,
+                   DIKE_SCHEMA_VERSION, p.build, p.source_sha256);
+        }
     } else if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         if (rank == 0)
             usage(stdout);

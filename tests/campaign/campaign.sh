@@ -15,7 +15,8 @@
 #                 running points (exit 4, checkpoints); the rerun, with another group size,
 #                 continues them from their checkpoints to outputs identical to uninterrupted runs;
 #                 a checkpoint made to look another build's (h5py) is not continued: that point
-#                 starts over, to the same output; the manifest names the outputs' emulator
+#                 starts over, to the same output (with --allow-other-build it is continued, and
+#                 the output names both builds); the manifest names the outputs' emulator
 #                 sources, and --status notes outputs of two versions
 #   failed_point  a point with a missing trace is recorded as failed (manifest, failure record,
 #                 one stderr line, exit 1) while the others finish; fixed, the rerun completes it
@@ -288,6 +289,7 @@ stop_resume)
     else
         echo "NOTE: no h5py: both checkpoints stay this build's"
     fi
+    [ "$other" = 1 ] && cp "$c" other.ckpt.keep
     run_status 0 rerun.log emu_mpi 2 campaign grid.ini --ranks-per-run 2
     show_file rerun rerun.log
     show_file "rerun stderr" rerun.log.err
@@ -303,6 +305,20 @@ stop_resume)
     for f in ref/*.h5; do
         same_outputs "$f" "out/$(basename "$f")" "$(basename "$f"): rerun vs uninterrupted"
     done
+    # --allow-other-build: that checkpoint is continued, and its output names both builds.
+    if [ "$other" = 1 ]; then
+        rm -f "${c%.ckpt.h5}"
+        cp other.ckpt.keep "$c"
+        run_status 0 allow.log emu campaign grid.ini --allow-other-build
+        [ "$(grep -c 'from its checkpoint' allow.log)" = 1 ] && [ ! -s allow.log.err ] ||
+            { show_file rerun allow.log; show_file stderr allow.log.err; fail "--allow-other-build: the checkpoint not continued"; }
+        f="${c%.ckpt.h5}"
+        same_outputs "ref/$(basename "$f")" "$f" "--allow-other-build: $(basename "$f") vs uninterrupted"
+        [ "$(/usr/bin/python3 -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r").attrs["builds"])' "$f")" = \
+          "v0.0.9-old,$(/usr/bin/python3 -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r").attrs["build"])' "$f")" ] ||
+            fail "--allow-other-build: the output's builds does not name both"
+        ok "--allow-other-build: the other sources' checkpoint continued, its output names both builds"
+    fi
     [ "$(json $m 'list(d["sources"].values())')" = "[6]" ] &&
         [ "$(json $m 'len(set(p["source_sha256"] for p in d["points"]))')" = 1 ] ||
         fail "manifest sources: $(json $m 'd["sources"]')"

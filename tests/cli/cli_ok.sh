@@ -77,6 +77,8 @@ version)
     grep -Eq '^dike-emu [0-9]+\.[0-9]+\.[0-9]+' "$T/version.out" || fail "first line is not 'dike-emu X.Y.Z'"
     ok "first line is 'dike-emu X.Y.Z'"
     contains "$T/version.out" "schema 1"
+    grep -Eq '^build .+, emulator sources [0-9a-f]{64}$' "$T/version.out" || fail "no line 'build ..., emulator sources <sha256>'"
+    ok "second line: the build and the digest of its emulator sources"
     ;;
 
 help)
