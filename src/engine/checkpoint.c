@@ -31,6 +31,9 @@
  * 8: the attributes builds (who ran the emulation) and source_sha256 (the writer's emulator
  *    sources), which a resume checks (docs/reliability.md, "A checkpoint and the build that wrote it") */
 #define CKPT_FORMAT 8
+/* The oldest format read: format 7's blobs are format 8's; it lacks the attributes builds and
+ * source_sha256, so it is read as written by an unknown build of other sources. */
+#define CKPT_FORMAT_OLDEST 7
 
 /* ---- blobs: base/bytes.h, with typed PUT/GET ---- */
 
@@ -643,15 +646,15 @@ static void digest(const void *const *parts, const size_t *lens, int n, char out
         snprintf(out + 2 * k, 3, "%02x", md[k]);
 }
 
-/* Covers every attribute a resume uses: format, configuration, trace checksum, version, and the
- * builds that ran the emulation and the writer's source digest (format 8). */
+/* Covers every attribute a resume uses: format, configuration, trace checksum, version, and (from
+ * format 8 on) the builds that ran the emulation and the writer's source digest. */
 static void config_digest(int32_t fmt, const char *conf, const char *trace_sha, const char *version,
                           const dike_ckpt_build *b, char out[65])
 {
     const void *parts[] = { &fmt, conf, trace_sha, version, b->builds, b->source_sha256 };
     size_t lens[] = { sizeof fmt, strlen(conf), strlen(trace_sha), strlen(version), strlen(b->builds),
                       strlen(b->source_sha256) };
-    digest(parts, lens, 6, out);
+    digest(parts, lens, fmt >= 8 ? 6 : 4, out);
 }
 
 /* Covers the state blobs (the emulator's is empty in the predicting mode). */
@@ -930,16 +933,21 @@ int dike_checkpoint_config(const char *path, char **config_text, char **builds, 
         hid_t a = H5Aopen(f, "checkpoint_format", H5P_DEFAULT);
         if (a < 0 || H5Aread(a, H5T_NATIVE_INT32, &fmt) < 0)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: not a dike-emu checkpoint of format %d", path, CKPT_FORMAT);
-        else if (fmt != CKPT_FORMAT)
+        else if (fmt < CKPT_FORMAT_OLDEST || fmt > CKPT_FORMAT)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: a dike-emu checkpoint of format %d; this build reads "
-                              "format %d (a checkpoint's layout belongs to the build that wrote it)", path,
-                              (int)fmt, CKPT_FORMAT);
+                              "formats %d and %d (a checkpoint's layout belongs to the build that wrote it)",
+                              path, (int)fmt, CKPT_FORMAT_OLDEST, CKPT_FORMAT);
         if (a >= 0)
             H5Aclose(a);
         char *conf = NULL, *tsha = NULL, *ver = NULL, *sum = NULL, *bld = NULL, *src = NULL;
+        if (!rc && fmt < 8) { /* no build named: an unknown one, of unknown sources */
+            bld = dike_xstrdup("");
+            src = dike_xstrdup("");
+        }
         if (!rc && (!(conf = read_str_attr(f, "config")) || !(tsha = read_str_attr(f, "trace_sha256")) ||
-                    !(ver = read_str_attr(f, "version")) || !(bld = read_str_attr(f, "builds")) ||
-                    !(src = read_str_attr(f, "source_sha256")) || !(sum = read_str_attr(f, "config_sha256"))))
+                    !(ver = read_str_attr(f, "version")) || (!bld && !(bld = read_str_attr(f, "builds"))) ||
+                    (!src && !(src = read_str_attr(f, "source_sha256"))) ||
+                    !(sum = read_str_attr(f, "config_sha256"))))
             rc = dike_err_set(e, DIKE_EINVAL, "%s: damaged checkpoint: an attribute (config, trace_sha256, "
                               "version, builds, source_sha256, config_sha256) is missing or unreadable", path);
         if (!rc) {

@@ -157,14 +157,19 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     if (!rc) {
         dike_provenance p;
         dike_provenance_get(&p);
-        if (strcmp(source, p.source_sha256) != 0 && !allow_other_build)
+        if (!source[0] && !allow_other_build) /* format 7 */
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint of format 7, which does not name the build "
+                              "and emulator sources that wrote it; this is build %.200s: resume it with "
+                              "the build that wrote it, run it again, or pass --allow-other-build (the "
+                              "output's `builds` attribute then starts with \"unknown\")", ckpt, p.build);
+        else if (strcmp(source, p.source_sha256) != 0 && !allow_other_build)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by build %.200s, of other emulator "
                               "sources (source_sha256 %.12s..., this build %.200s has %.12s...); "
                               "continuing it would give one output two versions' rules: resume it with "
                               "the build that wrote it, run it again, or pass --allow-other-build (the "
                               "output's `builds` attribute then names both)", ckpt, last_build(earlier),
                               source, p.build, p.source_sha256);
-        builds_list(earlier, builds, sizeof builds);
+        builds_list(earlier[0] ? earlier : "unknown", builds, sizeof builds);
     }
     free(earlier);
     free(source);

@@ -3,6 +3,8 @@
 (and, with --source, its writer's `source_sha256`; with --format, its `checkpoint_format`) and
 recompute the checksums that cover them (config_sha256, the trailer), as src/engine/checkpoint.c
 computes them. For tests: a checkpoint "from another build" without building another binary.
+Format 7 (its blobs are format 8's) had neither attribute: --format 7 removes both, and BUILDS
+is then ignored.
 
     ckpt_set_builds.py IN OUT BUILDS [--source HEX] [--format N]
 """
@@ -51,11 +53,17 @@ def main():
         if a.format is not None:
             at.modify('checkpoint_format', a.format)
             fmt = a.format
-        set_str(at, 'builds', a.builds)
-        if a.source is not None:
-            set_str(at, 'source_sha256', a.source)
-        at.modify('config_sha256', digest([struct.pack('<i', fmt), text('config'), text('trace_sha256'),
-                                           text('version'), text('builds'), text('source_sha256')]))
+        parts = [struct.pack('<i', fmt), text('config'), text('trace_sha256'), text('version')]
+        if fmt >= 8:
+            set_str(at, 'builds', a.builds)
+            if a.source is not None:
+                set_str(at, 'source_sha256', a.source)
+            parts += [text('builds'), text('source_sha256')]
+        else:
+            for k in ('builds', 'source_sha256'):
+                if k in at:
+                    del at[k]
+        at.modify('config_sha256', digest(parts))
     img = open(a.dst, 'rb').read()
     trailer = '\ndike-emu checkpoint image sha256=%s bytes=%020d\n' % (
         hashlib.sha256(struct.pack('<Q', len(img)) + img).hexdigest(), len(img))

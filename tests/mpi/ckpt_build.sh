@@ -11,7 +11,9 @@
 #     names both, oldest first;
 #  5. stopped again and resumed without the flag, the list is carried: this build wrote the second
 #     checkpoint;
-#  6. a checkpoint of another format is refused with both format numbers.
+#  6. a checkpoint of format 7 (before checkpoints named their build) is refused as of unknown
+#     sources, and continued with --allow-other-build, its output's builds "unknown,<this build>";
+#  7. a checkpoint of format 6 is refused with the formats this build reads.
 #
 #   ckpt_build.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
 set -eu
@@ -83,7 +85,18 @@ same_objects full.h5 again.h5 "two stops, two builds" "${O[@]}"
 [ "$(attr again.h5 builds)" = "v0.0.9-old,$me" ] || fail "after two stops: builds '$(attr again.h5 builds)'"
 ok "the second checkpoint, written by this build, resumes without the flag; builds carried"
 
-# 6. another format
-"$PY" "$SETB" mine.ckpt fmt.ckpt "$me" --format 7
-refused -F "a checkpoint of format 7" "fmt.ckpt: a dike-emu checkpoint of format 7; this build reads format 8" \
-    resume -q fmt.ckpt --out out.h5
+# 6. format 7: no build named
+"$PY" "$SETB" mine.ckpt f7.ckpt "" --format 7
+"$PY" -c 'import sys, h5py; a = h5py.File(sys.argv[1], "r").attrs; sys.exit("builds" in a or "source_sha256" in a)' f7.ckpt ||
+    fail "the format 7 checkpoint still has builds or source_sha256"
+refused -F "a checkpoint of format 7" "f7.ckpt: checkpoint of format 7, which does not name the build and emulator sources that wrote it; this is build $me" \
+    resume -q f7.ckpt --out out.h5
+emu resume -q f7.ckpt --out f7.h5 --allow-other-build
+same_objects full.h5 f7.h5 "format 7, allowed" "${O[@]}"
+[ "$(attr f7.h5 builds)" = "unknown,$me" ] || fail "format 7, allowed: builds '$(attr f7.h5 builds)'"
+ok "format 7, allowed: the uninterrupted run's outputs, builds 'unknown,$me'"
+
+# 7. format 6
+"$PY" "$SETB" mine.ckpt f6.ckpt "" --format 6
+refused -F "a checkpoint of format 6" "f6.ckpt: a dike-emu checkpoint of format 6; this build reads formats 7 and 8" \
+    resume -q f6.ckpt --out out.h5
