@@ -47,25 +47,17 @@ def label(run):
     return "%s (placement %s, seed %d)" % (pol, run.attrs["placement"], run.seed)
 
 
-def attr_text(run, key):
-    """A string root attribute, or None where the file has none (outputs before it existed)."""
-    v = run.attrs.get(key)
-    if v is None:
-        return None
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 def code_notes(a, b):
     """Notes on the emulator code behind the runs: other sources (source_sha256) in B than in A, or
     a run continued across builds (its builds attribute lists several)."""
     notes = []
-    sa, sb = attr_text(a, "source_sha256"), attr_text(b, "source_sha256")
+    sa, sb = a.attrs.get("source_sha256"), b.attrs.get("source_sha256")  # None in older outputs
     if sa and sb and sa != sb:
         notes.append("the runs were computed by different emulator sources (A: build %s, source %s...; "
                      "B: build %s, source %s...): their differences include the code's"
-                     % (attr_text(a, "build"), sa[:12], attr_text(b, "build"), sb[:12]))
+                     % (a.attrs.get("build"), sa[:12], b.attrs.get("build"), sb[:12]))
     for name, run in (("A", a), ("B", b)):
-        builds = attr_text(run, "builds") or ""
+        builds = run.attrs.get("builds", "")
         if "," in builds:
             notes.append("run %s was continued across builds (%s)" % (name, builds))
     return notes

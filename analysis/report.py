@@ -1198,23 +1198,16 @@ def apply_window(runs, mode):
     return wins
 
 
-def attr_text(run, key):
-    v = run.attrs.get(key)
-    if v is None:
-        return ""
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 def code_versions(runs):
     """The emulator sources behind the runs: [(source_sha256, runs, builds)] for the runs whose
     output records one, most runs first. More than one entry: the results mix versions of the
     emulator's code (docs/reliability.md, "A checkpoint and the build that wrote it")."""
     by = {}
     for r in runs:
-        src = attr_text(r, "source_sha256")
+        src = r.attrs.get("source_sha256", "")
         if src:
             n, builds = by.get(src, (0, set()))
-            builds.add(attr_text(r, "build") or "?")
+            builds.add(r.attrs.get("build") or "?")
             by[src] = (n + 1, builds)
     return sorted(((s, n, sorted(b)) for s, (n, b) in by.items()), key=lambda x: (-x[1], x[0]))
 

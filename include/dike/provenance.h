@@ -29,6 +29,12 @@ void dike_provenance_note_command(int argc, char **argv);
  *  dike_provenance.campaign_axes); @p name NULL ends the campaign point. Copies the strings. */
 void dike_provenance_note_campaign(const char *name, int64_t point, const char *axes);
 
+/** This binary's build (`git describe` at build time, or "unknown") and the SHA-256 of its
+ *  emulator sources (64 hex digits): the constants of dike_provenance.build and .source_sha256,
+ *  without the rest of dike_provenance_get's look-ups. */
+const char *dike_provenance_build(void);
+const char *dike_provenance_source(void);
+
 /** Fill @p p for a file written now; the pointers stay valid until the next note call. */
 void dike_provenance_get(dike_provenance *p);
 

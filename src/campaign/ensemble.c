@@ -187,11 +187,8 @@ static int run_point(const dike_grid *g, size_t i, MPI_Comm group, int color, in
     double wall = MPI_Wtime() - t0;
     if (grank == 0) {
         r->status = rc == DIKE_ESTOPPED ? DIKE_POINT_TIMEOUT : rc ? DIKE_POINT_FAILED : DIKE_POINT_COMPLETED;
-        if (!rc) { /* its output is this binary's: a checkpoint of other sources is not continued */
-            dike_provenance p;
-            dike_provenance_get(&p);
-            snprintf(r->source, sizeof r->source, "%s", p.source_sha256);
-        }
+        if (!rc) /* its output's sources are this binary's (also one continued from another's) */
+            snprintf(r->source, sizeof r->source, "%s", dike_provenance_source());
         r->resumed = resumed;
         r->wall_seconds = wall;
         dike_utc_now(r->ended_at, sizeof r->ended_at);

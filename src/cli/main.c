@@ -235,14 +235,11 @@ static int load_config_from_output(dike_config *cfg, const char *path, dike_err 
     /* Same configuration and seed give the same /jobs with the same emulator code: say so when
      * this binary's code is not the one that computed the file (docs/config.md). */
     dike_err se = {0};
-    if (!rc && rank == 0 && dike_output_source(path, &src, &build, &se) == 0) {
-        dike_provenance p;
-        dike_provenance_get(&p);
-        if (src[0] && strcmp(src, p.source_sha256) != 0)
-            fprintf(stderr, "dike-emu: warning: --config-from %s: computed by build %s of other emulator "
-                    "sources (source_sha256 %.12s..., this build %s has %.12s...): the re-run may not "
-                    "reproduce it\n", path, build, src, p.build, p.source_sha256);
-    }
+    if (!rc && rank == 0 && dike_output_source(path, &src, &build, &se) == 0 && src[0] &&
+        strcmp(src, dike_provenance_source()) != 0)
+        fprintf(stderr, "dike-emu: warning: --config-from %s: computed by build %s of other emulator "
+                "sources (source_sha256 %.12s..., this build %s has %.12s...): the re-run may not "
+                "reproduce it\n", path, build, src, dike_provenance_build(), dike_provenance_source());
     free(src);
     free(build);
     dike_paths_note_input(path);
@@ -929,12 +926,9 @@ int main(int argc, char **argv)
         if (rank == 0)
             dike_config_print_reference(stdout);
     } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        if (rank == 0) {
-            dike_provenance p;
-            dike_provenance_get(&p);
+        if (rank == 0)
             printf("dike-emu %s (HDF5 output schema %d)\nbuild %s, emulator sources %s\n", DIKE_VERSION,
-                   DIKE_SCHEMA_VERSION, p.build, p.source_sha256);
-        }
+                   DIKE_SCHEMA_VERSION, dike_provenance_build(), dike_provenance_source());
     } else if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         if (rank == 0)
             usage(stdout);

@@ -71,6 +71,16 @@ void dike_provenance_note_campaign(const char *name, int64_t point, const char *
     campaign_point = name ? point : -1;
 }
 
+const char *dike_provenance_build(void)
+{
+    return DIKE_BUILD_ID;
+}
+
+const char *dike_provenance_source(void)
+{
+    return DIKE_SOURCE_SHA256;
+}
+
 void dike_provenance_get(dike_provenance *p)
 {
     memset(p, 0, sizeof *p);

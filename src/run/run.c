@@ -125,18 +125,17 @@ static const char *last_build(const char *list)
  * is already the last, into @p out. A list too long for it keeps its newest entries after "...". */
 static void builds_list(const char *earlier, char *out, size_t n)
 {
-    dike_provenance p;
-    dike_provenance_get(&p);
+    const char *me = dike_provenance_build();
     if (!earlier || !*earlier) {
-        snprintf(out, n, "%s", p.build);
+        snprintf(out, n, "%s", me);
         return;
     }
-    size_t len = strlen(earlier) + strlen(p.build) + 2;
+    size_t len = strlen(earlier) + strlen(me) + 2;
     char *full = dike_xmalloc(len);
-    if (strcmp(last_build(earlier), p.build) == 0)
+    if (strcmp(last_build(earlier), me) == 0)
         snprintf(full, len, "%s", earlier);
     else
-        snprintf(full, len, "%s,%s", earlier, p.build);
+        snprintf(full, len, "%s,%s", earlier, me);
     const char *keep = full;
     if (strlen(full) >= n)
         while (strlen(keep) + 4 >= n && strchr(keep, ','))
@@ -155,20 +154,19 @@ int dike_resume(const char *ckpt, MPI_Comm comm, dike_config *cfg,
     dike_config_defaults(cfg);
     rc = dike_checkpoint_config(ckpt, &text, &earlier, &source, e);
     if (!rc) {
-        dike_provenance p;
-        dike_provenance_get(&p);
+        const char *me = dike_provenance_build(), *mine = dike_provenance_source();
         if (!source[0] && !allow_other_build) /* format 7 */
             rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint of format 7, which does not name the build "
                               "and emulator sources that wrote it; this is build %.200s: resume it with "
                               "the build that wrote it, run it again, or pass --allow-other-build (the "
-                              "output's `builds` attribute then starts with \"unknown\")", ckpt, p.build);
-        else if (strcmp(source, p.source_sha256) != 0 && !allow_other_build)
+                              "output's `builds` attribute then starts with \"unknown\")", ckpt, me);
+        else if (strcmp(source, mine) != 0 && !allow_other_build)
             rc = dike_err_set(e, DIKE_EINVAL, "%s: checkpoint written by build %.200s, of other emulator "
                               "sources (source_sha256 %.12s..., this build %.200s has %.12s...); "
                               "continuing it would give one output two versions' rules: resume it with "
                               "the build that wrote it, run it again, or pass --allow-other-build (the "
                               "output's `builds` attribute then names both)", ckpt, last_build(earlier),
-                              source, p.build, p.source_sha256);
+                              source, me, mine);
         builds_list(earlier[0] ? earlier : "unknown", builds, sizeof builds);
     }
     free(earlier);
@@ -310,10 +308,7 @@ static int run_engine(run_state *rs, dike_err *e)
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s), cfg->run_checkpoint_wall_s,
                            dike_time_from_s(cfg->engine_inject_stop_s), rs->ckpt_path, rs->config_ini,
-                           rs->sha, {rs->builds, NULL}};
-    dike_provenance p;
-    dike_provenance_get(&p);
-    wo.build.source_sha256 = p.source_sha256;
+                           rs->sha, {rs->builds, dike_provenance_source()}};
     if (rs->emulate)
         return dike_emulate_loop(rs->comm, s, &rs->part, rs->ns, &rs->layout, rs->latency_us, &wo,
                                  &rs->perf, e);

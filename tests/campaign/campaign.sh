@@ -325,12 +325,8 @@ stop_resume)
     ok "manifest: all 6 outputs from one version of the emulator's sources"
     # An output of other sources (as after a change of the code mid-campaign) is reported.
     if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
-        /usr/bin/python3 - out/six-0002-policy=srtf-seed=1.h5 <<'PY'
-import sys, h5py
-with h5py.File(sys.argv[1], "r+") as f:
-    del f.attrs["source_sha256"]
-    f.attrs.create("source_sha256", "ab" * 32, dtype=h5py.string_dtype())
-PY
+        /usr/bin/python3 "$SRC/tests/lib/h5_set_attrs.py" out/six-0002-policy=srtf-seed=1.h5 \
+            source_sha256=abababababababababababababababababababababababababababababababab
         run_status 0 status2.log emu campaign grid.ini --status
         grep -q "^# note: the complete outputs come from 2 versions of the emulator's sources" status2.log ||
             { show_file status status2.log; fail "--status: no note on two versions"; }

@@ -82,13 +82,7 @@ rerun)
     ok "--policy overrides the stored configuration"
     # An output of other emulator sources: the re-run warns (one line) and still runs.
     cp "$T/a.h5" "$T/old.h5"
-    /usr/bin/python3 - "$T/old.h5" <<'PY'
-import sys, h5py
-with h5py.File(sys.argv[1], "r+") as f:
-    for k, v in (("source_sha256", "ab" * 32), ("build", "v0.0.9-old")):
-        del f.attrs[k]
-        f.attrs.create(k, v, dtype=h5py.string_dtype())
-PY
+    $PY "$SRC/tests/lib/h5_set_attrs.py" "$T/old.h5" source_sha256=abababababababababababababababababababababababababababababababab build=v0.0.9-old
     run_ok old run -q --config-from "$T/old.h5" --out "$T/old2.h5"
     same_jobs "$T/a.h5" "$T/old2.h5"
     [ "$(wc -l <"$T/old.err")" = 1 ] &&
@@ -355,13 +349,8 @@ PY
     ! grep -q "emulator sources\|across builds" "$T/o.out" || fail "a code note for runs of one binary"
     # Runs of other emulator sources, and one continued across builds, are named in notes.
     cp "$T/s.h5" "$T/s2.h5"
-    $PY - "$T/s2.h5" <<'PY'
-import sys, h5py
-with h5py.File(sys.argv[1], "r+") as f:
-    for k, v in (("build", "v0.0.9-old"), ("source_sha256", "ab" * 32), ("builds", "v0.0.8,v0.0.9-old")):
-        del f.attrs[k]
-        f.attrs.create(k, v, dtype=h5py.string_dtype())
-PY
+    $PY "$SRC/tests/lib/h5_set_attrs.py" "$T/s2.h5" build=v0.0.9-old source_sha256=abababababababababababababababababababababababababababababababab \
+        builds=v0.0.8,v0.0.9-old
     $PY "$SRC/analysis/compare.py" f.h5 s2.h5 --json c2.json >"$T/s2.out" || fail "compare.py f.h5 s2.h5"
     grep -q "^note: the runs were computed by different emulator sources (A: build .*, source .*; B: build v0.0.9-old, source abababababab...)" "$T/s2.out" &&
         grep -q "^note: run B was continued across builds (v0.0.8,v0.0.9-old)" "$T/s2.out" ||
