@@ -231,4 +231,23 @@ def case_font_floor():
         check(len(fw.save(fig, "fine")) == 1, "default fonts (7-8 pt) pass")
 
 
-run((case_units, case_ties, case_paired, case_latex, case_font_floor))
+def case_axis_scale():
+    # the frontier's axes (figures.span_scale): logarithmic only when every value is positive and
+    # they span more than a decade; the log limits leave (max / min)^0.08 on either side
+    import figures
+    scale, lo, hi = figures.span_scale([1.0, 100.0], 1.12)
+    # 100^0.08 = 10^0.16 = 1.44544: limits 1 / 1.44544 = 0.69183 and 144.544
+    check(scale == "log" and abs(lo - 0.69183) < 1e-4 and abs(hi - 144.544) < 1e-3,
+          "1 to 100: log, 0.692 to 144.5 (%s, %g, %g)" % (scale, lo, hi))
+    check(figures.span_scale([2.0, 20.0], 1.1) == ("linear", 0.0, 22.0),
+          "2 to 20, exactly a decade: linear from 0 to 20 x 1.1 (%s)" % (figures.span_scale([2.0, 20.0], 1.1),))
+    check(figures.span_scale([5.0, 4.0, float("nan"), float("inf")], 1.1) == ("linear", 0.0, 5.5),
+          "NaN and inf are left out: 4 and 5 give 0 to 5.5")
+    scale, lo, hi = figures.span_scale([0.0, 100.0], 1.1)
+    check(scale == "linear" and lo == 0 and abs(hi - 110.0) < 1e-9,
+          "a zero (a policy with no unfair job) keeps the axis linear: 0 to 110")
+    check(figures.span_scale([], 1.1) == ("linear", 0.0, 1.0) and figures.span_scale([0.0], 1.1) == ("linear", 0.0, 1.0),
+          "nothing to show, or only zeros: 0 to 1")
+
+
+run((case_units, case_ties, case_paired, case_latex, case_font_floor, case_axis_scale))
