@@ -476,9 +476,11 @@ def fig_jct_by_size(v, pal, fw):
 
 def fig_against_load(name, series, pal, fw, units, xlabel="offered load"):
     """Average JCT and unfair fraction against offered load, one line per row (@p series: a list
-    of (label, [(load, Point), ...]) in load order), the markers at the loads run. Both y axes
-    start at zero (a JCT that doubles looks doubled); with several seeds, 95% bars of the mean
-    (cut at zero)."""
+    of (label, [(load, Point), ...]) in load order), the markers at the loads run. Each y axis
+    starts at zero (a JCT that doubles looks doubled) unless its values span more than a decade,
+    as on the real traces, where the slowest baselines sit 45-105 times above Dike and SRTF and
+    a linear axis draws those on one line: then it is logarithmic and says so (span_scale). With
+    several seeds, 95% bars of the mean (cut at zero)."""
     pr = fw.preset
     fig, axs = panels(pr, 2, 0.6)
     axes = list(axs.flat)
@@ -486,7 +488,7 @@ def fig_against_load(name, series, pal, fw, units, xlabel="offered load"):
     div, un = units.div("avg_jct"), units.name("avg_jct")
     for ax, key, ylabel, scale in ((axes[0], "avg_jct", "average JCT (%s)" % un, div),
                                    (axes[1], "unfair_fraction", "unfair fraction (ρ > 1)", 1.0)):
-        top = 0.0
+        seen = []
         for label, pts in series:
             p0 = pts[0][1]
             xs = [x for x, _ in pts]
@@ -494,8 +496,12 @@ def fig_against_load(name, series, pal, fw, units, xlabel="offered load"):
             es = [(p.stats[key][1] or 0.0) / scale for _, p in pts]
             ax.errorbar(xs, ys, yerr=es if any(es) else None, marker=pal.marker(p0), ms=3.5, color=pal.color(p0),
                         ls=pal.linestyle(p0), lw=0.7 * pal.linewidth(p0), elinewidth=0.6, capsize=1.5, label=label)
-            top = max([top] + [y + e for y, e in zip(ys, es) if math.isfinite(y + e)])
-        ax.set_ylim(0, top * 1.12 or 1.0)
+            seen += ys + [y + e for y, e in zip(ys, es)]
+        yscale, lo, hi = span_scale(seen, 1.12)
+        if yscale == "log":
+            ax.set_yscale("log")
+            ylabel = ylabel[:-1] + ", log scale)" if ylabel.endswith(")") else ylabel + " (log scale)"
+        ax.set_ylim(lo, hi)
         ax.set_xticks(loads)
         ax.set_xticklabels(["%g" % x for x in loads])
         ax.set_xlabel(xlabel)
