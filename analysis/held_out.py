@@ -22,7 +22,10 @@ multi-tenant traces of the grid (or two ElasticFlow clusters merged), a random w
 (at least 5,000 of them, or the whole trace), an offered load between 0.7 and 1.3, and 24 to 128
 nodes of 8 GPUs. The same seed draws the same points, so a failure can be rerun. --loads LO:HI and
 --nodes LO:HI widen or move those two ranges (a draw outside the ranges every earlier draw used:
-`--loads 0.4:1.8 --nodes 12:256`).
+`--loads 0.4:1.8 --nodes 12:256`). A drawn cluster smaller than its window's largest job (asked of
+`dike-emu trace-info`; from 19 nodes down on Gen-Parallel Helios, whose largest job has 160 GPUs)
+gets the fewest nodes that fit it, and a line says so; draws of 24 nodes and up never need it. A
+run that fails stops the script with the emulator's message for each, and nothing is checked.
 
 --knob-only runs Dike alone, at w = 0 and w = 1, and prints only the knob's check: 39 s for 30
 points against about 3 minutes for a full draw on 2 cores (both measured 2026-12-02; the
@@ -50,8 +53,10 @@ after. To try a change to Dike: run a draw with the current build into DIR, the 
 changed build (`--emu`) into another folder with `--against DIR`.
 """
 import argparse
+import math
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -110,6 +115,38 @@ def sample(t, n, seed, loads=(0.7, 1.3), nodes_range=(24, 128)):
         args = ["-t", path] + args + ["--set", "workload.trace_load=%g" % load, "--set", "cluster.nodes=%d" % nodes]
         pts["%s-load%g-%dgpus" % (tag, load, 8 * nodes)] = args
     return pts
+
+
+def largest_job(emu, args):
+    """The most GPUs a job of the point's window asks for (`dike-emu trace-info` on the window,
+    on its default cluster of 512 GPUs, which every job of these traces fits), or None if
+    trace-info says nothing about it."""
+    sets = []  # a drawn point is ["-t", PATH] and "--set KEY=VALUE" pairs
+    for k in range(2, len(args) - 1, 2):
+        if not args[k + 1].startswith("cluster.nodes="):
+            sets += args[k:k + 2]
+    p = subprocess.run([emu, "trace-info", args[1]] + sets, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    m = re.search(r"GPUs per job\s+mean [0-9.]+, max ([0-9]+)", p.stdout.decode(errors="replace"))
+    return int(m.group(1)) if m else None
+
+
+def fit_clusters(emu, pts):
+    """A drawn cluster smaller than its window's largest job cannot run it (dike-emu stops at
+    that job): such a point gets the fewest nodes of 8 GPUs that fit the job, which is above the
+    --nodes range, and one line says so. Draws within the default range (24 nodes and up) always
+    fit, so their points do not change. Returns the points, renamed where changed."""
+    out = {}
+    for c, args in pts.items():
+        i = next(k for k, x in enumerate(args) if x.startswith("cluster.nodes="))
+        nodes, big = int(args[i].split("=", 1)[1]), largest_job(emu, args)
+        if big is not None and big > 8 * nodes:
+            need = math.ceil(big / 8)
+            args = args[:i] + ["cluster.nodes=%d" % need] + args[i + 1:]
+            c2 = re.sub(r"-[0-9]+gpus$", "-%dgpus" % (8 * need), c)
+            print("held_out: %s: its largest job asks for %d GPUs; %d nodes raised to %d (%s)" % (c, big, nodes, need, c2))
+            c = c2
+        out[c] = args
+    return out
 
 
 COMMON = ["--set", "cluster.gpus_per_node=8", "--set", "cluster.nodes_per_rack=16", "--set", "scheduler.placement=pack",
@@ -274,6 +311,8 @@ def main():
     if nodes is None or nodes[0] < 1:
         sys.exit("held_out: --nodes '%s': give LO:HI, two node counts with 1 <= LO <= HI" % a.nodes)
     pts = sample(a.traces, a.sample, a.seed, loads, nodes) if a.sample > 0 else points(a.traces)
+    if a.sample > 0:
+        pts = fit_clusters(a.emu, pts)
 
     if a.noise_seeds == 1 or a.noise_seeds < 0:
         sys.exit("held_out: --noise-seeds needs 2 seeds or more")
@@ -295,12 +334,20 @@ def main():
             cmd += ["--seed", str(rs)]
         if rnd != ROUNDS[0]:
             cmd += ["--set", "scheduler.round_s=%d" % rnd]
-        subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode:
+            msg = p.stderr.decode(errors="replace").strip().splitlines()
+            return "%s, %s: dike-emu exited %d: %s" % (c, os.path.basename(out), p.returncode, msg[-1] if msg else "")
+        return None
 
     todo = (list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else
             list(perturb_runs(pts, a.perturb, modes)) if a.perturb else list(runs(pts, a.knob_only, modes)))
     with ThreadPoolExecutor(2) as ex:
-        list(ex.map(one, todo))
+        failed = [f for f in ex.map(one, todo) if f]
+    if failed:
+        for f in failed:
+            print("held_out: " + f, file=sys.stderr)
+        sys.exit("held_out: %d of %d runs failed (above); nothing checked" % (len(failed), len(todo)))
 
     def summary(c, n, d=a.out):
         s = h5py.File(os.path.join(d, c, n + ".h5"), "r")["/summary"].attrs

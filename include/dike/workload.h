@@ -32,6 +32,14 @@ enum dike_skip_rule {
     DIKE_SKIP_NRULES = 5
 };
 
+/** A trace row that asks for more GPUs than the cluster has, kept as a job through the window
+ *  (dike_workload.keep_too_large) and judged once the window is cut. */
+typedef struct dike_too_large {
+    size_t idx;  /**< its job's index in jobs[] (submit order once the read is done) */
+    bool kept;   /**< inside the window (set by dike_workload_prepare) */
+    char *msg;   /**< the message the read would have stopped with (owned) */
+} dike_too_large;
+
 typedef struct dike_workload {
     dike_job_spec *jobs;  /**< jobs in submit order */
     size_t njobs;         /**< number of jobs */
@@ -56,6 +64,14 @@ typedef struct dike_workload {
     int16_t *model_class; /**< per model: throughput-table class, -1 = none; NULL = not bound (owned) */
     int8_t type_class[DIKE_MAX_GPU_TYPES]; /**< per cluster GPU type: throughput-table type, -1 = none
                                                 (valid when model_class is set) */
+    bool keep_too_large;  /**< set before the read: rows larger than the cluster are kept as jobs
+                               and judged after the window is cut (dike_workload_prepare), so that
+                               a window (workload.first_job, ...) counts the trace's rows whatever
+                               the cluster; off, the read stops at the first (or skip_invalid drops
+                               it) */
+    bool too_large_skip;  /**< the read's skip_invalid: the kept rows are dropped, not refused */
+    dike_too_large *too_large; /**< those rows, in reading order (owned) */
+    size_t ntoo_large;
 } dike_workload;
 
 void dike_workload_init(dike_workload *w);
@@ -103,6 +119,9 @@ int dike_synth_generate(const dike_config *c, const dike_cluster *cl, dike_workl
  *  workload.trace_load), assign model classes (workload.model_assignment) and bind the throughput
  *  table (cluster.throughput). Rows dropped by skip_invalid are reported on stderr in one line. */
 int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e);
+
+/** Does @p c cut a window of the trace (workload.first_job, last_job, start_s or end_s)? */
+bool dike_workload_windowed(const dike_config *c);
 
 /** The trace-side steps of dike_workload_load on a workload already read: window, time scaling
  *  (offered load measured against @p cl), model assignment. */

@@ -35,6 +35,9 @@ size_t dike_workload_report(const dike_workload *w, char *buf, size_t n)
 
 int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
 {
+    /* A window counts the trace's rows, whatever the cluster: a row larger than the cluster
+     * matters only inside it (docs/trace-format.md, "Windows"). */
+    w->keep_too_large = dike_workload_windowed(c);
     int rc = c->workload_trace[0]
                  ? dike_trace_read(c->workload_trace, c->workload_trace_format, cl,
                                    c->workload_skip_invalid, w, e)

@@ -143,25 +143,39 @@ int dike_trace_duration(dike_trace_file *f, dike_err *e, int col, double s, cons
     return 0;
 }
 
+/* Row @p f's gang of @p gpus is larger than @p max, the cluster's largest for @p gpu_type. */
+static int too_large(dike_trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type, uint64_t max)
+{
+    const dike_cluster *cl = f->cl;
+    if (gpu_type >= 0)
+        return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
+                                "%" PRId64 " GPUs requested, the cluster has %" PRIu64
+                                " '%s' GPUs", gpus, max, cl->types[gpu_type].name);
+    if (cl->ntypes > 1)
+        return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
+                                "%" PRId64 " GPUs requested, the largest GPU type pool has %" PRIu64,
+                                gpus, max);
+    return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
+                            "%" PRId64 " GPUs requested, the cluster has %" PRIu64, gpus, max);
+}
+
 int dike_trace_gang(dike_trace_file *f, dike_err *e, int col, int64_t gpus, int gpu_type,
                      uint32_t *out)
 {
-    const dike_cluster *cl = f->cl;
-    uint64_t max = dike_cluster_max_gang(cl, gpu_type);
+    uint64_t max = dike_cluster_max_gang(f->cl, gpu_type);
     if (gpus < 1)
         return dike_trace_fail(f, e, DIKE_SKIP_MALFORMED, col, "must be >= 1 (got %" PRId64 ")",
                                 gpus);
     if ((uint64_t)gpus > max) {
-        if (gpu_type >= 0)
-            return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
-                                    "%" PRId64 " GPUs requested, the cluster has %" PRIu64
-                                    " '%s' GPUs", gpus, max, cl->types[gpu_type].name);
-        if (cl->ntypes > 1)
-            return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
-                                    "%" PRId64 " GPUs requested, the largest GPU type pool has %" PRIu64,
-                                    gpus, max);
-        return dike_trace_fail(f, e, DIKE_SKIP_TOO_LARGE, col,
-                                "%" PRId64 " GPUs requested, the cluster has %" PRIu64, gpus, max);
+        if (!f->keep_large)
+            return too_large(f, e, col, gpus, gpu_type, max);
+        /* kept, to be judged once the window is cut (dike_workload.keep_too_large) */
+        dike_err why = {0};
+        too_large(f, &why, col, gpus, gpu_type, max);
+        free(f->large_msg);
+        f->large_msg = dike_xstrdup(why.msg);
+        *out = (uint64_t)gpus > UINT32_MAX ? UINT32_MAX : (uint32_t)gpus;
+        return 0;
     }
     *out = (uint32_t)gpus;
     return 0;
@@ -454,7 +468,8 @@ static int refuse_row(reader *rd, const dike_trace_file *f, const dike_err *row_
 static int read_file(reader *rd, uint32_t index, dike_err *e)
 {
     const char *path = rd->paths[index];
-    dike_trace_file f = {.fmt = rd->fmt, .cl = rd->cl, .path = path, .index = index};
+    dike_trace_file f = {.fmt = rd->fmt, .cl = rd->cl, .path = path, .index = index,
+                         .keep_large = rd->w->keep_too_large};
     const unsigned flags = rd->fmt->flags;
     char *buf = NULL, **fields = NULL, stem[256];
     size_t nfields = 0;
@@ -520,11 +535,19 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
                 rc = check_row(rd, &f, &r, stem, &row_err);
         }
         if (rc) {
+            free(f.large_msg); /* refused for another reason: that message is the row's */
+            f.large_msg = NULL;
             if ((rc = refuse_row(rd, &f, &row_err, e)))
                 goto out;
             continue;
         }
         accept_row(rd, &f, &r, stem);
+        if (f.large_msg) { /* larger than the cluster: judged once the window is cut */
+            dike_workload *w = rd->w;
+            w->too_large = dike_xrealloc(w->too_large, (w->ntoo_large + 1) * sizeof *w->too_large);
+            w->too_large[w->ntoo_large++] = (dike_too_large){.idx = w->njobs - 1, .msg = f.large_msg};
+            f.large_msg = NULL;
+        }
     }
     if (len == -2) {
         rc = dike_err_set(e, DIKE_EINVAL, "%s:%" PRIu32 ": line longer than %zu bytes", path, f.line + 1,
@@ -542,6 +565,7 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
 out:
     dike_lines_close(&in);
     free(fields);
+    free(f.large_msg);
     return rc;
 }
 
@@ -576,6 +600,14 @@ static void sort_jobs(dike_workload *w)
         jobs[i] = w->jobs[k[i].idx];
     free(w->jobs);
     w->jobs = jobs;
+    if (w->ntoo_large) { /* the rows kept larger than the cluster follow their jobs */
+        size_t *at = dike_xmalloc(n * sizeof *at);
+        for (size_t i = 0; i < n; i++)
+            at[k[i].idx] = i;
+        for (size_t i = 0; i < w->ntoo_large; i++)
+            w->too_large[i].idx = at[w->too_large[i].idx];
+        free(at);
+    }
     free(k);
 }
 
@@ -610,6 +642,7 @@ static int read_files(const dike_trace_format *fmt, char *const *paths, char *co
     reader rd = {.cl = cl, .skip = skip_invalid, .w = w, .fmt = fmt, .paths = paths, .opens = opens,
                  .sha = dike_xcalloc(n ? n : 1, sizeof *rd.sha)};
     int rc = 0;
+    w->too_large_skip = skip_invalid;
     if (strlen(source) >= sizeof w->source) {
         rc = dike_err_set(e, DIKE_EINVAL, "%s: path longer than %zu characters", source,
                           sizeof w->source - 1);

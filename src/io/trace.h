@@ -84,6 +84,9 @@ struct dike_trace_file {
     double clock_s;                         /**< row-function state: running submit time, s */
     dike_time last_submit;                  /**< DIKE__TF_SORTED: submit of the last accepted row */
     uint32_t last_line;                     /**< its line, 0 before the first */
+    bool keep_large;                        /**< dike_workload.keep_too_large */
+    char *large_msg;                        /**< the current row is larger than the cluster: the
+                                                 message (owned), kept with its job */
 };
 
 extern const dike_trace_format dike_trace_fmt_dike;

@@ -114,6 +114,9 @@ void dike_workload_free(dike_workload *w)
         free(w->skip_msg[r]);
     free(w->model_class);
     free(w->jobs);
+    for (size_t i = 0; i < w->ntoo_large; i++)
+        free(w->too_large[i].msg);
+    free(w->too_large);
     dike_workload_init(w);
 }
 
@@ -169,15 +172,26 @@ int16_t dike_workload_model(dike_workload *w, const char *name)
 
 /* Keep the jobs inside workload.first_job..last_job and start_s..end_s (both measured on the whole
  * trace: index in submit order, seconds since its first submit); time restarts at the first kept. */
+bool dike_workload_windowed(const dike_config *c)
+{
+    return c->workload_first_job != 0 || c->workload_last_job >= 0 || c->workload_start_s != 0 ||
+           c->workload_end_s != 0;
+}
+
 static int cut_window(const dike_config *c, dike_workload *w, dike_err *e)
 {
-    if (c->workload_first_job == 0 && c->workload_last_job < 0 && c->workload_start_s == 0 &&
-        c->workload_end_s == 0)
+    for (size_t i = 0; i < w->ntoo_large; i++)
+        w->too_large[i].kept = true;
+    if (!dike_workload_windowed(c))
         return 0;
     const dike_time start = dike_time_from_s(c->workload_start_s);
     const dike_time end = c->workload_end_s > 0 ? dike_time_from_s(c->workload_end_s) : DIKE_TIME_INF;
     const uint64_t first = (uint64_t)c->workload_first_job;
     const uint64_t last = c->workload_last_job < 0 ? UINT64_MAX : (uint64_t)c->workload_last_job;
+    for (size_t i = 0; i < w->ntoo_large; i++) {
+        size_t x = w->too_large[i].idx;
+        w->too_large[i].kept = x >= first && x <= last && w->jobs[x].submit >= start && w->jobs[x].submit < end;
+    }
     size_t k = 0;
     for (size_t i = 0; i < w->njobs; i++) {
         const dike_job_spec *j = &w->jobs[i];
@@ -281,11 +295,52 @@ static int assign_models(const dike_config *c, dike_workload *w, dike_err *e)
     return rc;
 }
 
+/* The rows kept larger than the cluster (keep_too_large) once the window is cut: the first of
+ * them inside it, in reading order, stops the run with the message the read would have given;
+ * under skip_invalid those inside it are dropped and counted as the read would have. */
+static int judge_too_large(const dike_cluster *cl, dike_workload *w, dike_err *e)
+{
+    const dike_too_large *first = NULL;
+    for (size_t i = 0; i < w->ntoo_large && !first; i++)
+        if (w->too_large[i].kept)
+            first = &w->too_large[i];
+    int rc = 0;
+    if (first && !w->too_large_skip) {
+        rc = dike_err_set(e, DIKE_EINVAL, "%s", first->msg);
+    } else if (first) {
+        size_t k = 0;
+        for (size_t i = 0; i < w->njobs; i++)
+            if (w->jobs[i].num_gpus <= dike_cluster_max_gang(cl, w->jobs[i].gpu_type))
+                w->jobs[k++] = w->jobs[i];
+        size_t dropped = w->njobs - k;
+        w->skipped += dropped;
+        w->skips[DIKE_SKIP_TOO_LARGE] += dropped;
+        if (!w->skip_msg[DIKE_SKIP_TOO_LARGE])
+            w->skip_msg[DIKE_SKIP_TOO_LARGE] = dike_xstrdup(first->msg);
+        w->njobs = k;
+        if (k == 0) {
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: no valid jobs (%zu rows skipped)", w->source, w->skipped);
+        } else if (w->jobs[0].submit > 0) { /* time starts at the first job kept, as after the window */
+            const dike_time t0 = w->jobs[0].submit;
+            w->time_offset += t0;
+            for (size_t i = 0; i < k; i++)
+                w->jobs[i].submit -= t0;
+        }
+        dike_workload_renumber_names(w);
+    }
+    for (size_t i = 0; i < w->ntoo_large; i++)
+        free(w->too_large[i].msg);
+    free(w->too_large);
+    w->too_large = NULL;
+    w->ntoo_large = 0;
+    return rc;
+}
+
 int dike_workload_prepare(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
 {
     int rc = 0;
     if (w->format[0] && w->njobs) {
-        if (!(rc = cut_window(c, w, e)))
+        if (!(rc = cut_window(c, w, e)) && !(rc = judge_too_large(cl, w, e)))
             rc = scale_arrivals(c, cl, w, e);
     }
     if (!rc)

@@ -18,7 +18,9 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
     own files; "systematic" (mean difference above two standard errors) on hand-made numbers;
   - --perturb K asks for Dike at w = 0 and 1 in every mode with the first K round_s values, 300
     (the draw's own files) first; its verdict per point on hand-made numbers;
-  - --against's comparison of two builds' runs on hand-made numbers (medians, range, means).
+  - --against's comparison of two builds' runs on hand-made numbers (medians, range, means);
+  - fit_clusters with a stand-in emulator: a cluster smaller than the window's largest job is
+    raised to the fewest nodes that fit it and renamed; the others stay.
 Prints one line per check; exits 1 if any failed.
 """
 import os
@@ -199,4 +201,24 @@ check(all(abs(x - y) < 1e-9 for x, y in zip(ag, (2.0, -5.0, 10.0, 0.0, 1.0, 0.5)
 # an even count: the median is the mean of the middle two (+2 and +10 -> +6)
 ag = held_out.against([((100.0, 0.1, 0, 0), (110.0, 0.1, 0, 0)), ((100.0, 0.1, 0, 0), (102.0, 0.1, 0, 0))])
 check(abs(ag[0] - 6.0) < 1e-9, "--against: median of two changes is their mean")
+# fit_clusters: a stand-in emulator whose trace-info reports the window's largest job (160 GPUs
+# when the arguments hold "helios", 32 otherwise). A 160-GPU job needs ceil(160 / 8) = 20 nodes:
+# 11 nodes (88 GPUs) become 20 (160 GPUs) and the point is renamed; 24 nodes (192 GPUs) stay, and
+# so does the 32-GPU point on 4 nodes (32 GPUs: it fits exactly).
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as d:
+    fake = os.path.join(d, "emu")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\ncase \"$*\" in *helios*) m=160 ;; *) m=32 ;; esac\n"
+                "echo \"  GPUs per job             mean 8.18, max $m\"\n")
+    os.chmod(fake, 0o755)
+    pts = {"helios-load1-88gpus": ["-t", "/x/helios.csv", "--set", "workload.trace_load=1", "--set", "cluster.nodes=11"],
+           "helios-load1-192gpus": ["-t", "/x/helios.csv", "--set", "workload.trace_load=1", "--set", "cluster.nodes=24"],
+           "titan-load2-32gpus": ["-t", "/x/philly.csv", "--set", "workload.trace_load=2", "--set", "cluster.nodes=4"]}
+    got = held_out.fit_clusters(fake, pts)
+    check(list(got) == ["helios-load1-160gpus", "helios-load1-192gpus", "titan-load2-32gpus"]
+          and opt(got["helios-load1-160gpus"], "cluster.nodes") == "20"
+          and opt(got["helios-load1-192gpus"], "cluster.nodes") == "24"
+          and opt(got["titan-load2-32gpus"], "cluster.nodes") == "4",
+          "fit_clusters: 11 nodes raised to 20 for a 160-GPU job (renamed), 24 and an exact fit kept: %s" % got)
 sys.exit(1 if bad else 0)

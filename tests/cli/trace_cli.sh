@@ -85,6 +85,12 @@ skip_report)
     refused -F dup "trace_elasticflow_duplicate.csv:4: field 'job_id': duplicate job id" run --trace "$DATA/trace_elasticflow_duplicate.csv" --out "$T/out.h5"
     refused -F clock "trace_gen-parallel_bad_interval.csv:3: field 'interval': must be >= 0 (got '-5')" run --trace "$DATA/trace_gen-parallel_bad_interval.csv" --skip-invalid --out "$T/out.h5"
     refused -F big "trace_rfold_too_large.csv:2: field 'size': 744 GPUs requested, the cluster has 512" run --trace "$DATA/trace_rfold_too_large.csv" --out "$T/out.h5"
+    # a window leaving the 744-GPU job out runs (it counts as job 0 all the same); one that holds
+    # it is refused with the same message
+    run_ok window run --trace "$DATA/trace_rfold_too_large.csv" --set workload.first_job=1 --out "$T/w.h5" -q
+    [ "$(h5_attr "$T/w.h5" /summary/jobs)" = 1 ] || fail "/summary/jobs is not 1"
+    ok "first_job = 1: the job after the 744-GPU one replayed"
+    refused -F bigwin "trace_rfold_too_large.csv:2: field 'size': 744 GPUs requested, the cluster has 512" run --trace "$DATA/trace_rfold_too_large.csv" --set workload.last_job=0 --out "$T/out.h5"
     ;;
 
 node_list)

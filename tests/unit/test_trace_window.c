@@ -250,12 +250,100 @@ static void test_stats_bins(void **state)
     tt_drop_tmp(p);
 }
 
+/* Load trace @p path through dike_workload_load on 1 node x 8 GPUs with @p extra assignments. */
+static int load_path(const char *path, const char *const *extra, dike_workload *w, dike_err *e)
+{
+    char trace[600];
+    snprintf(trace, sizeof trace, "workload.trace=%s", path);
+    const char *sets[16] = {trace, "cluster.nodes=1"};
+    size_t n = 2;
+    for (size_t i = 0; extra && extra[i]; i++)
+        sets[n++] = extra[i];
+    sets[n] = NULL;
+    dike_config c;
+    dike_cluster cl;
+    tt_config(&c, sets);
+    if (dike_config_validate(&c, e))
+        return e->code;
+    assert_int_equal(dike_cluster_init(&cl, &c, NULL), 0);
+    dike_workload_init(w);
+    int rc = dike_workload_load(&c, &cl, w, e);
+    dike_cluster_free(&cl);
+    return rc;
+}
+
+/* A row larger than the cluster matters only inside the window, and the window counts it: jobs
+ * 0-3 below (one a line, lines 2-5, a minute apart) with job 1 asking for 16 GPUs of 8. */
+static void test_window_too_large(void **state)
+{
+    char *p = tt_write_tmp("timestamp,duration,num_gpus,gpu_time,cluster\n"
+                           "2017-10-09 07:00:00,100.0,1,100.0,a\n"
+                           "2017-10-09 07:01:00,100.0,16,1600.0,b\n"
+                           "2017-10-09 07:02:00,100.0,2,200.0,a\n"
+                           "2017-10-09 07:03:00,100.0,4,400.0,c\n");
+    char want[700];
+    snprintf(want, sizeof want, "%s:3: field 'num_gpus': 16 GPUs requested, the cluster has 8", p);
+    dike_workload w;
+    dike_err e = {0};
+    /* jobs 2-3: job 1 is outside, and it still counts as job 1 (the window does not depend on the
+     * cluster); time starts at job 2, 120 s after job 0 */
+    const char *const after[] = {"workload.first_job=2", NULL};
+    if (load_path(p, after, &w, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(w.njobs, 2);
+    assert_int_equal(w.jobs[0].id, 2);
+    assert_int_equal(w.jobs[0].num_gpus, 2);
+    assert_int_equal(w.jobs[1].id, 3);
+    assert_int_equal(w.jobs[1].num_gpus, 4);
+    assert_int_equal(w.jobs[1].submit, US(60));
+    assert_int_equal(w.window_dropped, 2);
+    assert_int_equal(w.skipped, 0);
+    assert_int_equal(w.ntenants, 2); /* a and c */
+    dike_workload_free(&w);
+    /* jobs 0-1: job 1 is inside, so the run stops with the message the read gives without a window */
+    const char *const before[] = {"workload.last_job=1", NULL};
+    assert_int_equal(load_path(p, before, &w, &e), DIKE_EINVAL);
+    assert_string_equal(e.msg, want);
+    assert_int_equal(w.njobs, 0); /* left empty */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(load_path(p, NULL, &w, &e), DIKE_EINVAL);
+    assert_string_equal(e.msg, want);
+    /* jobs 1-3 with skip_invalid: job 1 is dropped and counted, as the read counts it; time
+     * starts at job 2 */
+    const char *const skip[] = {"workload.first_job=1", "workload.skip_invalid=true", NULL};
+    if (load_path(p, skip, &w, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(w.njobs, 2);
+    assert_int_equal(w.jobs[0].id, 2);
+    assert_int_equal(w.jobs[0].submit, 0);
+    assert_int_equal(w.jobs[1].submit, US(60));
+    assert_int_equal(w.window_dropped, 1);
+    assert_int_equal(w.skipped, 1);
+    assert_int_equal(w.skips[DIKE_SKIP_TOO_LARGE], 1);
+    assert_string_equal(w.skip_msg[DIKE_SKIP_TOO_LARGE], want);
+    assert_int_equal(w.ntenants, 2);
+    dike_workload_free(&w);
+    /* jobs 2-3 with skip_invalid: the same two jobs as without it, and job 1, outside the window,
+     * is not counted as skipped (it is among the window's dropped) */
+    const char *const skip_after[] = {"workload.first_job=2", "workload.skip_invalid=true", NULL};
+    if (load_path(p, skip_after, &w, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(w.njobs, 2);
+    assert_int_equal(w.jobs[0].id, 2);
+    assert_int_equal(w.jobs[1].id, 3);
+    assert_int_equal(w.window_dropped, 2);
+    assert_int_equal(w.skipped, 0);
+    dike_workload_free(&w);
+    tt_drop_tmp(p);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_by_index), cmocka_unit_test(test_window_by_time),
         cmocka_unit_test(test_time_scale),      cmocka_unit_test(test_model_assignment),
         cmocka_unit_test(test_stats),           cmocka_unit_test(test_stats_bins),
+        cmocka_unit_test(test_window_too_large),
     };
     MPI_Init(&argc, &argv);
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
