@@ -196,9 +196,13 @@ static void print_source(const dike_config *cfg, const dike_cluster *cl, const d
     if (w->fractional)
         printf("  %-24s %s (each counted as one whole GPU)\n", "fractional-GPU requests",
                thousands((double)w->fractional, a, sizeof a));
-    if (w->window_dropped)
-        printf("  %-24s kept %s of %s jobs\n", "window", thousands((double)w->njobs, a, sizeof a),
-               thousands((double)(w->njobs + w->window_dropped), b, sizeof b));
+    if (w->window_dropped) {
+        /* rows larger than the cluster are judged inside the window, after it (keep_too_large):
+         * those dropped there were in it */
+        size_t in = w->njobs + (w->keep_too_large ? w->skips[DIKE_SKIP_TOO_LARGE] : 0);
+        printf("  %-24s kept %s of %s jobs\n", "window", thousands((double)in, a, sizeof a),
+               thousands((double)(in + w->window_dropped), b, sizeof b));
+    }
     if (w->time_scale != 1)
         printf("  %-24s inter-arrival times x %.6g\n", "time scale", w->time_scale);
 }

@@ -56,6 +56,15 @@ trace_info)
     row "$T/mixed.out" jobs "4$"
     contains "$T/mixed.out" "4: 3 zero-duration, 1 larger than the cluster"
     contains "$T/mixed.out" "$DATA/trace_rfold_crux_mixed.csv:4: field 'duration (sec)': must be > 0 (got '0.0')"
+    # A window counts a row larger than the cluster like any other: outside the window it is
+    # among the jobs left out (not an invalid row); inside, it is counted as invalid.
+    run_ok bigout trace-info --set workload.first_job=1 "$DATA/trace_rfold_too_large.csv"
+    row "$T/bigout.out" jobs "1$"
+    row "$T/bigout.out" window "kept 1 of 2 jobs"
+    grep -q "invalid rows" "$T/bigout.out" && fail "the 744-GPU row outside the window counted as invalid"
+    ok "the 744-GPU row outside the window is not an invalid row"
+    refused -F bigin "trace_rfold_too_large.csv: no valid jobs (1 rows skipped)" trace-info \
+        --set workload.last_job=0 "$DATA/trace_rfold_too_large.csv"
     refused -F none "no trace file" trace-info
     ;;
 
