@@ -170,14 +170,15 @@ int16_t dike_workload_model(dike_workload *w, const char *name)
 
 /* --- from a trace to the replayed workload --- */
 
-/* Keep the jobs inside workload.first_job..last_job and start_s..end_s (both measured on the whole
- * trace: index in submit order, seconds since its first submit); time restarts at the first kept. */
 bool dike_workload_windowed(const dike_config *c)
 {
     return c->workload_first_job != 0 || c->workload_last_job >= 0 || c->workload_start_s != 0 ||
            c->workload_end_s != 0;
 }
 
+/* Keep the jobs inside workload.first_job..last_job and start_s..end_s (both measured on the whole
+ * trace: index in submit order, seconds since its first submit); time restarts at the first kept.
+ * Marks which of the rows kept larger than the cluster fall inside (judge_too_large). */
 static int cut_window(const dike_config *c, dike_workload *w, dike_err *e)
 {
     for (size_t i = 0; i < w->ntoo_large; i++)
@@ -190,7 +191,8 @@ static int cut_window(const dike_config *c, dike_workload *w, dike_err *e)
     const uint64_t last = c->workload_last_job < 0 ? UINT64_MAX : (uint64_t)c->workload_last_job;
     for (size_t i = 0; i < w->ntoo_large; i++) {
         size_t x = w->too_large[i].idx;
-        w->too_large[i].kept = x >= first && x <= last && w->jobs[x].submit >= start && w->jobs[x].submit < end;
+        w->too_large[i].kept =
+            x >= first && x <= last && w->jobs[x].submit >= start && w->jobs[x].submit < end;
     }
     size_t k = 0;
     for (size_t i = 0; i < w->njobs; i++) {
@@ -319,7 +321,8 @@ static int judge_too_large(const dike_cluster *cl, dike_workload *w, dike_err *e
             w->skip_msg[DIKE_SKIP_TOO_LARGE] = dike_xstrdup(first->msg);
         w->njobs = k;
         if (k == 0) {
-            rc = dike_err_set(e, DIKE_EINVAL, "%s: no valid jobs (%zu rows skipped)", w->source, w->skipped);
+            rc = dike_err_set(e, DIKE_EINVAL, "%s: no valid jobs (%zu rows skipped)", w->source,
+                              w->skipped);
         } else if (w->jobs[0].submit > 0) { /* time starts at the first job kept, as after the window */
             const dike_time t0 = w->jobs[0].submit;
             w->time_offset += t0;
