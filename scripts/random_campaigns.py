@@ -18,7 +18,9 @@ interference (at most 8 points). A grid passes when
   - the same campaign in a fresh folder, sent SIGUSR1 (what the Slurm scripts pass on before a
     time limit; mpirun forwards it) at a random moment of its run, exits 4 or 0; its rerun with a
     drawn rank layout exits 0 with every point COMPLETED, no checkpoint left, and every output
-    equal to the uninterrupted campaign's.
+    equal to the uninterrupted campaign's. A signal in the first STARTUP_WINDOW_S (0.5 s) that kills
+    mpirun or the ranks by SIGUSR1's default action is mpirun's start-up window, which the program
+    cannot close (docs/reliability.md): such a grid prints "win" and is not counted as failed.
 Prints one line per grid and exits 1 if any failed. Not in CI (docs/testing.md, "Random
 configurations"). Needs Debian's python3 (h5ls/h5diff from hdf5-tools).
 """
@@ -36,6 +38,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import random_configs as rc  # noqa: E402  (the same draws, the same comparison)
 
 SHORT = {"policy": "scheduler.policy", "placement": "scheduler.placement", "seed": "run.seed"}
+# A SIGUSR1 this soon after mpirun starts may kill mpirun or the ranks before any handler exists
+# (docs/reliability.md, "A stop in the first tenth of a second": up to 0.07 s alone, 0.32 s seen
+# on a loaded machine): such a grid is reported as "window", apart from the failures.
+STARTUP_WINDOW_S = 0.5
 ENV = rc.ENV
 
 
@@ -216,6 +222,10 @@ def check(seed, traces, emu, timeout, d):
     st2, err2, _, sent = campaign(emu, 2, grid, out2, r.choice((1, 2)), timeout, signal_after=when)
     if st2 is None:
         return "stopped campaign timeout"
+    if st2 in (128 + 10, -10) and when < STARTUP_WINDOW_S:
+        # killed by SIGUSR1's default action before a handler existed: the ranks while the loader
+        # mapped their libraries (exit 138), or mpirun before it forwarded signals (-10)
+        return "window: signalled after %.2f s, exit %d (mpirun's start-up, docs/reliability.md)" % (when, st2)
     if st2 not in (0, 4) and not (failed and st2 == 1):
         return "signalled after %.2f s: exit %s: %s" % (when, st2, err2.strip()[-300:])
     np2 = r.choice((1, 2, 3))
@@ -258,7 +268,7 @@ def main():
     traces = [(os.path.join(tdir, t), n) for t, n in rc.TRACES if os.path.exists(os.path.join(tdir, t))]
     if not traces:
         print("random_campaigns: no traces under %s: synthetic workloads only" % tdir)
-    bad = 0
+    bad = window = 0
     for seed in range(o.first, o.first + o.count):
         d = os.path.join(o.keep, str(seed)) if o.keep else tempfile.mkdtemp(prefix="dike-rcamp-")
         os.makedirs(d, exist_ok=True)
@@ -267,10 +277,13 @@ def main():
         if not o.keep:
             shutil.rmtree(d, ignore_errors=True)
         ok = verdict.startswith("ok") or verdict.startswith("bad grid: ")
-        bad += not ok
-        print("%5d %-4s %-70s %6.1f s" % (seed, "ok" if ok else "FAIL", verdict, time.time() - t0),
-              flush=True)
-    print("random_campaigns: %d of %d grids failed" % (bad, o.count))
+        win = verdict.startswith("window: ")
+        bad += not ok and not win
+        window += win
+        print("%5d %-4s %-70s %6.1f s" % (seed, "ok" if ok else "win" if win else "FAIL", verdict,
+                                          time.time() - t0), flush=True)
+    print("random_campaigns: %d of %d grids failed%s" % (
+        bad, o.count, "; %d signalled in mpirun's start-up window (not counted)" % window if window else ""))
     return 1 if bad else 0
 
 
