@@ -118,14 +118,15 @@ def sample(t, n, seed, loads=(0.7, 1.3), nodes_range=(24, 128)):
 
 
 def largest_job(emu, args):
-    """The most GPUs a job of the point's window asks for (`dike-emu trace-info` on the window,
-    on its default cluster of 512 GPUs, which every job of these traces fits), or None if
-    trace-info says nothing about it."""
+    """The most GPUs a job of the point's window asks for (`dike-emu trace-info` on the window, on
+    a cluster of 100,000 nodes, which every job fits), or None if trace-info says nothing about
+    it."""
     sets = []  # a drawn point is ["-t", PATH] and "--set KEY=VALUE" pairs
     for k in range(2, len(args) - 1, 2):
         if not args[k + 1].startswith("cluster.nodes="):
             sets += args[k:k + 2]
-    p = subprocess.run([emu, "trace-info", args[1]] + sets, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run([emu, "trace-info", args[1]] + sets + ["--set", "cluster.nodes=100000"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     m = re.search(r"GPUs per job\s+mean [0-9.]+, max ([0-9]+)", p.stdout.decode(errors="replace"))
     return int(m.group(1)) if m else None
 
