@@ -20,10 +20,12 @@
 
 static const int64_t submit_s[10] = {0, 856940, 857561, 857671, 857704, 857781, 857801, 857851, 860529, 860603};
 
-/* Load HEAD through dike_workload_load with the given assignments on 1 node x 8 GPUs. */
-static int load(const char *const *extra, dike_workload *w, dike_err *e)
+/* Load trace @p path through dike_workload_load with the given assignments on 1 node x 8 GPUs. */
+static int load_path(const char *path, const char *const *extra, dike_workload *w, dike_err *e)
 {
-    const char *sets[16] = {"workload.trace=" HEAD, "cluster.nodes=1"};
+    char trace[600];
+    snprintf(trace, sizeof trace, "workload.trace=%s", path);
+    const char *sets[16] = {trace, "cluster.nodes=1"};
     size_t n = 2;
     for (size_t i = 0; extra && extra[i]; i++)
         sets[n++] = extra[i];
@@ -35,7 +37,15 @@ static int load(const char *const *extra, dike_workload *w, dike_err *e)
         return e->code;
     assert_int_equal(dike_cluster_init(&cl, &c, NULL), 0);
     dike_workload_init(w);
-    return dike_workload_load(&c, &cl, w, e);
+    int rc = dike_workload_load(&c, &cl, w, e);
+    dike_cluster_free(&cl);
+    return rc;
+}
+
+/* The same with HEAD. */
+static int load(const char *const *extra, dike_workload *w, dike_err *e)
+{
+    return load_path(HEAD, extra, w, e);
 }
 
 static void load_ok(const char *const *extra, dike_workload *w)
@@ -248,28 +258,6 @@ static void test_stats_bins(void **state)
     dike_trace_stats_free(&st);
     dike_workload_free(&w);
     tt_drop_tmp(p);
-}
-
-/* Load trace @p path through dike_workload_load on 1 node x 8 GPUs with @p extra assignments. */
-static int load_path(const char *path, const char *const *extra, dike_workload *w, dike_err *e)
-{
-    char trace[600];
-    snprintf(trace, sizeof trace, "workload.trace=%s", path);
-    const char *sets[16] = {trace, "cluster.nodes=1"};
-    size_t n = 2;
-    for (size_t i = 0; extra && extra[i]; i++)
-        sets[n++] = extra[i];
-    sets[n] = NULL;
-    dike_config c;
-    dike_cluster cl;
-    tt_config(&c, sets);
-    if (dike_config_validate(&c, e))
-        return e->code;
-    assert_int_equal(dike_cluster_init(&cl, &c, NULL), 0);
-    dike_workload_init(w);
-    int rc = dike_workload_load(&c, &cl, w, e);
-    dike_cluster_free(&cl);
-    return rc;
 }
 
 /* A row larger than the cluster matters only inside the window, and the window counts it: jobs
