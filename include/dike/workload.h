@@ -71,7 +71,7 @@ typedef struct dike_workload {
                                it) */
     bool too_large_skip;  /**< the read's skip_invalid: the kept rows are dropped, not refused */
     dike_too_large *too_large; /**< those rows, in reading order (owned) */
-    size_t ntoo_large;
+    size_t ntoo_large, too_large_cap;
 } dike_workload;
 
 void dike_workload_init(dike_workload *w);

@@ -544,7 +544,10 @@ static int read_file(reader *rd, uint32_t index, dike_err *e)
         accept_row(rd, &f, &r, stem);
         if (f.large_msg) { /* larger than the cluster: judged once the window is cut */
             dike_workload *w = rd->w;
-            w->too_large = dike_xrealloc(w->too_large, (w->ntoo_large + 1) * sizeof *w->too_large);
+            if (w->ntoo_large == w->too_large_cap) {
+                w->too_large_cap = w->too_large_cap ? 2 * w->too_large_cap : 16;
+                w->too_large = dike_xrealloc(w->too_large, w->too_large_cap * sizeof *w->too_large);
+            }
             w->too_large[w->ntoo_large++] = (dike_too_large){.idx = w->njobs - 1, .msg = f.large_msg};
             f.large_msg = NULL;
         }

@@ -335,7 +335,7 @@ static int judge_too_large(const dike_cluster *cl, dike_workload *w, dike_err *e
         free(w->too_large[i].msg);
     free(w->too_large);
     w->too_large = NULL;
-    w->ntoo_large = 0;
+    w->ntoo_large = w->too_large_cap = 0;
     return rc;
 }
 
