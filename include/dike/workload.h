@@ -123,6 +123,11 @@ int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_worklo
 /** Does @p c cut a window of the trace (workload.first_job, last_job, start_s or end_s)? */
 bool dike_workload_windowed(const dike_config *c);
 
+/** Read the trace of @p c (dike_trace_read) so that dike_workload_prepare cuts its window as a run
+ *  does: with a window, rows larger than @p cl are kept through it (keep_too_large). */
+int dike_workload_read_trace(const dike_config *c, const dike_cluster *cl, bool skip_invalid,
+                             dike_workload *w, dike_err *e);
+
 /** The trace-side steps of dike_workload_load on a workload already read: window, time scaling
  *  (offered load measured against @p cl), model assignment. */
 int dike_workload_prepare(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e);

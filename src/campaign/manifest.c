@@ -76,9 +76,9 @@ bool dike_campaign_output_complete(const char *path, double *wall, int *ranks, c
         if (a >= 0)
             H5Aclose(a);
     }
-    if (ok && source && H5Aexists(file, "source_sha256") > 0) {
+    if (ok && source) {
         char *v = NULL;
-        if (dike_h5in_str_attr(file, path, "source_sha256", &v, NULL) == 0 && strlen(v) == 64)
+        if (dike_h5in_opt_str_attr(file, path, "source_sha256", &v, NULL) == 0 && strlen(v) == 64)
             memcpy(source, v, 65);
         free(v);
     }

@@ -642,9 +642,8 @@ static int cmd_trace_info(int argc, char **argv)
     if (!rc)
         rc = dike_cluster_init(&cl, &cfg, &e);
     double t0 = MPI_Wtime();
-    w.keep_too_large = dike_workload_windowed(&cfg); /* the window `run` cuts (dike_workload_load) */
-    if (!rc)
-        rc = dike_trace_read(cfg.workload_trace, cfg.workload_trace_format, &cl, true, &w, &e);
+    if (!rc) /* every invalid row counted, and the window `run` cuts */
+        rc = dike_workload_read_trace(&cfg, &cl, true, &w, &e);
     if (!rc)
         rc = dike_workload_prepare(&cfg, &cl, &w, &e);
     double read_s = MPI_Wtime() - t0;

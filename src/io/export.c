@@ -31,24 +31,15 @@ int dike_output_config(const char *path, char **text, dike_err *e)
     return rc;
 }
 
-/* An optional string attribute of the root: "" where the file has none. */
-static int opt_str_attr(hid_t f, const char *path, const char *name, char **out, dike_err *e)
-{
-    if (H5Aexists(f, name) > 0)
-        return dike_h5in_str_attr(f, path, name, out, e);
-    *out = dike_xstrdup("");
-    return 0;
-}
-
 int dike_output_source(const char *path, char **source, char **build, dike_err *e)
 {
     hid_t f;
     *source = *build = NULL;
     int rc = dike_h5in_open(path, &f, e);
     if (!rc) {
-        rc = opt_str_attr(f, path, "source_sha256", source, e);
+        rc = dike_h5in_opt_str_attr(f, path, "source_sha256", source, e);
         if (!rc)
-            rc = opt_str_attr(f, path, "build", build, e);
+            rc = dike_h5in_opt_str_attr(f, path, "build", build, e);
         dike_h5in_close(f);
     }
     if (rc) {

@@ -53,6 +53,14 @@ void dike_h5in_close(hid_t file)
     }
 }
 
+int dike_h5in_opt_str_attr(hid_t obj, const char *path, const char *name, char **out, dike_err *e)
+{
+    if (H5Aexists(obj, name) > 0)
+        return dike_h5in_str_attr(obj, path, name, out, e);
+    *out = dike_xstrdup("");
+    return 0;
+}
+
 int dike_h5in_str_attr(hid_t obj, const char *path, const char *name, char **out, dike_err *e)
 {
     *out = NULL;

@@ -16,6 +16,8 @@ void dike_h5in_close(hid_t file);
 
 /** Scalar string attribute @p name of @p obj (variable or fixed length); caller frees. */
 int dike_h5in_str_attr(hid_t obj, const char *path, const char *name, char **out, dike_err *e);
+/** The same for an attribute a file may lack (written by an older build): "" when it has none. */
+int dike_h5in_opt_str_attr(hid_t obj, const char *path, const char *name, char **out, dike_err *e);
 
 /** Every row of /jobs or /tenants; caller frees *rows. */
 int dike_h5in_jobs(hid_t file, const char *path, dike_job_record **rows, size_t *n, dike_err *e);

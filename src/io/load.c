@@ -33,15 +33,19 @@ size_t dike_workload_report(const dike_workload *w, char *buf, size_t n)
     return len < n ? len : (n ? n - 1 : 0);
 }
 
-int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
+int dike_workload_read_trace(const dike_config *c, const dike_cluster *cl, bool skip_invalid,
+                             dike_workload *w, dike_err *e)
 {
     /* A window counts the trace's rows, whatever the cluster: a row larger than the cluster
-     * matters only inside it (docs/trace-format.md, "Windows"). */
+     * matters only inside it (docs/trace-format.md, "Windows and load scaling"). */
     w->keep_too_large = dike_workload_windowed(c);
-    int rc = c->workload_trace[0]
-                 ? dike_trace_read(c->workload_trace, c->workload_trace_format, cl,
-                                   c->workload_skip_invalid, w, e)
-                 : dike_synth_generate(c, cl, w, e);
+    return dike_trace_read(c->workload_trace, c->workload_trace_format, cl, skip_invalid, w, e);
+}
+
+int dike_workload_load(const dike_config *c, const dike_cluster *cl, dike_workload *w, dike_err *e)
+{
+    int rc = c->workload_trace[0] ? dike_workload_read_trace(c, cl, c->workload_skip_invalid, w, e)
+                                  : dike_synth_generate(c, cl, w, e);
     if (!rc)
         rc = dike_workload_prepare(c, cl, w, e);
     if (!rc)

@@ -170,6 +170,16 @@ int16_t dike_workload_model(dike_workload *w, const char *name)
 
 /* --- from a trace to the replayed workload --- */
 
+/* Simulated time restarts at the first job (after jobs were removed): the shift joins
+ * w->time_offset, so outputs can map back to trace time. */
+static void restart_time(dike_workload *w)
+{
+    const dike_time t0 = w->jobs[0].submit;
+    w->time_offset += t0;
+    for (size_t i = 0; i < w->njobs; i++)
+        w->jobs[i].submit -= t0;
+}
+
 bool dike_workload_windowed(const dike_config *c)
 {
     return c->workload_first_job != 0 || c->workload_last_job >= 0 || c->workload_start_s != 0 ||
@@ -209,10 +219,7 @@ static int cut_window(const dike_config *c, dike_workload *w, dike_err *e)
                             dike_time_to_s(w->jobs[w->njobs - 1].submit));
     w->window_dropped = w->njobs - k;
     w->njobs = k;
-    const dike_time t0 = w->jobs[0].submit;
-    w->time_offset += t0;
-    for (size_t i = 0; i < k; i++)
-        w->jobs[i].submit -= t0;
+    restart_time(w);
     dike_workload_renumber_names(w);
     return 0;
 }
@@ -323,11 +330,8 @@ static int judge_too_large(const dike_cluster *cl, dike_workload *w, dike_err *e
         if (k == 0) {
             rc = dike_err_set(e, DIKE_EINVAL, "%s: no valid jobs (%zu rows skipped)", w->source,
                               w->skipped);
-        } else if (w->jobs[0].submit > 0) { /* time starts at the first job kept, as after the window */
-            const dike_time t0 = w->jobs[0].submit;
-            w->time_offset += t0;
-            for (size_t i = 0; i < k; i++)
-                w->jobs[i].submit -= t0;
+        } else {
+            restart_time(w); /* at the first job kept, as after the window */
         }
         dike_workload_renumber_names(w);
     }
