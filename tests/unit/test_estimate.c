@@ -394,34 +394,36 @@ static void test_srtf_none_estimate_rises(void **st)
         {0, 10, 0}, {10, 1110, 1}, {50, 300, 0}, {250, 1250, 0}, {300, 400, 0}});
 }
 
-/* Dike under `none` when a finish raises the estimate of a queued job that had outlived it: its
- * key must move from "as long again" (its work done) to "estimate - work done", although it waited
- * untouched while the estimate stayed below its work done (the stable heap of dike.c). One 8-GPU
- * node, w = 0 (no guard, no lease), no hysteresis, no probe, no preemption cost, no rounds
- * (decisions at arrivals and finishes only); keys are remaining x GPUs; a victim needs remaining
- * x GPUs >= the candidate's:
- *   J0 a 4 GPUs 10 s and L a 4 GPUs 300 s at 0 (the prior for both): both start.
+/* Dike under `none` when a finish raises the estimate of a queued job that had outlived it: once
+ * the estimate passes the threshold its key was stable below, its key must move from "as long
+ * again" (its work done) to "estimate - work done", although it waited untouched until then (the
+ * stable heap of dike.c). A job Dike preempted past its estimate is judged by max(done, estimate -
+ * done) (version 1.2): its threshold is twice its work done. One 8-GPU node, w = 0 (no guard, no
+ * lease), no hysteresis, no probe, no preemption cost, no rounds (decisions at arrivals and
+ * finishes only); keys are remaining x GPUs; a victim needs remaining x GPUs >= the candidate's:
+ *   J0 a 4 GPUs 10 s and L a 4 GPUs 600 s at 0 (the prior for both): both start.
  *   t=10   J0 done: a's mean 10 s, everyone's 10 s.
  *   t=20   P (a, 4 GPUs, 1000 s, est 10 s) starts in the free 4 GPUs.
  *   t=155  Q (b, 4 GPUs, 500 s; everyone's mean 10 s: 40) does not fit. L has done 155 s (past
  *          10, 20, ..., 80: expected to end at 160, 5 s left: 20 < 40); P has done 135 s (ends at
  *          160 too, 25 s left: 100 >= 40): P is preempted and Q starts. P has outlived a's 10 s:
- *          its key is 135 x 4 = 540 while a's estimate stays at or below 135.
- *   t=300  L done: a's mean (10 + 300) / 2 = 155, everyone's too. R (c, 2 GPUs, 50 s) arrives:
- *          155 x 2 = 310. P's estimate is now 155 - 135 = 20 s: key 80, before R: P resumes in
- *          L's GPUs (865 s left: ends at 1165); R cannot take Q (500 s of b's estimate 155 done 145:
- *          10 s x 4 = 40 < 310) nor P (started now), and waits.
- *   t=655  Q done; R starts, ends at 705.
- * With P keyed 540 still, R would start at 300 and P wait for Q. */
+ *          its key is 135 x 4 = 540 while a's estimate stays at or below 2 x 135 = 270.
+ *   t=600  L done: a's mean (10 + 600) / 2 = 305 > 270, everyone's too. P is judged by
+ *          max(135, 305 - 135) = 170 s: key 680. R (c, 2 GPUs, 50 s, everyone's mean: 610)
+ *          arrives and goes first: R 600-650 in L's GPUs. P needs 4 of the 2 left; Q (b's
+ *          estimate 305, done 445: ends at 610, 165 s left: 660 < 680) is no victim: P waits.
+ *   t=650  R done: P resumes with 865 s left: 650-1515. Q ends at 655.
+ * With P keyed 540 still, P would resume at 600 (ends at 1465) and R take Q's GPUs (660 >= 610;
+ * Q ends at 705). */
 static void test_dike_none_estimate_rises_queued(void **st)
 {
-    static const sc_job jobs[] = {{0, 10, 4, "a"}, {0, 300, 4, "a"}, {20, 1000, 4, "a"},
-                                  {155, 500, 4, "b"}, {300, 50, 2, "c"}};
+    static const sc_job jobs[] = {{0, 10, 4, "a"}, {0, 600, 4, "a"}, {20, 1000, 4, "a"},
+                                  {155, 500, 4, "b"}, {600, 50, 2, "c"}};
     const char *sets[] = {ONE_NODE, "scheduler.policy=dike", "scheduler.preemption_cost_s=0",
                           "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
                           "dike.hysteresis=0", "dike.probe_s=0", "scheduler.round_s=100000", NULL};
     sc_expect(jobs, 5, sets, (const sc_want[]){
-        {0, 10, 0}, {0, 300, 0}, {20, 1165, 1}, {155, 655, 0}, {655, 705, 0}});
+        {0, 10, 0}, {0, 600, 0}, {20, 1515, 1}, {155, 655, 0}, {600, 650, 0}});
 }
 
 /* SRTF without the oracle, in the emulating mode, on a job the nodes slowed past its nominal end:

@@ -587,6 +587,33 @@ static void test_dike_outlived_estimate(void **st)
     sc_expect(jobs, 3, w0, (const sc_want[]){{0, 100, 0}, {100, 100200, 1}, {1000, 1100, 0}});
 }
 
+/* A job preempted after it outlived its estimate is not judged shorter than its work done when
+ * its tenant's estimate moves past that work again (queued_rem_us in src/policy/dike.c). One node
+ * of 8 GPUs, `none` durations, no probe, no restore cost, no lease (w = 0), rounds far apart.
+ *   0:   C0 (4 GPUs, 100 s, tenant c) and L (4 GPUs, 410 s, d) start.
+ *   100: C0 ends: the only finished job, so every estimate is 100 s. V (4 GPUs, 10,000 s, b)
+ *        starts on its GPUs.
+ *   350: Q (4 GPUs, 100 s, c) arrives, judged 100 s: 400 GPU-s. V has done 250 s, so it is
+ *        expected to end at 400 (100 x 2^2): 150 s left, (0.9 x 150) x 4 = 540 >= 400. L has done
+ *        350, expected end 400, 50 s left: 180 < 400. Q takes V: 350-450. V has done 250 s, past
+ *        its estimate of 100.
+ *   360: X (4 GPUs, 100 s, c) arrives, judged 100 s (400 GPU-s): no victim (L 40 s left, Q 90 s).
+ *   410: L ends. b's estimate is now the mean of all finished jobs, (100 + 410) / 2 = 255 s, just
+ *        above V's 250 s of work: E - d = 5 s. V was seen to outlive an estimate, so it is judged
+ *        by max(250, 5) = 250 s: 1,000 GPU-s, behind X. X starts 410-510.
+ *        (Judged by 5 s, V would start first, 410-10,160, and X wait for Q's end: 450-550.)
+ *   450: Q ends; V restarts with 9,750 s left: 450-10,200, one preemption. */
+static void test_dike_outlived_queued(void **st)
+{
+    static const sc_job jobs[] = {{0, 100, 4, "c"},   {0, 410, 4, "d"},  {100, 10000, 4, "b"},
+                                  {350, 100, 4, "c"}, {360, 100, 4, "c"}};
+    const char *sets[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=10000000",
+                          "scheduler.duration_knowledge=none", "dike.fairness_weight=0",
+                          "dike.probe_s=0", NULL};
+    sc_expect(jobs, 5, sets,
+              (const sc_want[]){{0, 100, 0}, {0, 410, 0}, {100, 10200, 1}, {350, 450, 0}, {410, 510, 0}});
+}
+
 /* One probe case: @p jobs under `none` (or the oracle if !none), rounds every @p round_s, knob
  * @p w, probe @p probe; the three jobs' expected (start, finish, preemptions). */
 static void probe_case(const sc_job *jobs, const char *round_s, int none, const char *w,
@@ -1033,7 +1060,8 @@ int main(void)
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
         cmocka_unit_test(test_dike_wide_one_type),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
-        cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_probe),
+        cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_outlived_queued),
+        cmocka_unit_test(test_dike_probe),
         cmocka_unit_test(test_dike_spare_slack),
         cmocka_unit_test(test_dike_wide_one_state),
         cmocka_unit_test(test_dike_wide_spare),
