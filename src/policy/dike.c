@@ -218,15 +218,16 @@ static double positive_s(double us)
 /* A queued job's estimated remaining work, us. Under `none` a job's estimate is its tenant's
  * mean finished duration E, which moves at every finish of the tenant's jobs, mostly upwards as
  * the long jobs end; a job that has outlived E (work done d >= E) is expected to run as long again,
- * d, but E - d once E has moved past d again. A job preempted after it outlived its estimate would
- * then be judged to have almost nothing left: it went to the head of the queue, preempted to
- * restart, paid its restore, passed E after a second of work, was judged E - d... 2E - d as a
- * running job (dike_sched_est_remaining_running) and preempted again, while E crept up with each
- * finish (ElasticFlow 09 + 08 at load 2.08 on 536 GPUs: one 4-GPU job preempted 4,519 times, 77 %
- * of all preemptions at w = 0; docs/dike-history.md). The scheduler has seen such a job outlive
- * an estimate, so it is not judged shorter than its work done again: max(d, E - d). That is never
- * below what it is judged by once it runs (E x 2^k - d with E x 2^(k-1) <= d, or E - d), so a
- * swap never brings in a job that is judged longer once running. */
+ * d, but E - d once E has moved past d again. So a job preempted after it outlived its estimate
+ * was judged to have a second left once the mean crept past its work done: it went to the head of
+ * the queue, preempted its way back, paid its restore, passed E after a second of work, was judged
+ * 2E - d (about E) as a running job (dike_sched_est_remaining_running), was taken again, and
+ * waited for the next move of E (ElasticFlow 09 + 08 at load 2.08 on 536 GPUs, w = 0: one 4-GPU
+ * job preempted 4,521 times, and 77 % of all preemptions were such restarts; docs/dike-history.md,
+ * version 1.2). The scheduler has seen such a job (outlived[]) outlive an estimate, so it is not
+ * judged shorter than its work done again: max(d, E - d). That is never below what it is judged by
+ * once it runs (E x 2^k - d with E x 2^(k-1) <= d, or E - d), so a swap never brings in a job that
+ * is judged longer as soon as it runs. */
 static double queued_rem_us(const dk_state *st, const dike_sched *s, const dike_job *j)
 {
     double rem = dike_sched_est_remaining(s, j);
