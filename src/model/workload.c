@@ -106,6 +106,16 @@ static void free_names(char **names, uint32_t n)
     free(names);
 }
 
+/* The rows kept larger than the cluster (keep_too_large) and their messages, freed; the list empty. */
+static void free_too_large(dike_workload *w)
+{
+    for (size_t i = 0; i < w->ntoo_large; i++)
+        free(w->too_large[i].msg);
+    free(w->too_large);
+    w->too_large = NULL;
+    w->ntoo_large = w->too_large_cap = 0;
+}
+
 void dike_workload_free(dike_workload *w)
 {
     free_names(w->tenants, w->ntenants);
@@ -114,9 +124,7 @@ void dike_workload_free(dike_workload *w)
         free(w->skip_msg[r]);
     free(w->model_class);
     free(w->jobs);
-    for (size_t i = 0; i < w->ntoo_large; i++)
-        free(w->too_large[i].msg);
-    free(w->too_large);
+    free_too_large(w);
     dike_workload_init(w);
 }
 
@@ -335,11 +343,7 @@ static int judge_too_large(const dike_cluster *cl, dike_workload *w, dike_err *e
         }
         dike_workload_renumber_names(w);
     }
-    for (size_t i = 0; i < w->ntoo_large; i++)
-        free(w->too_large[i].msg);
-    free(w->too_large);
-    w->too_large = NULL;
-    w->ntoo_large = w->too_large_cap = 0;
+    free_too_large(w);
     return rc;
 }
 
