@@ -65,6 +65,7 @@ from concurrent.futures import ThreadPoolExecutor
 import h5py
 
 import dikeio  # DEFAULT_KNOB
+import knobcause
 
 
 def points(t):
@@ -237,14 +238,23 @@ def knob_failure(d0, d1):
     return jct, unf
 
 
-def knob_note(d0, d1):
-    """The failure's side and margin, for a report line ('' when the knob holds)."""
+def knob_note(d0, d1, files=None):
+    """The failure's side and margin, for a report line ('' when the knob holds); with @p files, the
+    outputs at w = 0 and w = 1, also which jobs carry each failing side (knobcause.py)."""
     jct, unf = knob_failure(d0, d1)
     parts = []
-    if jct is not None:
-        parts.append("JCT side: w=0 slower by %.3f%%" % jct)
-    if unf is not None:
-        parts.append("unfair side: w=1 higher by %.4f" % unf)
+    jobs = None
+    for side, margin, text in (("jct", jct, "JCT side: w=0 slower by %.3f%%"),
+                               ("unfair", unf, "unfair side: w=1 higher by %.4f")):
+        if margin is None:
+            continue
+        parts.append(text % margin)
+        if files:
+            if jobs is None:
+                jobs = [h5py.File(f, "r")["jobs"][:] for f in files]
+            carried = knobcause.carried_by(jobs[0], jobs[1], side)
+            if carried:
+                parts[-1] += " (%s)" % carried
     return " | knob: " + "; ".join(parts) if parts else ""
 
 
@@ -350,6 +360,10 @@ def main():
             print("held_out: " + f, file=sys.stderr)
         sys.exit("held_out: %d of %d runs failed (above); nothing checked" % (len(failed), len(todo)))
 
+    def ends(c, k):
+        """Dike's outputs at w = 0 and w = 1 for point @p c in mode @p k (knob_note)."""
+        return [os.path.join(a.out, c, name("dike", k, w) + ".h5") for w in ("0", "1")]
+
     def summary(c, n, d=a.out):
         s = h5py.File(os.path.join(d, c, n + ".h5"), "r")["/summary"].attrs
         return s["avg_jct"], s["unfair_fraction"], s["jain"], s["preemptions"] / s["jobs"]
@@ -391,7 +405,7 @@ def main():
                 pairs.append((d0, d1))
                 print("%-42s %-6s knob monotone: %-3s | w=0: %.1f s, unfair %.4f, %.2f preemptions/job; "
                       "w=1: %.1f s, unfair %.4f, %.2f preemptions/job%s" %
-                      (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3], knob_note(d0, d1)))
+                      (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3], knob_note(d0, d1, ends(c, k))))
         print("%d points: knob not monotone: %s; %s" % (len(pts), ", ".join("%s %d" % kv for kv in fails.items()),
                                                        tally_text(pairs)))
         compare_with(a, pts, ("0", "1"), summary, modes)
@@ -420,7 +434,7 @@ def main():
                   "%.4f%s" %
                   (c, k, ",".join(dom) or "none", "yes" if mono else "NO", DEFAULT_KNOB, dk[0] / 3600,
                    100 * (dk[0] / base[bj][0] - 1), bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600,
-                   d["0"][1], d["0.5"][0] / 3600, d["0.5"][1], knob_note(d["0"], d["1"])))
+                   d["0"][1], d["0.5"][0] / 3600, d["0.5"][1], knob_note(d["0"], d["1"], ends(c, k))))
     print("%d points x %d modes: %s; %s" % (len(pts), len(modes), ", ".join("%s %d" % kv for kv in fails.items()),
                                            tally_text(pairs)))
     compare_with(a, pts, ("0", "0.5", "1"), summary, modes)

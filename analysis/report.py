@@ -101,6 +101,7 @@ except ImportError as e:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dikeio  # noqa: E402
+import knobcause  # noqa: E402
 import figures  # noqa: E402
 import stats  # noqa: E402
 import tables  # noqa: E402
@@ -796,11 +797,34 @@ def monotonicity_lines(group, checks, units=None):
         a, b = c.w0, c.w1
         u1, u0 = tables.fpair(b.value("unfair_fraction"), a.value("unfair_fraction"))
         j0, j1 = tables.fpair(a.value("avg_jct") / div, b.value("avg_jct") / div)
-        out.append("%s knob %s (%s): unfair fraction %s at w=1 %s %s at w=0; avg JCT %s %s at w=0 %s %s %s at w=1" %
+        out.append("%s knob %s (%s): unfair fraction %s at w=1 %s %s at w=0; avg JCT %s %s at w=0 %s %s %s at w=1%s" %
                    ("✓" if c.passed else "✗", "monotone" if c.passed else "NOT monotone",
                     setting_text(c.knowledge, c.weighting, a.variant),
-                    u1, "≤" if c.fair_ok else ">", u0, j0, u, "≤" if c.jct_ok else ">", j1, u))
+                    u1, "≤" if c.fair_ok else ">", u0, j0, u, "≤" if c.jct_ok else ">", j1, u,
+                    "" if c.passed else knob_carriers(c)))
     return out
+
+
+def knob_carriers(check):
+    """For a failing knob check, which jobs carry each failing side (knobcause.py), from the seeds
+    run at both ends: "; JCT side: largest parts ..." and the same for the unfair side ('' for
+    runs without /jobs)."""
+    w0 = {r.seed: r for r in check.w0.seed_runs}
+    runs = [(w0[r.seed], r) for r in check.w1.seed_runs if r.seed in w0]
+    out = []
+    try:
+        for side, ok in (("jct", check.jct_ok), ("unfair", check.fair_ok)):
+            if ok or not runs or any(getattr(x, "jobs", None) is None for pair in runs for x in pair):
+                continue
+            text = knobcause.phrase(knobcause.mean_parts([(a.jobs, b.jobs) for a, b in runs], side), side)
+            if text:
+                out.append("%s side: %s" % ("JCT" if side == "jct" else "unfair", text))
+    finally:
+        for pair in runs:
+            for x in pair:
+                if hasattr(x, "release"):
+                    x.release()
+    return "".join("; " + t for t in out)
 
 
 # The target of issue 12: Dike's default knob on the full TitanSched Philly trace at load 1 on

@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Which jobs carry a failing knob check: the difference between Dike's two ends (w = 0, w = 1) on
+one configuration, split by the jobs' width and by their true length.
+
+The knob check compares two averages over all finished jobs: the average JCT (w = 0 must be no
+slower) and the unfair fraction (w = 1 must be no less fair). Each is a sum over jobs divided by
+the number of finished jobs N, so its difference is a sum of per-class parts, each class's own
+(sum at one end - sum at the other) / N, and the parts add up to the difference. A class whose
+part is as large as the whole difference is the failure's carrier. Measured this way, the
+largest `oracle` failure of held-out draw 16 (ElasticFlow 02 + 07, load 1.28, 64 GPUs: w = 0
+slower by 2.6 %) is the 50 gangs of 17 or more GPUs, whose starvation on a cluster of eight nodes
+ends later at one end than at the other (docs/dike.md, "Where it loses").
+
+    import knobcause
+    text = knobcause.carried_by(jobs_w0, jobs_w1, "jct")  # '' if the tables cannot be compared
+
+jobs_w0 and jobs_w1 are `/jobs` tables (numpy structured arrays, dikeio.Run.jobs) of the same
+workload; the side is "jct" (w = 0 slower than w = 1) or "unfair" (w = 1 less fair than w = 0).
+Used by report.py (the grid's knob lines) and held_out.py (each failing point).
+"""
+import numpy as np
+
+# (lowest, highest or None, label): the widths of docs/results.md's per-class tables
+WIDTHS = ((1, 1, "1 GPU"), (2, 4, "2-4 GPUs"), (5, 8, "5-8 GPUs"), (9, 16, "9-16 GPUs"),
+          (17, None, "17+ GPUs"))
+# (from, below, label) in seconds of the job's true duration
+LENGTHS = ((0, 600, "under 10 min"), (600, 3600, "10 min-1 h"), (3600, 6 * 3600, "1-6 h"),
+           (6 * 3600, 86400, "6-24 h"), (86400, None, "over a day"))
+
+
+def _common(jobs_w0, jobs_w1):
+    """The two tables' jobs finished at both ends, aligned by job_id: (a, b, n_a, n_b), a and b the
+    rows of those jobs in the same order, n_a and n_b each end's own count of finished jobs (the N
+    its summary divides by). None if the tables do not hold the same job ids."""
+    ia, ib = np.argsort(jobs_w0["job_id"], kind="stable"), np.argsort(jobs_w1["job_id"], kind="stable")
+    a, b = jobs_w0[ia], jobs_w1[ib]
+    if len(a) != len(b) or not np.array_equal(a["job_id"], b["job_id"]):
+        return None
+    fa, fb = a["finish_time"] >= 0, b["finish_time"] >= 0
+    both = fa & fb
+    return a[both], b[both], int(fa.sum()), int(fb.sum())
+
+
+def parts(jobs_w0, jobs_w1, side):
+    """The failing direction's difference split by class: a dict with 'total' (the whole difference
+    over the jobs finished at both ends: w = 0's average JCT minus w = 1's, in seconds, for
+    side 'jct'; w = 1's unfair fraction minus w = 0's for side 'unfair'), 'width' and 'length'
+    (lists of (label, jobs, part), in the order of WIDTHS and LENGTHS, classes without jobs left
+    out) and 'jobs' (the jobs compared). The parts of either list add up to the total. None if the
+    tables are not of the same workload or no job finished at both ends."""
+    if side not in ("jct", "unfair"):
+        raise ValueError("side must be 'jct' or 'unfair', not %r" % (side,))
+    c = _common(jobs_w0, jobs_w1)
+    if c is None or len(c[0]) == 0:
+        return None
+    a, b, _, _ = c
+    n = float(len(a))
+    if side == "jct":
+        per_job = a["jct"].astype(float) - b["jct"].astype(float)
+    else:
+        per_job = (b["rho"] > 1).astype(float) - (a["rho"] > 1).astype(float)
+    gpus, length = a["num_gpus"].astype(np.int64), a["duration"].astype(float)
+
+    def split(classes, values):
+        out = []
+        for lo, hi, label in classes:
+            m = values >= lo if hi is None else ((values >= lo) & (values <= hi) if classes is WIDTHS
+                                                  else (values >= lo) & (values < hi))
+            if m.any():
+                out.append((label, int(m.sum()), float(per_job[m].sum() / n)))
+        return out
+
+    return {"total": float(per_job.sum() / n), "width": split(WIDTHS, gpus),
+            "length": split(LENGTHS, length), "jobs": int(n)}
+
+
+def _amount(side, v):
+    if side == "unfair":
+        return "%+.4f" % v
+    a = abs(v)
+    return "%+.3g %s" % ((v / 3600, "h") if a >= 3600 else (v / 60, "min") if a >= 60 else (v, "s"))
+
+
+def mean_parts(pairs, side):
+    """parts() of each (jobs at w = 0, jobs at w = 1) pair, one per seed, averaged: the difference of
+    the seeds' mean averages (what report.py compares) split the same way, each class's jobs the
+    mean over the pairs. None if any pair's parts() is None or the pairs' classes differ."""
+    ps = [parts(a, b, side) for a, b in pairs]
+    if not ps or any(p is None for p in ps):
+        return None
+    k = float(len(ps))
+    out = {"total": sum(p["total"] for p in ps) / k, "jobs": int(round(sum(p["jobs"] for p in ps) / k))}
+    for key in ("width", "length"):
+        labels = [label for label, _, _ in ps[0][key]]
+        if any([label for label, _, _ in p[key]] != labels for p in ps):
+            return None
+        out[key] = [(label, int(round(sum(p[key][i][1] for p in ps) / k)), sum(p[key][i][2] for p in ps) / k)
+                    for i, label in enumerate(labels)]
+    return out
+
+
+def phrase(p, side):
+    """One phrase for a report line from parts() or mean_parts(): the width class and the length
+    class whose parts are largest in the failing direction, each with its jobs and its part, and
+    the total, e.g. "largest parts 17+ GPUs (50 jobs, +1.41 h) by width, 6-24 h (2,294 jobs,
+    +1.43 h) by length, of +1.11 h in all" (a part can be larger than the total when other classes
+    move the other way). '' when @p p is None or its total is not in the failing direction (> 0)."""
+    if p is None or not p["total"] > 0:
+        return ""
+    out = []
+    for key in ("width", "length"):
+        label, n, v = max(p[key], key=lambda x: x[2])
+        out.append("%s (%s job%s, %s) by %s" % (label, "{:,}".format(n), "" if n == 1 else "s",
+                                                 _amount(side, v), key))
+    return "largest parts %s, of %s in all" % (", ".join(out), _amount(side, p["total"]))
+
+
+def carried_by(jobs_w0, jobs_w1, side):
+    """phrase() of one pair of `/jobs` tables."""
+    return phrase(parts(jobs_w0, jobs_w1, side), side)
