@@ -13,7 +13,8 @@ lower average JCT, lower unfair fraction and
 higher Jain's index at once), whether the knob is monotone (unfair fraction at w = 1 no higher
 than at w = 0, average JCT at w = 0 no higher than at w = 1), and Dike's numbers against the best
 baseline of each metric. Where the knob fails, the line ends with the side and the margin (w = 0
-slower by so many percent of w = 1's average JCT; w = 1's unfair fraction higher by so much), and
+slower by so many percent of w = 1's average JCT; w = 1's unfair fraction higher by so much) and
+the job width and length classes that carry most of that difference (knobcause.py), and
 the last line tallies the failures by side, so that near ties can be told from real failures.
 Runs already in --out are reused.
 
@@ -238,9 +239,10 @@ def knob_failure(d0, d1):
     return jct, unf
 
 
-def knob_note(d0, d1, files=None):
+def knob_note(d0, d1, files=None, carriers=None):
     """The failure's side and margin, for a report line ('' when the knob holds); with @p files, the
-    outputs at w = 0 and w = 1, also which jobs carry each failing side (knobcause.py)."""
+    outputs at w = 0 and w = 1, also which jobs carry each failing side (knobcause.py), and with
+    @p carriers (a dict), each side's largest width and length class counted in it (carrier_text)."""
     jct, unf = knob_failure(d0, d1)
     parts = []
     jobs = None
@@ -252,10 +254,32 @@ def knob_note(d0, d1, files=None):
         if files:
             if jobs is None:
                 jobs = [h5py.File(f, "r")["jobs"][:] for f in files]
-            carried = knobcause.carried_by(jobs[0], jobs[1], side)
+            p = knobcause.parts(jobs[0], jobs[1], side)
+            carried = knobcause.phrase(p, side)
             if carried:
                 parts[-1] += " (%s)" % carried
+                if carriers is not None:
+                    for key in ("width", "length"):
+                        top = max(p[key], key=lambda x: x[2])[0]
+                        c = carriers.setdefault((side, key), {})
+                        c[top] = c.get(top, 0) + 1
     return " | knob: " + "; ".join(parts) if parts else ""
+
+
+def carrier_text(carriers):
+    """The tally knob_note kept: per side, how many failures each class carries most of, by length
+    and by width ('' if none was counted)."""
+    out = []
+    for side, name_ in (("jct", "JCT side"), ("unfair", "unfair side")):
+        by = []
+        for key in ("length", "width"):
+            c = carriers.get((side, key))
+            if c:
+                by.append("by %s %s" % (key, ", ".join("%s %d" % kv for kv in
+                                                       sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))))
+        if by:
+            out.append("%s: %s" % (name_, "; ".join(by)))
+    return "largest parts of the failures: " + " | ".join(out) if out else ""
 
 
 def knob_tally(pairs):
@@ -394,6 +418,13 @@ def main():
         perturb_report(pts, modes, a.perturb, summary)
         return 0
 
+    carriers = {}  # knob_note's tally of the classes that carry the knob's failures
+
+    def carriers_line():
+        text = carrier_text(carriers)
+        if text:
+            print(text)
+
     if a.knob_only:
         fails = {k: 0 for k in modes}
         pairs = []
@@ -405,9 +436,11 @@ def main():
                 pairs.append((d0, d1))
                 print("%-42s %-6s knob monotone: %-3s | w=0: %.1f s, unfair %.4f, %.2f preemptions/job; "
                       "w=1: %.1f s, unfair %.4f, %.2f preemptions/job%s" %
-                      (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3], knob_note(d0, d1, ends(c, k))))
+                      (c, k, "yes" if mono else "NO", d0[0], d0[1], d0[3], d1[0], d1[1], d1[3],
+                       knob_note(d0, d1, ends(c, k), carriers)))
         print("%d points: knob not monotone: %s; %s" % (len(pts), ", ".join("%s %d" % kv for kv in fails.items()),
                                                        tally_text(pairs)))
+        carriers_line()
         compare_with(a, pts, ("0", "1"), summary, modes)
         return 0
 
@@ -434,9 +467,10 @@ def main():
                   "%.4f%s" %
                   (c, k, ",".join(dom) or "none", "yes" if mono else "NO", DEFAULT_KNOB, dk[0] / 3600,
                    100 * (dk[0] / base[bj][0] - 1), bj, dk[1], base[bu][1], bu, dk[3], d["0"][0] / 3600,
-                   d["0"][1], d["0.5"][0] / 3600, d["0.5"][1], knob_note(d["0"], d["1"], ends(c, k))))
+                   d["0"][1], d["0.5"][0] / 3600, d["0.5"][1], knob_note(d["0"], d["1"], ends(c, k), carriers)))
     print("%d points x %d modes: %s; %s" % (len(pts), len(modes), ", ".join("%s %d" % kv for kv in fails.items()),
                                            tally_text(pairs)))
+    carriers_line()
     compare_with(a, pts, ("0", "0.5", "1"), summary, modes)
     return 0
 

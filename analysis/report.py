@@ -66,8 +66,9 @@ printed rounding): the dominance check (a baseline of the same knowledge mode an
 dominates Dike at its default knob, w = 1 or not recorded, when its average JCT is lower, its
 unfair fraction lower and its Jain's index higher, all three strictly), with a summary of the
 groups that pass per mode at the top; knob monotonicity (unfair_fraction(w=1) <=
-unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting), followed by where the knob
-values between the ends lie (the median share of the change from w = 0 to w = 1 each already
+unfair_fraction(w=0) and avg_jct(w=0) <= avg_jct(w=1) per setting; a failing check's line ends
+with the job width and length classes that carry most of each failing side's difference,
+knobcause.py), followed by where the knob values between the ends lie (the median share of the change from w = 0 to w = 1 each already
 makes); and on the full TitanSched Philly trace (philly.csv, 82,247 jobs) at load 1 on 512 GPUs
 the target line: Dike's avg JCT in % above the best baseline's, its unfair fraction minus the best
 baseline's, preemptions per job.

@@ -19,6 +19,8 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
   - --perturb K asks for Dike at w = 0 and 1 in every mode with the first K round_s values, 300
     (the draw's own files) first; its verdict per point on hand-made numbers;
   - --against's comparison of two builds' runs on hand-made numbers (medians, range, means);
+  - the knob note with two small /jobs tables: which classes of jobs carry each failing side (worked
+    out by hand in the comment above the check), and the tally of them (carrier_text);
   - fit_clusters with a stand-in emulator: a cluster smaller than the window's largest job is
     raised to the fewest nodes that fit it and renamed; the others stay.
 Prints one line per check; exits 1 if any failed.
@@ -156,6 +158,38 @@ tl = held_out.knob_tally([((101.0, 0.05), (100.0, 0.01)), ((100.0, 0.01), (110.0
 check(tl[0] == 3 and tl[3] == 2 and near_all(tl[1:3] + tl[4:], (1.0, 2.0, 0.02)),
       "knob tally: 3 on the JCT side (median 1 %, largest 2 %), 2 on the unfair side (largest 0.02)")
 check(held_out.knob_tally([]) == (0, 0.0, 0.0, 0, 0.0), "knob tally of nothing: zeros")
+# the note with the two ends' outputs: which jobs carry each failing side, and the tally of them.
+# Two jobs, the same ids at both ends: a 1-GPU job of 10 min-1 h, 100 s slower at w = 0 and unfair
+# only at w = 1, and a 17+-GPU job over a day, 300 s slower at w = 0: JCT total (100 + 300) / 2 =
+# +200 s, largest parts 17+ GPUs and over a day (+150 s each); unfair total (1 - 0) / 2 = +0.5, all
+# of it the 1-GPU job of 10 min-1 h.
+import tempfile  # noqa: E402
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+
+DT = [("job_id", "<i8"), ("num_gpus", "<u4"), ("duration", "<f8"), ("finish_time", "<f8"), ("jct", "<f8"),
+      ("rho", "<f8")]
+tmp = tempfile.mkdtemp(prefix="test_held_out.")
+files = [os.path.join(tmp, "w%d.h5" % i) for i in (0, 1)]
+for f, rows in zip(files, ([(1, 1, 1200, 1300, 1300, 0.9), (2, 32, 100000, 100300, 100300, 0.8)],
+                           [(1, 1, 1200, 1200, 1200, 1.1), (2, 32, 100000, 100000, 100000, 0.8)])):
+    with h5py.File(f, "w") as h:
+        h["jobs"] = np.array(rows, dtype=DT)
+tally = {}
+note = held_out.knob_note((102.0, 0.01), (100.0, 0.03), files, tally)
+check(note == " | knob: JCT side: w=0 slower by 2.000% (largest parts 17+ GPUs (1 job, +2.5 min) by width, "
+              "over a day (1 job, +2.5 min) by length, of +3.33 min in all); unfair side: w=1 higher by 0.0200 "
+              "(largest parts 1 GPU (1 job, +0.5000) by width, 10 min-1 h (1 job, +0.5000) by length, "
+              "of +0.5000 in all)", "knob note with the outputs: the carriers of both sides: %s" % note)
+held_out.knob_note((102.0, 0.01), (100.0, 0.01), files, tally)  # the JCT side again
+check(held_out.carrier_text(tally) ==
+      "largest parts of the failures: JCT side: by length over a day 2; by width 17+ GPUs 2 | "
+      "unfair side: by length 10 min-1 h 1; by width 1 GPU 1", "carrier tally: %s" % held_out.carrier_text(tally))
+check(held_out.carrier_text({}) == "", "carrier tally of nothing: no line")
+for f in files:
+    os.remove(f)
+os.rmdir(tmp)
 nr = list(held_out.noise_runs(few, 3))
 check(len(nr) == 3 * 3 * 2 and {(p, k) for _, p, k, _, _ in nr} == {("dike", "noisy")}
       and {rs for *_, rs in nr} == {1, 2, 3}, "--noise-seeds 3: Dike noisy at w = 0 and 1, run seeds 1-3, 6 runs a point")
