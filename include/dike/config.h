@@ -121,6 +121,7 @@ typedef struct dike_config {
 
     /* [output] */
     double output_timeseries_interval_s; /**< sampling interval of /timeseries, s */
+    double output_timeseries_max_gib;    /**< the most /timeseries may hold in memory, GiB */
     double output_progress_interval_s;   /**< wall seconds between progress lines (not a terminal), 0 = off */
 
     /* [engine] */

@@ -179,6 +179,14 @@ typedef struct dike_results {
     char *window_bound;   /**< output.window_bound: its table for the summary, else NULL */
 } dike_results;
 
+/** Bytes of one /timeseries sample in memory: time, busy_gpus, queued, running and a GPU count
+ *  per tenant (output.timeseries_max_gib bounds their sum: run.c at start-up, coord.c during the
+ *  run). */
+static inline double dike_timeseries_row_bytes(uint32_t ntenants)
+{
+    return 8.0 + 3 * 4.0 + 4.0 * ntenants;
+}
+
 void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);
 /** Append one sample; returns a pointer to its ntenants tenant_gpus slots. */
 uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uint32_t queued,

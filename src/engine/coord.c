@@ -56,13 +56,26 @@ static void emit_sample(dike_sched *s, dike_time t)
     memcpy(tg, s->tenant_gpus, s->w->ntenants * sizeof *tg);
 }
 
-/* Samples at times before t see the state left by every event before t. */
-static void advance_to(dike_sched *s, dike_time t)
+/* The samples due before @p t (@p through: up to and including t). The start-up check bounds
+ * /timeseries by the submits' span, but the simulated time can outlast it by far (a heavy backlog,
+ * slowed nodes): a run whose samples would pass output.timeseries_max_gib stops with an error, as
+ * one that stalls does, instead of taking all the memory (docs/reliability.md). */
+static void sample_until(dike_sched *s, dike_time t, int through)
 {
-    while (s->next_sample < t) {
+    while (s->next_sample < t || (through && s->next_sample == t)) {
+        if (s->ts.n >= s->ts_max) {
+            s->stalled = DIKE_STALL_TIMESERIES;
+            return;
+        }
         emit_sample(s, s->next_sample);
         s->next_sample += s->sample_step;
     }
+}
+
+/* Samples at times before t see the state left by every event before t. */
+static void advance_to(dike_sched *s, dike_time t)
+{
+    sample_until(s, t, 0);
     s->now = t;
 }
 
@@ -383,7 +396,7 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
 static void count_stall(dike_sched *s)
 {
     if (s->stall_fails && ++s->fails_since_progress >= s->stall_fails)
-        s->stalled = 1;
+        s->stalled = DIKE_STALL_FAILURES;
 }
 
 static void on_node_fail(dike_sched *s, uint32_t node, uint32_t data)
@@ -574,6 +587,20 @@ dike_time dike_coord_next_time(const dike_sched *s)
 
 int dike_coord_stall_error(const dike_sched *s, dike_err *e)
 {
+    const dike_config *c = s->cfg;
+    if (s->stalled == DIKE_STALL_TIMESERIES)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[output] timeseries_interval_s: %g s: /timeseries is full at %zu samples "
+                            "(%.3g GiB for %u tenants; output.timeseries_max_gib = %g) at simulated time "
+                            "%.0f s, with the run at %.0f s (the last submit at %.0f s) and %zu of %zu jobs "
+                            "unfinished: raise the interval or the bound; no output written",
+                            c->output_timeseries_interval_s, s->ts.n,
+                            (double)s->ts.n * dike_timeseries_row_bytes(s->w->ntenants) /
+                                (1024.0 * 1024 * 1024),
+                            s->w->ntenants, c->output_timeseries_max_gib, dike_time_to_s(s->next_sample),
+                            dike_time_to_s(s->now),
+                            s->w->njobs ? dike_time_to_s(s->w->jobs[s->w->njobs - 1].submit) : 0.0,
+                            s->w->njobs - s->finished, s->w->njobs);
     size_t left = 0;
     uint32_t widest = 0;
     for (size_t i = 0; i < s->w->njobs; i++)
@@ -582,7 +609,6 @@ int dike_coord_stall_error(const dike_sched *s, dike_err *e)
             if (s->w->jobs[i].num_gpus > widest)
                 widest = s->w->jobs[i].num_gpus;
         }
-    const dike_config *c = s->cfg;
     return dike_err_set(e, DIKE_EINVAL,
                         "the run stopped making progress at simulated time %.0f s: %llu node failures "
                         "since %.0f s, and in that time no job finished or kept any work (faults.mtbf_s = "
@@ -655,10 +681,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
     if (dike_coord_done(s)) {
         dike_progress_done(&s->progress, s->now, s->finished, s->events);
         /* Close the time series at the last event. */
-        while (s->next_sample <= s->now) {
-            emit_sample(s, s->next_sample);
-            s->next_sample += s->sample_step;
-        }
+        sample_until(s, s->now, 1);
     }
 }
 
@@ -691,6 +714,8 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
         s->stall_fails = f >= 1.8e19 ? UINT64_MAX : (uint64_t)f;
     }
     s->sample_step = dike_time_from_s(cfg->output_timeseries_interval_s);
+    s->ts_max = (size_t)(cfg->output_timeseries_max_gib * 1024.0 * 1024 * 1024 /
+                         dike_timeseries_row_bytes(w->ntenants));
     if (s->round_us <= 0 || s->sample_step <= 0)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] round_s and [output] timeseries_interval_s must be positive");
 

@@ -115,7 +115,9 @@ struct dike_sched {
     uint64_t stall_fails;    /**< stop after this many failures without progress; 0 = never */
     uint64_t fails_since_progress; /**< failures since a job last finished or kept work */
     dike_time progress_t;    /**< when a job last finished or kept work */
-    int stalled;             /**< stall_fails reached: the loops end the run with an error */
+    int stalled;             /**< the loops end the run with an error (dike_coord_stall_error):
+                                  DIKE_STALL_FAILURES (stall_fails reached) or DIKE_STALL_TIMESERIES */
+    size_t ts_max;           /**< samples /timeseries may hold (output.timeseries_max_gib) */
     uint64_t idle_preempts;  /**< preemptions since progress, each of a run that had done no work */
     uint64_t livelock_preempts; /**< that many is a policy's livelock: a fatal error */
 
@@ -152,6 +154,9 @@ static inline void dike_coord_progress(dike_sched *s)
     s->idle_preempts = 0;
     s->progress_t = s->now;
 }
+
+/** Why a run is stopped with an error (dike_sched.stalled). */
+enum { DIKE_STALL_FAILURES = 1, DIKE_STALL_TIMESERIES = 2 };
 
 /** Rank 0, once s->stalled: the message that ends the run (DIKE_EINVAL). */
 int dike_coord_stall_error(const dike_sched *s, dike_err *e);

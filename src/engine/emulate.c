@@ -545,6 +545,10 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
         }
         scatter_actions(&m);
     }
+    /* a bound passed in the window that finished the last job (the time series': coord.c,
+     * advance_to) still ends the run with the error */
+    if (!status && m.stall)
+        status = m.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
     if (m.rank == 0 && s->signal_fired)
         dike_stop_requested = 0; /* the injected "signal" ends with this run (tests run several) */
     if (!status)

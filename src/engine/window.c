@@ -286,12 +286,14 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
             gather_reports(&ws);
         int64_t out[V_N];
         vote(&ws, ckpt_due, out);
-        if (out[V_CONTINUE] == 0)
-            break;
-        if (out[V_STALL]) { /* the run cannot finish: an error, on every rank, and no output */
+        /* the run cannot finish, or passed a bound (coord.c, advance_to; also in the window that
+         * finished the last job): an error, on every rank, and no output */
+        if (out[V_STALL]) {
             status = ws.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
             break;
         }
+        if (out[V_CONTINUE] == 0)
+            break;
         if ((out[V_CKPT] || out[V_STOP]) && checkpoint_or_stop(&ws, out, &status, e))
             break;
     }

@@ -41,7 +41,6 @@ static int owns_for_bound(const void *cfg, int nranks)
 
 /* Accepted values whose combination would exhaust memory or never end: each bound names the key
  * and what it protects. The span is the last submit time, a lower bound of the simulated time. */
-#define MAX_TIMESERIES_BYTES (4.0 * 1024 * 1024 * 1024) /* /timeseries in memory on rank 0 */
 #define MAX_CHECKPOINTS 1e5                             /* periodic checkpoints before the last submit */
 #define MAX_FAILURES 1e9                                /* expected node failures before the last submit */
 static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
@@ -53,13 +52,14 @@ static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const di
                             "supported (GPU counts are 32-bit)", (unsigned long long)cl->total_gpus,
                             UINT32_MAX);
     double samples = span / cfg->output_timeseries_interval_s;
-    double bytes = samples * (8.0 + 3 * 4.0 + 4.0 * w->ntenants);
-    if (bytes > MAX_TIMESERIES_BYTES)
+    double bytes = samples * dike_timeseries_row_bytes(w->ntenants);
+    double most = cfg->output_timeseries_max_gib * 1024.0 * 1024 * 1024;
+    if (bytes > most)
         return dike_err_set(e, DIKE_EINVAL, "[output] timeseries_interval_s: %g s over the %g s of submits "
-                            "means at least %.3g samples of /timeseries (%.1f GiB for %u tenants); at most "
-                            "%.0f GiB: raise the interval", cfg->output_timeseries_interval_s, span,
-                            samples, bytes / (1024.0 * 1024 * 1024), w->ntenants,
-                            MAX_TIMESERIES_BYTES / (1024.0 * 1024 * 1024));
+                            "means at least %.3g samples of /timeseries (%.3g GiB for %u tenants); at most "
+                            "%g GiB (output.timeseries_max_gib): raise the interval",
+                            cfg->output_timeseries_interval_s, span, samples,
+                            bytes / (1024.0 * 1024 * 1024), w->ntenants, cfg->output_timeseries_max_gib);
     if (cfg->run_checkpoint_every_s > 0 && (cfg->run_checkpoint_every_s < 1 ||
                                             span / cfg->run_checkpoint_every_s > MAX_CHECKPOINTS))
         return dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: %g s means at least %.3g checkpoints "

@@ -332,6 +332,46 @@ run_cannot_finish)
     fi
     ;;
 
+timeseries_outlasts)
+    # /timeseries bounded while the run goes on (docs/reliability.md): the submits end at 10 s, so
+    # the start-up check (samples over the submits' span) passes, but alice's 1-GPU job runs
+    # 100,000 s. output.timeseries_max_gib = 0.0001 is 107,374.18 bytes; a sample of 2 tenants
+    # holds 8 + 3 x 4 + 2 x 4 = 28 bytes, so 3,834 samples fit (times 0, 1, ..., 3,833 s at
+    # timeseries_interval_s = 1), and the one at 3,834 s does not. bob's 10-s job ended at 20 s.
+    # With fifo and no node model nothing happens between 20 s and 100,000 s: the bound is passed
+    # in the step that also finishes the last job (so no job is left unfinished), which must still
+    # end with the error, not with a time series cut short. The same on 2 ranks, in both modes.
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,100000" "1,bob,10,1,10" >"$T/t.csv"
+    LONG=(--trace "$T/t.csv" --cluster 1x2 -p fifo --set output.timeseries_interval_s=1
+          --set output.timeseries_max_gib=0.0001)
+    WHY=("[output] timeseries_interval_s: 1 s: /timeseries is full at 3834 samples"
+         "for 2 tenants; output.timeseries_max_gib = 0.0001) at simulated time 3834 s"
+         "with the run at 100000 s (the last submit at 10 s) and 0 of 2 jobs unfinished"
+         "no output written")
+    expect_bad_input "${WHY[@]}" -- "${LONG[@]}"
+    # 0.0002 GiB: 7,669 samples fit
+    expect_bad_input "full at 7669 samples" "at simulated time 7669 s" -- "${LONG[@]}" \
+        --set output.timeseries_max_gib=0.0002
+    # in the middle of the run: alice's job stopped by a round every 1,000 s (the bound passed at the
+    # step of 4,000 s, where the samples of 3,834 s and after are due)
+    expect_bad_input "full at 3834 samples" "with the run at 4000 s" "and 1 of 2 jobs unfinished" -- \
+        "${LONG[@]}" -p themis --set scheduler.round_s=1000
+    if [ -n "$DIKE_NP_FLAG" ]; then
+        NP=2 expect_bad_input "${WHY[@]}" -- "${LONG[@]}"
+        # the emulating mode: alice's job ends at 100,002.09 s there (10 s beside bob's at
+        # interference 0.1, and the decision latency)
+        NP=2 expect_bad_input "${WHY[0]}" "${WHY[1]}" "with the run at 100002 s" "0 of 2 jobs unfinished" \
+            -- "${LONG[@]}" --set node_model.interference=0.1 --set scheduler.decision_latency_s=1
+    fi
+    # Within the bound: 100,001 samples (0 .. 100,000 s, the last event) of 28 bytes fit in
+    # 0.0027 GiB (2,899,102 bytes, 103,539 samples): the run ends normally with all of them.
+    emu run -q "${LONG[@]}" --set output.timeseries_max_gib=0.0027 --out "$T/ok.h5" ||
+        fail "a run whose samples fit the bound failed"
+    n=$(h5dump -H -d /timeseries/time "$T/ok.h5" | grep -o 'DATASPACE  SIMPLE { ( [0-9]* )' | grep -o '[0-9]*')
+    [ "$n" = 100001 ] || fail "/timeseries/time has $n samples, expected 100001"
+    ok "within the bound: 100001 samples written"
+    ;;
+
 tenant_weights)
     # [tenants] weights values refused where they are set: file:line, section and key, the value.
     printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" "1,bob,10,1,60" >"$T/t.csv"
