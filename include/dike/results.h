@@ -73,6 +73,8 @@ typedef struct dike_summary {
 /** /timeseries: n samples; tenant_gpus is n x ntenants, row-major. */
 typedef struct dike_timeseries {
     size_t n, cap;
+    size_t max;            /**< the most samples its buffers grow to (0: no bound; the caller stops
+                                pushing there: coord.c) */
     uint32_t ntenants;
     double *time;          /**< s */
     uint32_t *busy_gpus;
@@ -193,6 +195,10 @@ uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uin
                                uint32_t running);
 void dike_timeseries_free(dike_timeseries *ts);
 void dike_results_free(dike_results *r);
+
+/** Bytes of one node's sample in memory (busy GPUs, factor, up): output.timeseries_max_gib bounds
+ *  a rank's (engine/nodes.c, run.c). */
+#define DIKE_NODE_SAMPLE_BYTES (sizeof(uint16_t) + sizeof(float) + sizeof(uint8_t))
 
 /** Per-node samples of one rank's block (output.node_timeseries_s), written as /node_timeseries. */
 typedef struct dike_node_samples {

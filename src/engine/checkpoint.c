@@ -271,8 +271,11 @@ static int load_counters(dike_bytes *b, dike_sched *s, dike_err *e)
     GET(b, ns);
     if (b->bad || ns > b->len)
         return dike_err_set(e, DIKE_EINVAL, "checkpoint: truncated coordinator state");
+    size_t max = s->ts.max; /* a resume under a lower bound keeps what was sampled (the run then */
+    s->ts.max = 0;          /* stops at its next sample, coord.c), grown by doubling as before */
     for (uint64_t i = 0; i < ns; i++)
         dike_timeseries_push(&s->ts, 0, 0, 0, 0);
+    s->ts.max = max;
     walk(b, 0, &s->ts, TABLE(timeseries_table), nten, ns);
     return 0;
 }

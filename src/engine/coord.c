@@ -601,6 +601,16 @@ int dike_coord_stall_error(const dike_sched *s, dike_err *e)
                             dike_time_to_s(s->now),
                             s->w->njobs ? dike_time_to_s(s->w->jobs[s->w->njobs - 1].submit) : 0.0,
                             s->w->njobs - s->finished, s->w->njobs);
+    if (s->stalled == DIKE_STALL_NODE_TIMESERIES)
+        return dike_err_set(e, DIKE_EINVAL,
+                            "[output] node_timeseries_s: %g s: the per-node samples of a rank's nodes "
+                            "(%u bytes per node and sample) would pass output.timeseries_max_gib = %g by "
+                            "simulated time %.0f s (the last submit at %.0f s), with %zu of %zu jobs "
+                            "unfinished: raise the interval or the bound; no output written",
+                            c->output_node_timeseries_s, (unsigned)DIKE_NODE_SAMPLE_BYTES,
+                            c->output_timeseries_max_gib, dike_time_to_s(s->now),
+                            s->w->njobs ? dike_time_to_s(s->w->jobs[s->w->njobs - 1].submit) : 0.0,
+                            s->w->njobs - s->finished, s->w->njobs);
     size_t left = 0;
     uint32_t widest = 0;
     for (size_t i = 0; i < s->w->njobs; i++)
@@ -765,6 +775,7 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
     if (wrc)
         return wrc;
     dike_timeseries_init(&s->ts, w->ntenants);
+    s->ts.max = s->ts_max;
     dike_pool_init(&s->pool);
     dike_heap_init(&s->heap);
     int rc = dike_est_init(s, e);

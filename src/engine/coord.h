@@ -156,7 +156,7 @@ static inline void dike_coord_progress(dike_sched *s)
 }
 
 /** Why a run is stopped with an error (dike_sched.stalled). */
-enum { DIKE_STALL_FAILURES = 1, DIKE_STALL_TIMESERIES = 2 };
+enum { DIKE_STALL_FAILURES = 1, DIKE_STALL_TIMESERIES = 2, DIKE_STALL_NODE_TIMESERIES = 3 };
 
 /** Rank 0, once s->stalled: the message that ends the run (DIKE_EINVAL). */
 int dike_coord_stall_error(const dike_sched *s, dike_err *e);

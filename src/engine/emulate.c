@@ -46,13 +46,14 @@ enum { TAG_REP = 7101, TAG_ACT = 7102, TAG_REC = 7103 };
 
 /* Flags of the down block. */
 enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4, F_CKPT = 8, F_STALL = 16 };
+enum { U_STOP = 1, U_FULL = 2 }; /* up_block.stop */
 
 /* Gathered from every rank: its reports and what rank 0 needs to pick the next window. */
 typedef struct up_block {
     int64_t nrep;       /* reports in all (the first INL_REP inline) */
     int64_t next;       /* the rank's next event time, us */
     int64_t may_remote; /* it hosts a slice of another rank's gang */
-    int64_t stop;       /* a stop was requested here */
+    int64_t stop;       /* U_STOP: a stop was requested here; U_FULL: its node samples are full */
     dike_nrep rep[INL_REP];
 } up_block;
 
@@ -295,7 +296,7 @@ static void gather_reports(emu *m)
     size_t nrep;
     const dike_nrep *reps = dike_nodes_reports(m->ns, &nrep);
     m->mine.nrep = (int64_t)nrep;
-    m->mine.stop = dike_stop_requested;
+    m->mine.stop = (dike_stop_requested ? U_STOP : 0) | (dike_nodes_samples_full(m->ns) ? U_FULL : 0);
     copy_n(m->mine.rep, reps, nrep < INL_REP ? nrep : INL_REP, sizeof *reps);
     double t0 = MPI_Wtime();
     DIKE_MPI_CHECK(MPI_Gather(&m->mine, 1, m->up_t, m->up_all, 1, m->up_t, 0, m->comm));
@@ -378,7 +379,9 @@ static void coordinate(emu *m, dike_time E)
         if (m->up_all[r].next < next)
             next = m->up_all[r].next;
         any_remote |= m->up_all[r].may_remote;
-        any_stop |= m->up_all[r].stop;
+        any_stop |= m->up_all[r].stop & U_STOP;
+        if ((m->up_all[r].stop & U_FULL) && !s->stalled)
+            s->stalled = DIKE_STALL_NODE_TIMESERIES; /* every rank ends with the error (F_STALL) */
     }
     for (size_t i = 0; i < s->neact; i++) {
         if (s->eact[i].time < next)
@@ -492,6 +495,16 @@ static void finish_nodes(emu *m)
                        dike_cluster_node_gpus(p->cl, p->first + i));
 }
 
+/* After finish_nodes: are some rank's node samples full (output.timeseries_max_gib)? On every rank. */
+static int nodes_full_anywhere(emu *m)
+{
+    int mine = dike_nodes_samples_full(m->ns), any = 0;
+    double t0 = MPI_Wtime();
+    DIKE_MPI_CHECK(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, m->comm));
+    m->t_comm += MPI_Wtime() - t0;
+    return any;
+}
+
 static void fill_perf(emu *m, double t_start)
 {
     dike_perf_record *perf = m->perf;
@@ -553,6 +566,12 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
         dike_stop_requested = 0; /* the injected "signal" ends with this run (tests run several) */
     if (!status)
         finish_nodes(&m);
+    /* the last samples, taken by finish_nodes, may not fit either: then no output either */
+    if (!status && m.ns && nodes_full_anywhere(&m)) {
+        if (m.rank == 0)
+            s->stalled = DIKE_STALL_NODE_TIMESERIES;
+        status = m.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+    }
     fill_perf(&m, t_start);
     emu_free(&m);
     return status;

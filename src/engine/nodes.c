@@ -26,6 +26,7 @@ void dike_nodes_params_read(dike_nodes_params *np, const dike_config *cfg)
     if (np->ckpt_us <= 0)
         np->ckpt_us = 1;
     np->sample_us = dike_time_from_s(cfg->output_node_timeseries_s);
+    np->sample_max_bytes = cfg->output_timeseries_max_gib * 1024.0 * 1024 * 1024;
     np->seed = (uint64_t)cfg->run_seed;
 }
 
@@ -655,12 +656,23 @@ static void grp_apply(dike_nodes *ns)
     ns->ngu = 0;
 }
 
-/* Samples at times before t see every node event before t. */
+/* Samples at times before t see every node event before t. Samples that would pass
+ * output.timeseries_max_gib are not taken: the block is full, and the run ends with an error
+ * (emulate.c; docs/reliability.md). */
 static void sample_until(dike_nodes *ns, dike_time t)
 {
-    while (ns->next_sample < t) {
+    while (ns->next_sample < t && !ns->samples_full) {
+        if ((double)(ns->nsamples + 1) * ns->n * DIKE_NODE_SAMPLE_BYTES > ns->np.sample_max_bytes) {
+            ns->samples_full = 1;
+            return;
+        }
         if (ns->nsamples == ns->samplecap) {
+            /* doubling, but never past the bound: the last growth is to the most that fits */
+            double fit = ns->n ? ns->np.sample_max_bytes / ((double)ns->n * DIKE_NODE_SAMPLE_BYTES) : 0;
+            size_t most = ns->n && fit < (double)SIZE_MAX / 2 ? (size_t)fit : SIZE_MAX / 2;
             ns->samplecap = ns->samplecap ? 2 * ns->samplecap : 64;
+            if (ns->samplecap > most)
+                ns->samplecap = most > ns->nsamples ? most : ns->nsamples + 1;
             size_t cells = ns->samplecap * ns->n + 1;
             ns->s_busy = dike_xrealloc(ns->s_busy, cells * sizeof *ns->s_busy);
             ns->s_factor = dike_xrealloc(ns->s_factor, cells * sizeof *ns->s_factor);
@@ -1188,6 +1200,11 @@ void dike_nodes_finish(dike_nodes *ns, dike_time last)
         if (a->node >= ns->first && a->node - ns->first < ns->n)
             dike_part_apply(ns->p, &acc, 1);
     }
+}
+
+int dike_nodes_samples_full(const dike_nodes *ns)
+{
+    return ns->samples_full;
 }
 
 void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t **busy,

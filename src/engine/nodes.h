@@ -85,6 +85,7 @@ typedef struct dike_nodes_params {
     double fail_mtbf_us, fail_mttr_us; /**< 0 = no failures */
     dike_time ckpt_us;        /**< faults.checkpoint_interval_s */
     dike_time sample_us;      /**< output.node_timeseries_s, 0 = off */
+    double sample_max_bytes;  /**< output.timeseries_max_gib: the most one rank's samples may hold */
     uint64_t seed;
 } dike_nodes_params;
 
@@ -115,6 +116,9 @@ dike_time dike_nodes_next_time(dike_nodes *ns);
 /** End of the run: apply every action still queued (the last releases) and close the samples at
  *  @p last (the coordinator's last event). */
 void dike_nodes_finish(dike_nodes *ns, dike_time last);
+/** The block's samples would have passed output.timeseries_max_gib: sampling stopped, and the run
+ *  must end with an error (emulate.c). */
+int dike_nodes_samples_full(const dike_nodes *ns);
 /** Per-node samples (output.node_timeseries_s): *nsamples rows of the block's nodes each. */
 void dike_nodes_samples(const dike_nodes *ns, size_t *nsamples, const uint16_t **busy,
                         const float **factor, const uint8_t **up);

@@ -208,10 +208,10 @@ static const key_def core_keys[] = {
     {"output", "timeseries_interval_s", KEY_DOUBLE, FIELD(output_timeseries_interval_s), "300",
      PERIOD_S, NULL, "sampling interval of /timeseries, s"},
     {"output", "timeseries_max_gib", KEY_DOUBLE, FIELD(output_timeseries_max_gib), "4", AT_LEAST(1e-6, 1e6),
-     NULL, "the most /timeseries may hold in memory on rank 0, GiB: a run whose samples would pass it "
-     "is refused at start-up (counted over the submits' span) or ends with an error when it gets "
-     "there (status 2, no output; docs/reliability.md); raise it where the memory is, or raise "
-     "timeseries_interval_s"},
+     NULL, "the most /timeseries may hold in memory on rank 0, and /node_timeseries on any one rank, "
+     "GiB each: a run whose samples would pass it is refused at start-up (counted over the submits' "
+     "span) or ends with an error when it gets there (status 2, no output; docs/reliability.md); "
+     "raise it where the memory is, or raise the interval"},
     {"output", "progress_interval_s", KEY_DOUBLE, FIELD(output_progress_interval_s), "10",
      AT_LEAST(0, SECONDS_MAX), NULL,
      "progress on stderr: a live line on a terminal, else one line every this many wall seconds; 0 = off"},

@@ -21,6 +21,8 @@ static void ts_grow(dike_timeseries *ts)
     if (cap > SIZE_MAX / 2)
         dike_fatal("timeseries: too many samples (%zu)", ts->n);
     cap *= 2;
+    if (ts->max && cap > ts->max) /* the last growth is to the bound, not past it */
+        cap = ts->max > ts->n ? ts->max : ts->n + 1;
     size_t per = ts->ntenants ? ts->ntenants : 1;
     if (cap > SIZE_MAX / sizeof(double) || cap > SIZE_MAX / sizeof(uint32_t) / per)
         dike_fatal("timeseries: %zu samples x %u tenants overflow size_t", cap, ts->ntenants);
@@ -59,8 +61,10 @@ void dike_timeseries_free(dike_timeseries *ts)
     free(ts->running);
     free(ts->tenant_gpus);
     uint32_t ntenants = ts->ntenants;
+    size_t max = ts->max;
     memset(ts, 0, sizeof *ts);
     ts->ntenants = ntenants;
+    ts->max = max;
 }
 
 void dike_results_free(dike_results *r)

@@ -44,7 +44,7 @@ static int owns_for_bound(const void *cfg, int nranks)
 #define MAX_CHECKPOINTS 1e5                             /* periodic checkpoints before the last submit */
 #define MAX_FAILURES 1e9                                /* expected node failures before the last submit */
 static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const dike_workload *w,
-                        dike_err *e)
+                        uint32_t block_nodes, dike_err *e)
 {
     double span = w->njobs ? dike_time_to_s(w->jobs[w->njobs - 1].submit) : 0;
     if (cl->total_gpus > UINT32_MAX)
@@ -60,6 +60,15 @@ static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const di
                             "%g GiB (output.timeseries_max_gib): raise the interval",
                             cfg->output_timeseries_interval_s, span, samples,
                             bytes / (1024.0 * 1024 * 1024), w->ntenants, cfg->output_timeseries_max_gib);
+    /* the emulating mode's per-node samples, on the rank with the most nodes */
+    double nsamples = cfg->output_node_timeseries_s > 0 ? span / cfg->output_node_timeseries_s : 0;
+    double nbytes = nsamples * block_nodes * DIKE_NODE_SAMPLE_BYTES;
+    if (nbytes > most)
+        return dike_err_set(e, DIKE_EINVAL, "[output] node_timeseries_s: %g s over the %g s of submits "
+                            "means at least %.3g samples of /node_timeseries for each of the %u nodes "
+                            "of one rank (%.3g GiB); at most %g GiB (output.timeseries_max_gib): raise "
+                            "the interval", cfg->output_node_timeseries_s, span, nsamples, block_nodes,
+                            nbytes / (1024.0 * 1024 * 1024), cfg->output_timeseries_max_gib);
     if (cfg->run_checkpoint_every_s > 0 && (cfg->run_checkpoint_every_s < 1 ||
                                             span / cfg->run_checkpoint_every_s > MAX_CHECKPOINTS))
         return dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: %g s means at least %.3g checkpoints "
@@ -239,6 +248,20 @@ static int coord_init(dike_sched *s, const dike_config *cfg, const dike_cluster 
     return dike_coord_init(s, cfg, pol, cl, w, e);
 }
 
+/* The emulating mode: the most nodes one rank owns (setup_nodes' layout). */
+static uint32_t largest_block(const run_state *rs)
+{
+    dike_part_layout l;
+    dike_part_layout_init(&l, &rs->cl, rs->nranks, coordinator_owns_nodes(rs->cfg, rs->nranks));
+    dike_part_layout_reverse(&l);
+    uint32_t most = 0, first, n;
+    for (int r = 0; r < rs->nranks; r++) {
+        dike_part_block(&l, r, &first, &n);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 /* Rank 0: check the configuration and output paths, build the cluster, load the workload and
  * start the coordinator. Bad input is found here, before any rank starts emulating. */
 static int setup_coordinator(run_state *rs, dike_err *e)
@@ -266,7 +289,7 @@ static int setup_coordinator(run_state *rs, dike_err *e)
     if (!rc && rs->used == &rs->w)
         rc = dike_workload_load(cfg, &rs->cl, &rs->w, e);
     if (!rc)
-        rc = check_bounds(cfg, &rs->cl, rs->used, e);
+        rc = check_bounds(cfg, &rs->cl, rs->used, rs->emulate ? largest_block(rs) : 0, e);
     if (!rc)
         rc = coord_init(&rs->s, cfg, &rs->cl, rs->used, e);
     return rc;

@@ -372,6 +372,49 @@ timeseries_outlasts)
     ok "within the bound: 100001 samples written"
     ;;
 
+node_timeseries_outlasts)
+    # The emulating mode's per-node samples under the same bound (docs/reliability.md). Two nodes of
+    # one GPU, so each job runs alone on its node from 1 s after its decision (the latency): alice
+    # 0 -> 100,001 s; bob 11 -> 21 s, or 11 -> 50,011 s in t50k.csv. /timeseries is sampled every
+    # 100,000 s only. A node's sample holds 2 + 4 + 1 = 7 bytes; on one rank a sample of both nodes
+    # is 14 bytes, so 0.0001 GiB (107,374.18 bytes) holds 7,669 of them, on two ranks (one node
+    # each) 15,339. The owner takes its samples when a node event comes, so the block fills at the
+    # next one after 7,669 s: bob's end at 50,011 s in t50k.csv, else alice's end at 100,001 s,
+    # the window that also ends the run, which must still end with the error.
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,100000" "1,bob,10,1,10" >"$T/t.csv"
+    printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,100000" "1,bob,10,1,50000" >"$T/t50k.csv"
+    EMUL=(-p fifo --cluster 2x1 --set node_model.interference=0.1 --set scheduler.decision_latency_s=1
+          --set output.node_timeseries_s=1 --set output.timeseries_interval_s=100000
+          --set output.timeseries_max_gib=0.0001)
+    WHY=("[output] node_timeseries_s: 1 s: the per-node samples of a rank's nodes (7 bytes per node and sample)"
+         "would pass output.timeseries_max_gib = 0.0001" "(the last submit at 10 s)" "no output written")
+    expect_bad_input "${WHY[@]}" "by simulated time 100001 s" "with 0 of 2 jobs unfinished" -- \
+        --trace "$T/t.csv" "${EMUL[@]}"
+    expect_bad_input "${WHY[@]}" "by simulated time 50011 s" "with 1 of 2 jobs unfinished" -- \
+        --trace "$T/t50k.csv" "${EMUL[@]}"
+    # refused at start-up: 1e-4 s over the 10 s of submits is 100,000 samples of the 2 nodes, 7
+    # bytes each: 1,400,000 bytes (0.0013 GiB)
+    expect_bad_input "[output] node_timeseries_s: 0.0001 s over the 10 s of submits" \
+        "at least 1e+05 samples of /node_timeseries for each of the 2 nodes of one rank (0.0013 GiB)" \
+        "at most 0.0001 GiB (output.timeseries_max_gib)" -- --trace "$T/t.csv" "${EMUL[@]}" \
+        --set output.node_timeseries_s=0.0001
+    if [ -n "$DIKE_NP_FLAG" ]; then
+        # one node per rank (a rack each): each block fills, at the same events
+        for tr in t:100001:0 t50k:50011:1; do
+            IFS=: read -r name at left <<<"$tr"
+            NP=2 expect_bad_input "${WHY[@]}" "by simulated time $at s" "with $left of 2 jobs unfinished" -- \
+                --trace "$T/$name.csv" "${EMUL[@]}" --set cluster.nodes_per_rack=1
+        done
+    fi
+    # within the bound (0.0016 GiB: 122,713 samples of both nodes): 100,002 samples, 0 .. 100,001 s
+    emu run -q --trace "$T/t.csv" "${EMUL[@]}" --set output.timeseries_max_gib=0.0016 --out "$T/ok.h5" ||
+        fail "a run whose node samples fit the bound failed"
+    n=$(h5dump -H -d /node_timeseries/busy_gpus "$T/ok.h5" | grep -o 'DATASPACE  SIMPLE { ( [0-9, ]* )' | grep -o '( [0-9, ]* )')
+    echo "/node_timeseries/busy_gpus: $n"
+    [ "$n" = "( 2, 100002 )" ] || [ "$n" = "( 100002, 2 )" ] || fail "/node_timeseries has $n, expected 100002 samples of 2 nodes"
+    ok "within the bound: 100002 samples of the two nodes written"
+    ;;
+
 tenant_weights)
     # [tenants] weights values refused where they are set: file:line, section and key, the value.
     printf '%s\n' "$TRACE_HEADER" "0,alice,0,1,60" "1,bob,10,1,60" >"$T/t.csv"
