@@ -406,6 +406,11 @@ node_timeseries_outlasts)
                 --trace "$T/$name.csv" "${EMUL[@]}" --set cluster.nodes_per_rack=1
         done
     fi
+    # only the last sample, at 100,001 s, taken as the run closes its samples after the last
+    # window, does not fit: 0.0013038681 GiB is 1,400,017 bytes, 100,001 samples of both nodes
+    # (1,400,014 bytes) and not 100,002 (1,400,028)
+    expect_bad_input "${WHY[0]}" "by simulated time 100001 s" "with 0 of 2 jobs unfinished" -- \
+        --trace "$T/t.csv" "${EMUL[@]}" --set output.timeseries_max_gib=0.0013038681
     # within the bound (0.0016 GiB: 122,713 samples of both nodes): 100,002 samples, 0 .. 100,001 s
     emu run -q --trace "$T/t.csv" "${EMUL[@]}" --set output.timeseries_max_gib=0.0016 --out "$T/ok.h5" ||
         fail "a run whose node samples fit the bound failed"
