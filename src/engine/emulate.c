@@ -209,7 +209,7 @@ static void first_window(emu *m)
     m->next_ckpt = DIKE_TIME_INF;
     if (m->rank == 0 && m->o->ckpt_every > 0)
         m->next_ckpt = (m->s->now / m->o->ckpt_every + 1) * m->o->ckpt_every;
-    m->next_wall = dike_wall_ckpt_next(m->rank, m->o);
+    m->next_wall = dike_wall_ckpt_next(m->rank, m->o, 0);
     /* testing: the stop request comes as a signal would at stop_at: while rank 0 processes an
      * event at or past it, or once the next window would start past it (coordinate) */
     if (m->rank == 0 && m->o->stop_at > 0 && m->o->stop_at > m->s->now)
@@ -475,7 +475,7 @@ static int checkpoint_or_stop(emu *m, int *status, dike_err *e)
                                    o->trace_sha256, &o->build, m->stop, status, e);
     m->t_comm += MPI_Wtime() - t0;
     m->ckpt = 0;
-    m->next_wall = dike_wall_ckpt_next(m->rank, o);
+    m->next_wall = dike_wall_ckpt_next(m->rank, o, MPI_Wtime() - t0);
     return end;
 }
 

@@ -89,7 +89,7 @@ static void window_init(window_state *ws)
     ws->next_ckpt = DIKE_TIME_INF;
     if (ws->rank == 0 && o->ckpt_every > 0)
         ws->next_ckpt = (ws->s->now / o->ckpt_every + 1) * o->ckpt_every;
-    ws->next_wall = dike_wall_ckpt_next(ws->rank, o);
+    ws->next_wall = dike_wall_ckpt_next(ws->rank, o, 0);
     ws->stop_at = o->stop_at > 0 && (ws->rank != 0 || o->stop_at > ws->s->now) ? o->stop_at
                                                                                 : DIKE_TIME_INF;
 }
@@ -238,7 +238,7 @@ static int checkpoint_or_stop(window_state *ws, const int64_t out[V_N], int *sta
     int end = dike_checkpoint_step(o->ckpt_path, ws->comm, ws->s, ws->p, NULL, o->config_ini,
                                    o->trace_sha256, &o->build, out[V_STOP] != 0, status, e);
     ws->t_comm += MPI_Wtime() - tc;
-    ws->next_wall = dike_wall_ckpt_next(ws->rank, o);
+    ws->next_wall = dike_wall_ckpt_next(ws->rank, o, MPI_Wtime() - tc);
     return end;
 }
 

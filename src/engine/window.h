@@ -21,11 +21,20 @@ typedef struct dike_window_opts {
     dike_ckpt_build build;      /**< stored in checkpoints: who ran the emulation */
 } dike_window_opts;
 
-/** Rank 0, at the start and after each checkpoint: the MPI_Wtime at which the next
- *  run.checkpoint_wall_s checkpoint falls due (INFINITY when off, and on every other rank). */
-static inline double dike_wall_ckpt_next(int rank, const dike_window_opts *o)
+/** Checkpoints by the wall clock take at most 1 / (1 + this) of the run's wall time: the next one
+ *  falls due no sooner than this many times what the last one took to write after it
+ *  (docs/reliability.md, "Checkpoints by the wall clock"). */
+#define DIKE_CKPT_WALL_RUN_PER_WRITE 9.0
+
+/** Rank 0, at the start (@p last_cost 0) and after each checkpoint, which took @p last_cost wall
+ *  seconds: the MPI_Wtime at which the next run.checkpoint_wall_s checkpoint falls due, S after
+ *  now or DIKE_CKPT_WALL_RUN_PER_WRITE x @p last_cost, whichever is later (INFINITY when off, and
+ *  on every other rank). */
+static inline double dike_wall_ckpt_next(int rank, const dike_window_opts *o, double last_cost)
 {
-    return rank == 0 && o->ckpt_wall > 0 ? MPI_Wtime() + o->ckpt_wall : INFINITY;
+    double gap = DIKE_CKPT_WALL_RUN_PER_WRITE * last_cost;
+    return rank == 0 && o->ckpt_wall > 0 ? MPI_Wtime() + (gap > o->ckpt_wall ? gap : o->ckpt_wall)
+                                         : INFINITY;
 }
 
 /** Is the checkpoint of @p next (from dike_wall_ckpt_next) due? Reads no clock when it is off. */

@@ -1,4 +1,5 @@
 /* Event heap order and tie-breaking, event pool reuse, node partition. */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include "dike/rng.h"
 #include "engine/nodes.h"
 #include "engine/partition.h"
+#include "engine/window.h"
 
 static dike_event *mk(dike_event_pool *p, dike_time t, int phase, int kind, uint32_t entity,
                       uint32_t seq)
@@ -275,6 +277,30 @@ static void test_home_groups(void **st)
     one_home_free(&h);
 }
 
+/* Checkpoints by the wall clock (run.checkpoint_wall_s): the next one falls due S after now, or
+ * nine times the last one's write time after now if that is later, so that writing them takes at
+ * most a tenth of the run; only on rank 0, and never when the key is off. */
+static void test_wall_ckpt_spacing(void **state)
+{
+    (void)state;
+    dike_window_opts o;
+    memset(&o, 0, sizeof o);
+    o.ckpt_wall = 0.01;
+    double t0 = MPI_Wtime();
+    double a = dike_wall_ckpt_next(0, &o, 0);      /* S = 0.01 s */
+    double b = dike_wall_ckpt_next(0, &o, 0.5);    /* 9 x 0.5 = 4.5 s > S */
+    double c = dike_wall_ckpt_next(0, &o, 0.0005); /* 9 x 0.0005 = 0.0045 s < S */
+    double t1 = MPI_Wtime();
+    assert_true(a >= t0 + 0.01 && a <= t1 + 0.01);
+    assert_true(b >= t0 + 4.5 && b <= t1 + 4.5);
+    assert_true(c >= t0 + 0.01 && c <= t1 + 0.01);
+    assert_true(dike_wall_ckpt_next(1, &o, 0.5) == INFINITY); /* other ranks never ask */
+    o.ckpt_wall = 0;
+    assert_true(dike_wall_ckpt_next(0, &o, 0.5) == INFINITY); /* off */
+    assert_false(dike_wall_ckpt_due(INFINITY));
+    assert_true(dike_wall_ckpt_due(t0));
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -285,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_partition_hand),
         cmocka_unit_test(test_home_record_order),
         cmocka_unit_test(test_home_groups),
+        cmocka_unit_test(test_wall_ckpt_spacing),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
