@@ -199,7 +199,8 @@ static const key_def core_keys[] = {
      "write a checkpoint every this many simulated seconds (0 = only on SIGTERM/SIGUSR1)"},
     {"run", "checkpoint_wall_s", KEY_DOUBLE, FIELD(run_checkpoint_wall_s), "0", AT_LEAST(0, 1e9), NULL,
      "write a checkpoint at the first window boundary after each this many wall-clock seconds since "
-     "the run (or resume) began or the last checkpoint was written (0 = off); unlike "
+     "the run (or resume) began or the last checkpoint was written, and no sooner than nine times "
+     "that checkpoint's write time (0 = off); unlike "
      "checkpoint_every_s, its cost is bounded by the wall time, whatever the simulated span; results "
      "do not depend on it"},
     {"run", "checkpoint", KEY_STRING, FIELD(run_checkpoint), "", ANY, NULL,
