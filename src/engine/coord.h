@@ -116,7 +116,8 @@ struct dike_sched {
     uint64_t fails_since_progress; /**< failures since a job last finished or kept work */
     dike_time progress_t;    /**< when a job last finished or kept work */
     int stalled;             /**< the loops end the run with an error (dike_coord_stall_error):
-                                  DIKE_STALL_FAILURES (stall_fails reached) or DIKE_STALL_TIMESERIES */
+                                  DIKE_STALL_FAILURES (stall_fails reached), DIKE_STALL_TIMESERIES
+                                  or DIKE_STALL_NODE_TIMESERIES (output.timeseries_max_gib) */
     size_t ts_max;           /**< samples /timeseries may hold (output.timeseries_max_gib) */
     uint64_t idle_preempts;  /**< preemptions since progress, each of a run that had done no work */
     uint64_t livelock_preempts; /**< that many is a policy's livelock: a fatal error */

@@ -21,9 +21,9 @@ typedef struct dike_window_opts {
     dike_ckpt_build build;      /**< stored in checkpoints: who ran the emulation */
 } dike_window_opts;
 
-/** Checkpoints by the wall clock take at most 1 / (1 + this) of the run's wall time: the next one
- *  falls due no sooner than this many times what the last one took to write after it
- *  (docs/reliability.md, "Checkpoints by the wall clock"). */
+/** Checkpoints by the wall clock: the next one falls due no sooner than this many times what the
+ *  last one took to write after it, so that all writes but the last take at most 1 / this of the
+ *  running time (docs/reliability.md, "Checkpoints by the wall clock"). */
 #define DIKE_CKPT_WALL_RUN_PER_WRITE 9.0
 
 /** Rank 0, at the start (@p last_cost 0) and after each checkpoint, which took @p last_cost wall
