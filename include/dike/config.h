@@ -127,6 +127,8 @@ typedef struct dike_config {
     /* [engine] */
     int64_t engine_window_actions;         /**< actions buffered by the coordinator before a window ends */
     char engine_coordinator_owns_nodes[16];/**< "auto" (1-2 ranks, or emulating), "true", "false" */
+    bool engine_run_ahead;               /**< emulating mode: the coordinator decides its own events
+                                              that emit no action without a window */
     int64_t engine_inject_fatal_rank;      /**< testing: this rank fails in its first window, -1 = none */
     double engine_inject_stop_s;           /**< testing: stop (checkpoint first) at this sim time, 0 = never */
 

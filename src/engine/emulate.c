@@ -358,6 +358,35 @@ prefetch_rep(const dike_sched *s, const dike_nrep *ra, size_t nra, size_t i)
     }
 }
 
+/* Rank 0, after the window's events: the coordinator's own later events (arrivals, rounds) that
+ * emit no action need no window of their own. Until the earliest time a node rank has something
+ * to do (its next action, node event or completion, gathered with the reports; slowdown starts
+ * only slow jobs down and report nothing), no report can come, so the coordinator's state at
+ * those events is what a window there would have given it; it decides them now, one timestamp at
+ * a time, and stops after the first that emits an action (whose effect, L later, then bounds the
+ * next window as usual). Results do not depend on where windows fall; the window count does: at
+ * decision_latency_s = 0 every event time was a window (random_configs seed 1328: themis's rounds
+ * every second made 83.4 million; docs/scaling.md). Periodic checkpoints and the testing stop
+ * keep their simulated times. */
+static void run_ahead(emu *m)
+{
+    dike_sched *s = m->s;
+    if (s->neact || m->o->no_run_ahead)
+        return;
+    dike_time h = m->next_ckpt;
+    for (int r = 0; r < m->nranks; r++)
+        if (m->up_all[r].next < h)
+            h = m->up_all[r].next;
+    if (s->signal_at && !s->signal_fired && s->signal_at < h)
+        h = s->signal_at;
+    for (;;) {
+        dike_time t = dike_coord_next_time(s);
+        if (s->neact || t >= h || dike_coord_done(s) || s->stalled || dike_stop_requested)
+            return;
+        dike_coord_run(s, t + 1, SIZE_MAX);
+    }
+}
+
 /* Step 3b (rank 0): run the coordinator's events of [T, E) with the reports, decide, and fill each
  * rank's down block: its actions, the next window (the earliest node-side time, new action or
  * coordinator event) and the flags. */
@@ -370,6 +399,7 @@ static void coordinate(emu *m, dike_time E)
         dike_coord_report(s, &m->rall[i]);
     }
     dike_coord_run(s, E, SIZE_MAX);
+    run_ahead(m);
     m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
     /* rank 0's actions by owner (stable: each owner gets them in decision order) */
     dike_part_bucket(m->l, s->eact, s->neact, sizeof *s->eact, offsetof(dike_nact, node), m->sorted,

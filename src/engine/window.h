@@ -19,6 +19,7 @@ typedef struct dike_window_opts {
     const char *config_ini;     /**< the configuration as INI text, stored in checkpoints */
     const char *trace_sha256;   /**< stored in checkpoints, checked on resume */
     dike_ckpt_build build;      /**< stored in checkpoints: who ran the emulation */
+    int no_run_ahead;           /**< emulating mode: engine.run_ahead = false (emulate.c, run_ahead) */
 } dike_window_opts;
 
 /** Checkpoints by the wall clock: the next one falls due no sooner than this many times what the

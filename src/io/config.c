@@ -226,6 +226,10 @@ static const key_def core_keys[] = {
     {"engine", "coordinator_owns_nodes", KEY_STRING, FIELD(engine_coordinator_owns_nodes), "auto", ANY,
      check_auto_bool, "whether rank 0 also owns nodes: `auto` (yes for 1-2 ranks, and for any number in the "
      "emulating mode), `true`, `false`"},
+    {"engine", "run_ahead", KEY_BOOL, FIELD(engine_run_ahead), "true", ANY, NULL,
+     "emulating mode: the coordinator decides its own events (arrivals, rounds) that emit no action "
+     "before the nodes' next report without a window of their own; results do not depend on it "
+     "(docs/architecture.md), only the number of windows"},
     /* node models and node-side progress: docs/models.md */
     {"node_model", "progress", KEY_STRING, FIELD(node_model_progress), "auto", ANY, check_progress,
      "who tracks job progress: `auto` (the node ranks when a node model is on or "

@@ -331,7 +331,7 @@ static int run_engine(run_state *rs, dike_err *e)
     dike_window_opts wo = {(size_t)cfg->engine_window_actions, (int)cfg->engine_inject_fatal_rank,
                            dike_time_from_s(cfg->run_checkpoint_every_s), cfg->run_checkpoint_wall_s,
                            dike_time_from_s(cfg->engine_inject_stop_s), rs->ckpt_path, rs->config_ini,
-                           rs->sha, {rs->builds, dike_provenance_source()}};
+                           rs->sha, {rs->builds, dike_provenance_source()}, !cfg->engine_run_ahead};
     if (rs->emulate)
         return dike_emulate_loop(rs->comm, s, &rs->part, rs->ns, &rs->layout, rs->latency_us, &wo,
                                  &rs->perf, e);
