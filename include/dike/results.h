@@ -181,6 +181,9 @@ typedef struct dike_results {
     char *window_bound;   /**< output.window_bound: its table for the summary, else NULL */
 } dike_results;
 
+/** Bytes in a GiB (output.timeseries_max_gib). */
+#define DIKE_GIB (1024.0 * 1024 * 1024)
+
 /** Bytes of one /timeseries sample in memory: time, busy_gpus, queued, running and a GPU count
  *  per tenant (output.timeseries_max_gib bounds their sum: run.c at start-up, coord.c during the
  *  run). */

@@ -585,6 +585,11 @@ dike_time dike_coord_next_time(const dike_sched *s)
     return ev ? ev->time : DIKE_TIME_INF;
 }
 
+int dike_coord_stall_status(int rank, const dike_sched *s, dike_err *e)
+{
+    return rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+}
+
 int dike_coord_stall_error(const dike_sched *s, dike_err *e)
 {
     const dike_config *c = s->cfg;
@@ -596,7 +601,7 @@ int dike_coord_stall_error(const dike_sched *s, dike_err *e)
                             "unfinished: raise the interval or the bound; no output written",
                             c->output_timeseries_interval_s, s->ts.n,
                             (double)s->ts.n * dike_timeseries_row_bytes(s->w->ntenants) /
-                                (1024.0 * 1024 * 1024),
+                                DIKE_GIB,
                             s->w->ntenants, c->output_timeseries_max_gib, dike_time_to_s(s->next_sample),
                             dike_time_to_s(s->now),
                             s->w->njobs ? dike_time_to_s(s->w->jobs[s->w->njobs - 1].submit) : 0.0,
@@ -724,7 +729,7 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
         s->stall_fails = f >= 1.8e19 ? UINT64_MAX : (uint64_t)f;
     }
     s->sample_step = dike_time_from_s(cfg->output_timeseries_interval_s);
-    s->ts_max = (size_t)(cfg->output_timeseries_max_gib * 1024.0 * 1024 * 1024 /
+    s->ts_max = (size_t)(cfg->output_timeseries_max_gib * DIKE_GIB /
                          dike_timeseries_row_bytes(w->ntenants));
     if (s->round_us <= 0 || s->sample_step <= 0)
         return dike_err_set(e, DIKE_EINVAL, "[scheduler] round_s and [output] timeseries_interval_s must be positive");

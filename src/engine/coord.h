@@ -161,6 +161,9 @@ enum { DIKE_STALL_FAILURES = 1, DIKE_STALL_TIMESERIES = 2, DIKE_STALL_NODE_TIMES
 
 /** Rank 0, once s->stalled: the message that ends the run (DIKE_EINVAL). */
 int dike_coord_stall_error(const dike_sched *s, dike_err *e);
+/** Every rank, once the loops agree the run stalled: rank 0 the message, the others a short one
+ *  (only rank 0's is printed); DIKE_EINVAL. */
+int dike_coord_stall_status(int rank, const dike_sched *s, dike_err *e);
 
 /** Set up the coordinator of a run with policy @p pol. The policy comes from the caller (the run
  *  layer looks it up by cfg->scheduler_policy): policies sit above the engine and call its

@@ -359,24 +359,22 @@ prefetch_rep(const dike_sched *s, const dike_nrep *ra, size_t nra, size_t i)
 }
 
 /* Rank 0, after the window's events: the coordinator's own later events (arrivals, rounds) that
- * emit no action need no window of their own. Until the earliest time a node rank has something
- * to do (its next action, node event or completion, gathered with the reports; slowdown starts
- * only slow jobs down and report nothing), no report can come, so the coordinator's state at
+ * emit no action need no window of their own. Until @p node_next, the earliest time a node rank
+ * has something to do (its next action, node event or completion, gathered with the reports;
+ * slowdown starts only slow jobs down and report nothing), no report can come, so the state at
  * those events is what a window there would have given it; it decides them now, one timestamp at
  * a time, and stops after the first that emits an action (whose effect, L later, then bounds the
  * next window as usual). Results do not depend on where windows fall; the window count does: at
  * decision_latency_s = 0 every event time was a window (random_configs seed 1328: themis's rounds
  * every second made 83.4 million; docs/scaling.md). Periodic checkpoints and the testing stop
- * keep their simulated times. */
-static void run_ahead(emu *m)
+ * keep their simulated times; a stop requested on any rank (@p any_stop) or a run that must end
+ * with an error does not run ahead. */
+static void run_ahead(emu *m, dike_time node_next, int any_stop)
 {
     dike_sched *s = m->s;
-    if (s->neact || m->o->no_run_ahead)
+    if (s->neact || m->o->no_run_ahead || any_stop)
         return;
-    dike_time h = m->next_ckpt;
-    for (int r = 0; r < m->nranks; r++)
-        if (m->up_all[r].next < h)
-            h = m->up_all[r].next;
+    dike_time h = node_next < m->next_ckpt ? node_next : m->next_ckpt;
     if (s->signal_at && !s->signal_fired && s->signal_at < h)
         h = s->signal_at;
     for (;;) {
@@ -399,20 +397,23 @@ static void coordinate(emu *m, dike_time E)
         dike_coord_report(s, &m->rall[i]);
     }
     dike_coord_run(s, E, SIZE_MAX);
-    run_ahead(m);
-    m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
-    /* rank 0's actions by owner (stable: each owner gets them in decision order) */
-    dike_part_bucket(m->l, s->eact, s->neact, sizeof *s->eact, offsetof(dike_nact, node), m->sorted,
-                     m->c1, m->d1);
-    int64_t next = dike_coord_next_time(s), any_remote = 0, any_stop = 0;
+    int64_t node_next = DIKE_TIME_INF, any_remote = 0, any_stop = 0;
     for (int r = 0; r < m->nranks; r++) {
-        if (m->up_all[r].next < next)
-            next = m->up_all[r].next;
+        if (m->up_all[r].next < node_next)
+            node_next = m->up_all[r].next;
         any_remote |= m->up_all[r].may_remote;
         any_stop |= m->up_all[r].stop & U_STOP;
         if ((m->up_all[r].stop & U_FULL) && !s->stalled)
             s->stalled = DIKE_STALL_NODE_TIMESERIES; /* every rank ends with the error (F_STALL) */
     }
+    run_ahead(m, node_next, (int)any_stop);
+    m->sorted = grow(m->sorted, &m->sorted_cap, s->neact, sizeof *m->sorted);
+    /* rank 0's actions by owner (stable: each owner gets them in decision order) */
+    dike_part_bucket(m->l, s->eact, s->neact, sizeof *s->eact, offsetof(dike_nact, node), m->sorted,
+                     m->c1, m->d1);
+    int64_t next = dike_coord_next_time(s);
+    if (node_next < next)
+        next = node_next;
     for (size_t i = 0; i < s->neact; i++) {
         if (s->eact[i].time < next)
             next = s->eact[i].time;
@@ -568,7 +569,7 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
     first_window(&m);
     while (m.running) {
         if (m.stall) { /* the run cannot finish: an error, on every rank, and no output */
-            status = m.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+            status = dike_coord_stall_status(m.rank, s, e);
             break;
         }
         if (checkpoint_or_stop(&m, &status, e))
@@ -591,7 +592,7 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
     /* a bound passed in the window that finished the last job (the time series': coord.c,
      * advance_to) still ends the run with the error */
     if (!status && m.stall)
-        status = m.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+        status = dike_coord_stall_status(m.rank, s, e);
     if (m.rank == 0 && s->signal_fired)
         dike_stop_requested = 0; /* the injected "signal" ends with this run (tests run several) */
     if (!status)
@@ -600,7 +601,7 @@ int dike_emulate_loop(MPI_Comm comm, dike_sched *s, dike_part *p, dike_nodes *ns
     if (!status && m.ns && nodes_full_anywhere(&m)) {
         if (m.rank == 0)
             s->stalled = DIKE_STALL_NODE_TIMESERIES;
-        status = m.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+        status = dike_coord_stall_status(m.rank, s, e);
     }
     fill_perf(&m, t_start);
     emu_free(&m);

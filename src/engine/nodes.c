@@ -26,7 +26,7 @@ void dike_nodes_params_read(dike_nodes_params *np, const dike_config *cfg)
     if (np->ckpt_us <= 0)
         np->ckpt_us = 1;
     np->sample_us = dike_time_from_s(cfg->output_node_timeseries_s);
-    np->sample_max_bytes = cfg->output_timeseries_max_gib * 1024.0 * 1024 * 1024;
+    np->sample_max_bytes = cfg->output_timeseries_max_gib * DIKE_GIB;
     np->seed = (uint64_t)cfg->run_seed;
 }
 
@@ -110,6 +110,8 @@ static dike_nodes *nodes_new(const dike_nodes_params *np, const dike_cluster *cl
         memset(ns->grp_of, 0xff, ((size_t)njobs + 1) * sizeof *ns->grp_of);
     }
     ns->next_sample = np->sample_us > 0 ? 0 : DIKE_TIME_INF;
+    double fit = n ? np->sample_max_bytes / ((double)n * DIKE_NODE_SAMPLE_BYTES) : INFINITY;
+    ns->sample_max = fit < (double)(SIZE_MAX / 2) ? (size_t)fit : SIZE_MAX / 2;
     return ns;
 }
 
@@ -662,17 +664,15 @@ static void grp_apply(dike_nodes *ns)
 static void sample_until(dike_nodes *ns, dike_time t)
 {
     while (ns->next_sample < t && !ns->samples_full) {
-        if ((double)(ns->nsamples + 1) * ns->n * DIKE_NODE_SAMPLE_BYTES > ns->np.sample_max_bytes) {
+        if (ns->nsamples >= ns->sample_max) {
             ns->samples_full = 1;
             return;
         }
         if (ns->nsamples == ns->samplecap) {
             /* doubling, but never past the bound: the last growth is to the most that fits */
-            double fit = ns->n ? ns->np.sample_max_bytes / ((double)ns->n * DIKE_NODE_SAMPLE_BYTES) : 0;
-            size_t most = ns->n && fit < (double)SIZE_MAX / 2 ? (size_t)fit : SIZE_MAX / 2;
             ns->samplecap = ns->samplecap ? 2 * ns->samplecap : 64;
-            if (ns->samplecap > most)
-                ns->samplecap = most > ns->nsamples ? most : ns->nsamples + 1;
+            if (ns->samplecap > ns->sample_max)
+                ns->samplecap = ns->sample_max;
             size_t cells = ns->samplecap * ns->n + 1;
             ns->s_busy = dike_xrealloc(ns->s_busy, cells * sizeof *ns->s_busy);
             ns->s_factor = dike_xrealloc(ns->s_factor, cells * sizeof *ns->s_factor);

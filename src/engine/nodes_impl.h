@@ -145,7 +145,8 @@ struct dike_nodes {
     /* samples */
     dike_time next_sample;
     size_t nsamples, samplecap;
-    int samples_full;      /* the next sample would pass output.timeseries_max_gib (sample_until) */
+    size_t sample_max;     /* samples of the block output.timeseries_max_gib holds */
+    int samples_full;      /* the next sample would pass it (sample_until) */
     uint16_t *s_busy;
     float *s_factor;
     uint8_t *s_up;

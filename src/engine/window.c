@@ -289,7 +289,7 @@ int dike_window_loop(MPI_Comm comm, dike_sched *s, dike_part *p, const dike_part
         /* the run cannot finish, or passed a bound (coord.c, advance_to; also in the window that
          * finished the last job): an error, on every rank, and no output */
         if (out[V_STALL]) {
-            status = ws.rank == 0 ? dike_coord_stall_error(s, e) : dike_err_set(e, DIKE_EINVAL, "stalled");
+            status = dike_coord_stall_status(ws.rank, s, e);
             break;
         }
         if (out[V_CONTINUE] == 0)

@@ -53,13 +53,13 @@ static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const di
                             UINT32_MAX);
     double samples = span / cfg->output_timeseries_interval_s;
     double bytes = samples * dike_timeseries_row_bytes(w->ntenants);
-    double most = cfg->output_timeseries_max_gib * 1024.0 * 1024 * 1024;
+    double most = cfg->output_timeseries_max_gib * DIKE_GIB;
     if (bytes > most)
         return dike_err_set(e, DIKE_EINVAL, "[output] timeseries_interval_s: %g s over the %g s of submits "
                             "means at least %.3g samples of /timeseries (%.3g GiB for %u tenants); at most "
                             "%g GiB (output.timeseries_max_gib): raise the interval",
                             cfg->output_timeseries_interval_s, span, samples,
-                            bytes / (1024.0 * 1024 * 1024), w->ntenants, cfg->output_timeseries_max_gib);
+                            bytes / DIKE_GIB, w->ntenants, cfg->output_timeseries_max_gib);
     /* the emulating mode's per-node samples, on the rank with the most nodes */
     double nsamples = cfg->output_node_timeseries_s > 0 ? span / cfg->output_node_timeseries_s : 0;
     double nbytes = nsamples * block_nodes * DIKE_NODE_SAMPLE_BYTES;
@@ -68,7 +68,7 @@ static int check_bounds(const dike_config *cfg, const dike_cluster *cl, const di
                             "means at least %.3g samples of /node_timeseries for each of the %u nodes "
                             "of one rank (%.3g GiB); at most %g GiB (output.timeseries_max_gib): raise "
                             "the interval", cfg->output_node_timeseries_s, span, nsamples, block_nodes,
-                            nbytes / (1024.0 * 1024 * 1024), cfg->output_timeseries_max_gib);
+                            nbytes / DIKE_GIB, cfg->output_timeseries_max_gib);
     if (cfg->run_checkpoint_every_s > 0 && (cfg->run_checkpoint_every_s < 1 ||
                                             span / cfg->run_checkpoint_every_s > MAX_CHECKPOINTS))
         return dike_err_set(e, DIKE_EINVAL, "[run] checkpoint_every_s: %g s means at least %.3g checkpoints "
