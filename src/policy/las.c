@@ -15,9 +15,11 @@
  * stops (last stop + knob x last run): queued jobs sit in one ordered set per queue
  * (policy/gangtree.h) and a heap of due promotions moves them to queue 0. A fill between rounds
  * then visits, in order, only the queued jobs whose gang fits in the GPUs still free. At a round
- * every active job is ranked (the running set follows the whole order; running jobs' attained
- * service has grown), but only the jobs that start or are preempted, and those past the prefix
- * that fills the GPUs, are ordered (dike_reallocate_ranked). */
+ * the running set follows the whole order (running jobs' attained service has grown), but the walk
+ * over it visits only the running jobs, sorted by key, and the queued jobs it chooses, each found
+ * in its queue's set by first fit (las_round): the same preemptions and starts, in the same
+ * sequence, as dike_reallocate_ranked over every active job, at O(R log R + C log n) for R running
+ * and C chosen jobs instead of O(active) (docs/performance.md, "LAS rounds without the backlog"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +48,14 @@ typedef struct las_state {
     double knob;
     double *base;               /**< per job: attained service at its last promotion */
     size_t njobs;
-    dike_ranked *order;
+    dike_ranked *order;         /**< a round's running jobs by key, then the queued jobs it chose */
+    uint8_t *kept;              /**< a round's flags: running job kept (same index as order) */
     size_t order_cap;
-    dike_rank_scratch scratch;
     dike_gangtree queued[LAS_MAX_QUEUES]; /**< queued jobs of each queue, by index */
     uint8_t *queue;             /**< per job: its queue while queued */
     las_due *due;               /**< min-heap of promotions falling due */
     dike_job **job;             /**< per job index: the job (set on arrival) */
-    dike_sched *sched;          /**< the scheduler (for callbacks that do not carry it) */
+    dike_sched *sched;          /**< the scheduler (for las_load, whose callback does not carry it) */
     size_t ndue, due_cap;
 } las_state;
 
@@ -263,48 +265,89 @@ static void moved(las_state *st, dike_sched *s, dike_job *j, int started)
         enqueue(st, s, j);
 }
 
-/* dike_reallocate_ranked's callback carries no scheduler: the decision's is kept here. */
-static void on_change(void *state, dike_job *j, int started)
-{
-    las_state *st = state;
-    moved(st, st->sched, j, started);
-}
-
 static void las_evicted(void *state, dike_sched *s, dike_job *j)
 {
     moved(state, s, j, 0); /* still active; it competes again from its queue */
 }
 
-/* Append @p l's jobs to st->order with their key: queue first, then submit order (the job
- * index); exact in a double below 2^53. A running job's queue follows its attained service now;
- * a queued job's is the one it was queued (or promoted) with. */
-static size_t key_set(las_state *st, dike_sched *s, const dike_jobset *l, size_t n)
+static void fill(las_state *st, dike_sched *s);
+
+/* A running job's key: its queue by the attained service it has now, then submit order (the job
+ * index); exact in a double below 2^53. */
+static double running_key(las_state *st, dike_sched *s, const dike_job *j)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        dike_job *j = l->jobs[i];
-        size_t q = j->state == DIKE_JOB_RUNNING
-                       ? queue_of(st, dike_sched_attained_gpu_s(s, j) - st->base[j->idx])
-                       : st->queue[j->idx];
-        st->order[n].key = (double)q * 4294967296.0 + (double)j->idx;
-        st->order[n].job = j;
-        n++;
-    }
-    return n;
+    size_t q = queue_of(st, dike_sched_attained_gpu_s(s, j) - st->base[j->idx]);
+    return (double)q * 4294967296.0 + (double)j->idx;
 }
 
-/* Every active job, keyed. */
-static size_t build_order(las_state *st, dike_sched *s)
+/* A round: the running set follows the whole (queue, index) order over every active job, as
+ * dike_reallocate with every preemption allowed would make it (walk the order, keep or choose
+ * each job whose gang still fits in the GPUs that are up; preempt, in order, the running jobs
+ * not kept; start the chosen queued ones in order; then fill). Queued jobs keep their key while
+ * they wait and sit in one index-ordered set per queue, so the walk visits only the running jobs
+ * (sorted by key) and the queued jobs it chooses, each found by first fit in O(log n): a round
+ * costs O(R log R + C log n) for R running and C chosen jobs, not O(active). */
+static void las_round(las_state *st, dike_sched *s)
 {
-    const dike_jobsets *js = &st->jobs;
-    size_t need = js->running.n + js->nqueued;
+    const dike_jobset *run = &st->jobs.running;
+    size_t nrun = run->n;
+    if (nrun + st->jobs.nqueued == 0)
+        return;
+    /* st->order: the running jobs sorted by key, then (after them) the queued jobs chosen. */
+    size_t need = 2 * nrun + 2 * (size_t)dike_sched_gpus_up(s) + 1;
     if (need > st->order_cap) {
         st->order_cap = need > 2 * st->order_cap ? need : 2 * st->order_cap;
         st->order = dike_xrealloc(st->order, st->order_cap * sizeof *st->order);
+        st->kept = dike_xrealloc(st->kept, st->order_cap);
     }
-    size_t n = key_set(st, s, &js->running, 0);
-    for (uint32_t b = 0; b < js->nsizes; b++)
-        n = key_set(st, s, &js->queued[b], n);
-    return n;
+    dike_ranked *r = st->order, *chosen = st->order + nrun;
+    for (size_t i = 0; i < nrun; i++) {
+        r[i].job = run->jobs[i];
+        r[i].key = running_key(st, s, run->jobs[i]);
+    }
+    dike_ranked_sort(r, nrun);
+    memset(st->kept, 0, nrun);
+    uint64_t budget = dike_sched_gpus_up(s);
+    size_t nchosen = 0, k = 0;
+    for (size_t q = 0; q <= st->nthr && budget > 0; q++) {
+        double lo = (double)q * 4294967296.0, hi = lo + 4294967296.0;
+        size_t from = 0;
+        while (budget > 0) {
+            size_t i = dike_gangtree_first_fit(&st->queued[q], from, budget);
+            if (k < nrun && r[k].key < hi && (i == SIZE_MAX || r[k].job->idx < i)) {
+                uint32_t g = r[k].job->spec->num_gpus;
+                if (g <= budget) {
+                    st->kept[k] = 1;
+                    budget -= g;
+                }
+                k++;
+                continue;
+            }
+            if (i == SIZE_MAX)
+                break;
+            chosen[nchosen].job = st->job[i];
+            chosen[nchosen].key = lo + (double)i;
+            nchosen++;
+            budget -= st->job[i]->spec->num_gpus;
+            from = i + 1;
+        }
+        while (k < nrun && r[k].key < hi)
+            k++; /* running jobs of this queue past the walk's end */
+    }
+    /* Running jobs not kept are preempted, in order; the chosen queued ones start in order
+     * (placement may still refuse one, in which case later jobs get the room); what is still
+     * free goes to the next queued jobs in order that fit. */
+    for (size_t i = 0; i < nrun; i++)
+        if (!st->kept[i]) {
+            dike_sched_preempt(s, r[i].job);
+            moved(st, s, r[i].job, 0);
+        }
+    for (size_t i = 0; i < nchosen; i++) {
+        dike_job *j = chosen[i].job;
+        if (j->state == DIKE_JOB_QUEUED && dike_sched_start(s, j))
+            moved(st, s, j, 1);
+    }
+    fill(st, s);
 }
 
 /* Free GPUs to queued jobs in (queue, index) order, skipping gangs that do not fit: each queue's
@@ -332,8 +375,7 @@ static void las_decide(void *state, dike_sched *s)
     st->sched = s;
     if (dike_sched_is_round(s)) {
         promote_due(st, s);
-        size_t n = build_order(st, s);
-        dike_reallocate_ranked(s, st->order, n, &st->scratch, st, on_change);
+        las_round(st, s);
     } else if (dike_sched_free_gpus(s, -1) > 0) {
         promote_due(st, s);
         fill(st, s);
@@ -375,7 +417,7 @@ static void las_free(void *state)
     free(st->queue);
     free(st->job);
     free(st->due);
-    dike_rank_scratch_free(&st->scratch);
+    free(st->kept);
     free(st->base);
     free(st->order);
     free(st);

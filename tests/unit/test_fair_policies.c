@@ -134,6 +134,28 @@ static void test_las_latency_not_service(void **st)
     sc_expect(jobs, 2, sets, (const sc_want[]){{0, 160, 0}, {160, 320, 0}});
 }
 
+/* A round's walk over running and queued jobs of one queue (las_round): a queued gang that did not
+ * fit earlier is ahead, in submit order, of a smaller job that started later in the spare GPUs,
+ * and takes its GPUs. Threshold 500 GPU-s (every job below it stays in queue 0, FIFO by submit),
+ * rounds of 100 s, promotion off, no restore.
+ *   0    A (4 GPUs, 150 s) starts.
+ *   10   B (8 GPUs, 100 s) does not fit (4 free): waits.
+ *   20   C (2 GPUs, 1000 s) fits: starts (2 free).
+ *   100  round, all in queue 0 (A 400 GPU-s, C 160): A keeps 4, B (8) does not fit in the 4
+ *        left, C keeps 2. Nothing changes.
+ *   150  A ends; 6 free, B still does not fit.
+ *   200  round: C has 360 GPU-s, queue 0. B (submitted first) takes all 8: C is preempted with
+ *        820 s left; B runs 200-300.
+ *   300  B ends; C resumes: 300-1120. */
+static void test_las_round_walk(void **st)
+{
+    static const sc_job jobs[] = {{0, 150, 4, "a"}, {10, 100, 8, "a"}, {20, 1000, 2, "a"}};
+    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
+                          "scheduler.preemption_cost_s=0", "las.thresholds_gpu_s=500",
+                          "las.promote_knob=0", NULL};
+    sc_expect(jobs, 3, sets, (const sc_want[]){{0, 150, 0}, {200, 300, 0}, {20, 1120, 1}});
+}
+
 /* ---- themis ---- */
 
 /* Tenant a: J0 (8 GPUs, 1000 s) at 0; tenant b: J1 (8 GPUs, 100 s) at 10. Rounds of 100 s.
@@ -1050,6 +1072,7 @@ int main(void)
         cmocka_unit_test(test_waterfill_weights), cmocka_unit_test(test_las_queues),
         cmocka_unit_test(test_las_promotion),     cmocka_unit_test(test_las_restore_not_service),
         cmocka_unit_test(test_las_latency_not_service),
+        cmocka_unit_test(test_las_round_walk),
         cmocka_unit_test(test_themis),
         cmocka_unit_test(test_themis_close_rho),  cmocka_unit_test(test_themis_rho_index_same),
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
