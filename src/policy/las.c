@@ -51,6 +51,9 @@ typedef struct las_state {
     dike_ranked *order;         /**< a round's running jobs by key, then the queued jobs it chose */
     uint8_t *kept;              /**< a round's flags: running job kept (same index as order) */
     size_t order_cap;
+    dike_ranked *all;           /**< every active job, keyed (the round with few queued jobs) */
+    size_t all_cap;
+    dike_rank_scratch scratch;
     dike_gangtree queued[LAS_MAX_QUEUES]; /**< queued jobs of each queue, by index */
     uint8_t *queue;             /**< per job: its queue while queued */
     las_due *due;               /**< min-heap of promotions falling due */
@@ -265,9 +268,48 @@ static void moved(las_state *st, dike_sched *s, dike_job *j, int started)
         enqueue(st, s, j);
 }
 
+/* dike_reallocate_ranked's callback carries no scheduler: the decision's is kept here. */
+static void on_change(void *state, dike_job *j, int started)
+{
+    las_state *st = state;
+    moved(st, st->sched, j, started);
+}
+
 static void las_evicted(void *state, dike_sched *s, dike_job *j)
 {
     moved(state, s, j, 0); /* still active; it competes again from its queue */
+}
+
+/* Append @p l's jobs to st->all with their key: queue first, then submit order (the job
+ * index); exact in a double below 2^53. A running job's queue follows its attained service now;
+ * a queued job's is the one it was queued (or promoted) with. */
+static size_t key_set(las_state *st, dike_sched *s, const dike_jobset *l, size_t n)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        dike_job *j = l->jobs[i];
+        size_t q = j->state == DIKE_JOB_RUNNING
+                       ? queue_of(st, dike_sched_attained_gpu_s(s, j) - st->base[j->idx])
+                       : st->queue[j->idx];
+        st->all[n].key = (double)q * 4294967296.0 + (double)j->idx;
+        st->all[n].job = j;
+        n++;
+    }
+    return n;
+}
+
+/* Every active job, keyed. */
+static size_t build_order(las_state *st, dike_sched *s)
+{
+    const dike_jobsets *js = &st->jobs;
+    size_t need = js->running.n + js->nqueued;
+    if (need > st->all_cap) {
+        st->all_cap = need > 2 * st->all_cap ? need : 2 * st->all_cap;
+        st->all = dike_xrealloc(st->all, st->all_cap * sizeof *st->all);
+    }
+    size_t n = key_set(st, s, &js->running, 0);
+    for (uint32_t b = 0; b < js->nsizes; b++)
+        n = key_set(st, s, &js->queued[b], n);
+    return n;
 }
 
 static void fill(las_state *st, dike_sched *s);
@@ -293,6 +335,14 @@ static void las_round(las_state *st, dike_sched *s)
     size_t nrun = run->n;
     if (nrun + st->jobs.nqueued == 0)
         return;
+    /* With few queued jobs against the running ones, ranking every active job without sorting
+     * them (dike_reallocate_ranked, expected O(R + Q)) is cheaper than the sort of the running
+     * ones below: the two make the same decision, so the cheaper is taken. */
+    if (st->jobs.nqueued < nrun * (size_t)(1 + log2((double)nrun + 1))) {
+        size_t n = build_order(st, s);
+        dike_reallocate_ranked(s, st->all, n, &st->scratch, st, on_change);
+        return;
+    }
     /* st->order: the running jobs sorted by key, then (after them) the queued jobs chosen. */
     size_t need = 2 * nrun + 2 * (size_t)dike_sched_gpus_up(s) + 1;
     if (need > st->order_cap) {
@@ -418,6 +468,8 @@ static void las_free(void *state)
     free(st->job);
     free(st->due);
     free(st->kept);
+    free(st->all);
+    dike_rank_scratch_free(&st->scratch);
     free(st->base);
     free(st->order);
     free(st);

@@ -134,26 +134,35 @@ static void test_las_latency_not_service(void **st)
     sc_expect(jobs, 2, sets, (const sc_want[]){{0, 160, 0}, {160, 320, 0}});
 }
 
-/* A round's walk over running and queued jobs of one queue (las_round): a queued gang that did not
- * fit earlier is ahead, in submit order, of a smaller job that started later in the spare GPUs,
- * and takes its GPUs. Threshold 500 GPU-s (every job below it stays in queue 0, FIFO by submit),
- * rounds of 100 s, promotion off, no restore.
+/* A round's walk over running and queued jobs of one queue (las_round, both of its ways: with as
+ * many queued as running jobs it ranks every active job, with more it walks the running jobs
+ * and finds queued ones by first fit): a queued gang that did not fit earlier is ahead, in submit
+ * order, of a smaller job that started later in the spare GPUs, and takes its GPUs. Threshold
+ * 500 GPU-s (every job below it stays in queue 0, FIFO by submit), rounds of 100 s, promotion
+ * off, no restore.
  *   0    A (4 GPUs, 150 s) starts.
  *   10   B (8 GPUs, 100 s) does not fit (4 free): waits.
  *   20   C (2 GPUs, 1000 s) fits: starts (2 free).
+ *   30   D (8 GPUs, 100 s) waits.
  *   100  round, all in queue 0 (A 400 GPU-s, C 160): A keeps 4, B (8) does not fit in the 4
- *        left, C keeps 2. Nothing changes.
- *   150  A ends; 6 free, B still does not fit.
+ *        left, C keeps 2, D does not fit. Nothing changes.
+ *   150  A ends; 6 free, B and D still do not fit.
  *   200  round: C has 360 GPU-s, queue 0. B (submitted first) takes all 8: C is preempted with
  *        820 s left; B runs 200-300.
- *   300  B ends; C resumes: 300-1120. */
+ *   300  B ends; round: C (submitted before D) resumes with 820 s left; D does not fit in the 6
+ *        left.
+ *   400  round: C has 560 GPU-s, queue 1; D (queue 0) takes all 8: C is preempted again with
+ *        720 s left; D runs 400-500.
+ *   500  D ends; C resumes: 500-1220. */
 static void test_las_round_walk(void **st)
 {
-    static const sc_job jobs[] = {{0, 150, 4, "a"}, {10, 100, 8, "a"}, {20, 1000, 2, "a"}};
+    static const sc_job jobs[] = {{0, 150, 4, "a"}, {10, 100, 8, "a"}, {20, 1000, 2, "a"},
+                                  {30, 100, 8, "a"}};
     const char *sets[] = {"cluster.nodes=1", "scheduler.policy=las", "scheduler.round_s=100",
                           "scheduler.preemption_cost_s=0", "las.thresholds_gpu_s=500",
                           "las.promote_knob=0", NULL};
-    sc_expect(jobs, 3, sets, (const sc_want[]){{0, 150, 0}, {200, 300, 0}, {20, 1120, 1}});
+    sc_expect(jobs, 4, sets,
+              (const sc_want[]){{0, 150, 0}, {200, 300, 0}, {20, 1220, 2}, {400, 500, 0}});
 }
 
 /* ---- themis ---- */
