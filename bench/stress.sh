@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Every policy and knowledge mode at the edges of the shared traces, to find the configurations
+# where a policy's decision step stops scaling (docs/performance.md, "LAS rounds without the
+# backlog"). Prints one line per run: trace, nodes (of 8 GPUs), offered load, policy ("dike0":
+# Dike at fairness_weight 0), knowledge mode, exit status, wall seconds, engine seconds,
+# preemptions. Asserts nothing.
+#   bench/stress.sh [BUILD_DIR] [CONFIGS]
+# BUILD_DIR defaults to build; CONFIGS to "20:3.0 2048:0.5 24:0.6 512:2.5" (nodes:load). Needs
+# ../shared/traces (DIKE_SHARED_DIR overrides ../shared). A run over 600 s is stopped and shows rc=124.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+EMU=$(readlink -f "${1:-build}/dike-emu")
+CONFIGS=${2:-"20:3.0 2048:0.5 24:0.6 512:2.5"}
+SH=${DIKE_SHARED_DIR:-../shared}/traces
+[ -x "$EMU" ] || { echo "stress: $EMU not built" >&2; exit 2; }
+[ -d "$SH" ] || { echo "stress: $SH not found" >&2; exit 2; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+TRACES="titan:$SH/TitanSched/philly.csv gpp:$SH/Gen-Parallel-Workloads/philly_data_training.csv
+        helios:$SH/Gen-Parallel-Workloads/helios_data_training.csv ef:$SH/elasticflow-traces"
+for tr in $TRACES; do
+  for cfg in $CONFIGS; do
+    nodes=${cfg%%:*} load=${cfg##*:}
+    for p in fifo sjf srtf las themis gandiva-fair drf dike dike0; do
+      for mode in oracle noisy none; do
+        case $p in fifo|las|gandiva-fair|drf) [ "$mode" != oracle ] && continue ;; esac
+        pol=$p extra=()
+        [ "$p" = dike0 ] && { pol=dike; extra=(--set dike.fairness_weight=0); }
+        start=$(date +%s.%N)
+        timeout 600 "$EMU" run -t "${tr#*:}" --skip-invalid --cluster "${nodes}x8" \
+          --set cluster.nodes_per_rack=16 --set workload.trace_load="$load" -p "$pol" "${extra[@]}" \
+          --set scheduler.duration_knowledge="$mode" --set scheduler.backfill=true \
+          --set output.progress_interval_s=0 --out "$T/run.h5" > "$T/log" 2>&1
+        rc=$?
+        end=$(date +%s.%N)
+        printf "%-6s %5s %4s %-12s %-6s rc=%-3d %7.1f s  engine %8s  preemptions %s\n" \
+          "${tr%%:*}" "$nodes" "$load" "$p" "$mode" "$rc" "$(echo "$end - $start" | bc)" \
+          "$(awk '/engine wall/ {print $NF}' "$T/log")" "$(awk '/^  preemptions/ {print $NF}' "$T/log")"
+        rm -f "$T/run.h5"
+      done
+    done
+  done
+done
