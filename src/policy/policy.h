@@ -29,6 +29,10 @@ void dike_dike_guard_bounds_always(int on);
  *  before the ranges of est_refresh; 1 = only those whose range the estimate left (the default).
  *  The schedule is the same either way. */
 void dike_dike_keyed_refresh(int on);
+/** Tests: 0 = under `none` Dike's node bounds are the exact victim measures, as before their
+ *  room for the tenant's estimate to rise (DK_EST_SLACK); 1 = with that room (the default). The
+ *  schedule is the same either way. */
+void dike_dike_est_slack(int on);
 /** Tests: the same switch for srtf's bounds under `none` (bounds_renew). */
 void dike_srtf_keyed_refresh(int on);
 /** Tests: how many rate classes srtf gives each GPU type a tree of its own (SRTF_CLASSES, 31, by

@@ -510,6 +510,28 @@ static void test_dike_keyed_refresh_same(void **st)
                sizeof cases / sizeof *cases);
 }
 
+/* Under `none` Dike's node bounds leave room for the tenant's estimate to rise (DK_EST_SLACK):
+ * a looser upper bound only lets a walk visit nodes the exact test refuses, so the schedule must
+ * be the one of the exact bounds (keyed_same's job sets, its Dike cases, in the predicting mode;
+ * and once with a decision latency, the emulating mode, where est_refresh checks every running
+ * job of the tenant). Checked to fail when the room is taken off the bound instead of added. */
+static void test_dike_est_slack_same(void **st)
+{
+    static const char *const cases[][5] = {
+        {"scheduler.policy=dike", "dike.fairness_weight=0", "scheduler.preemption_cost_s=0",
+         "dike.hysteresis=0", NULL},
+        {"scheduler.policy=dike", "dike.fairness_weight=0.5", "scheduler.preemption_cost_s=30",
+         "dike.hysteresis=0.1", NULL},
+        {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
+         "dike.hysteresis=0", NULL},
+        {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
+         "scheduler.decision_latency_s=5", NULL},
+    };
+    (void)st;
+    keyed_same(dike_dike_est_slack, "scheduler.duration_knowledge=none", cases[0],
+               sizeof cases / sizeof *cases);
+}
+
 /* srtf with restores of 0 and 30 s, with and without backfilling (keyed_same). */
 static void test_srtf_keyed_refresh_same(void **st)
 {
@@ -1101,6 +1123,7 @@ int main(void)
         cmocka_unit_test(test_dike_guard_bounds),
         cmocka_unit_test(test_dike_guard_bounds_same),
         cmocka_unit_test(test_dike_keyed_refresh_same),
+        cmocka_unit_test(test_dike_est_slack_same),
         cmocka_unit_test(test_srtf_keyed_refresh_same),
         cmocka_unit_test(test_srtf_rate_classes_same),
     };
