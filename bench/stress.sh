@@ -5,17 +5,47 @@
 # Dike at fairness_weight 0), knowledge mode, exit status, wall seconds, engine seconds,
 # preemptions. Asserts nothing.
 #   bench/stress.sh [BUILD_DIR] [CONFIGS]
+#   bench/stress.sh --backlog [BUILD_DIR] [JOBS]
 # BUILD_DIR defaults to build; CONFIGS to "20:3.0 2048:0.5 24:0.6 512:2.5" (nodes:load). Needs
-# ../shared/traces (DIKE_SHARED_DIR overrides ../shared). A run over 600 s is stopped and shows rc=124.
+# ../shared/traces (DIKE_SHARED_DIR overrides ../shared). A run over 600 s is stopped and shows
+# rc=124. --backlog: instead, a synthetic backlog of JOBS jobs (default 500,000) on JOBS / 200
+# nodes at load 2, no trace needed (docs/performance.md, "Dike under `none` at overload"; runs
+# over 900 s are stopped).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+BACKLOG=0
+[ "${1:-}" = --backlog ] && { BACKLOG=1; shift; }
 EMU=$(readlink -f "${1:-build}/dike-emu")
 CONFIGS=${2:-"20:3.0 2048:0.5 24:0.6 512:2.5"}
 SH=${DIKE_SHARED_DIR:-../shared}/traces
 [ -x "$EMU" ] || { echo "stress: $EMU not built" >&2; exit 2; }
-[ -d "$SH" ] || { echo "stress: $SH not found" >&2; exit 2; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+line() { # name nodes load policy mode rc start end
+  printf "%-6s %5s %4s %-12s %-6s rc=%-3d %7.1f s  engine %8s  preemptions %s\n" "$1" "$2" "$3" "$4" \
+    "$5" "$6" "$(echo "$8 - $7" | bc)" "$(awk '/engine wall/ {print $NF}' "$T/log")" \
+    "$(awk '/^  preemptions/ {print $NF}' "$T/log")"
+}
+if [ $BACKLOG = 1 ]; then
+  JOBS=${2:-500000}
+  for p in fifo sjf srtf las themis gandiva-fair drf dike dike0; do
+    for mode in oracle noisy none; do
+      case $p in fifo|las|gandiva-fair|drf) [ "$mode" != oracle ] && continue ;; esac
+      pol=$p extra=()
+      [ "$p" = dike0 ] && { pol=dike; extra=(--set dike.fairness_weight=0); }
+      start=$(date +%s.%N)
+      timeout 900 "$EMU" run -p "$pol" "${extra[@]}" --set workload.jobs="$JOBS" \
+        --set cluster.nodes=$((JOBS / 200)) --set workload.load=2 \
+        --set scheduler.duration_knowledge="$mode" --set scheduler.backfill=true \
+        --set output.progress_interval_s=0 --out "$T/run.h5" > "$T/log" 2>&1
+      rc=$?
+      line synth $((JOBS / 200)) 2 "$p" "$mode" $rc "$start" "$(date +%s.%N)"
+      rm -f "$T/run.h5"
+    done
+  done
+  exit 0
+fi
+[ -d "$SH" ] || { echo "stress: $SH not found" >&2; exit 2; }
 TRACES="titan:$SH/TitanSched/philly.csv gpp:$SH/Gen-Parallel-Workloads/philly_data_training.csv
         helios:$SH/Gen-Parallel-Workloads/helios_data_training.csv ef:$SH/elasticflow-traces"
 for tr in $TRACES; do
@@ -32,10 +62,7 @@ for tr in $TRACES; do
           --set scheduler.duration_knowledge="$mode" --set scheduler.backfill=true \
           --set output.progress_interval_s=0 --out "$T/run.h5" > "$T/log" 2>&1
         rc=$?
-        end=$(date +%s.%N)
-        printf "%-6s %5s %4s %-12s %-6s rc=%-3d %7.1f s  engine %8s  preemptions %s\n" \
-          "${tr%%:*}" "$nodes" "$load" "$p" "$mode" "$rc" "$(echo "$end - $start" | bc)" \
-          "$(awk '/engine wall/ {print $NF}' "$T/log")" "$(awk '/^  preemptions/ {print $NF}' "$T/log")"
+        line "${tr%%:*}" "$nodes" "$load" "$p" "$mode" $rc "$start" "$(date +%s.%N)"
         rm -f "$T/run.h5"
       done
     done
