@@ -15,11 +15,12 @@
  * stops (last stop + knob x last run): queued jobs sit in one ordered set per queue
  * (policy/gangtree.h) and a heap of due promotions moves them to queue 0. A fill between rounds
  * then visits, in order, only the queued jobs whose gang fits in the GPUs still free. At a round
- * the running set follows the whole order (running jobs' attained service has grown), but the walk
- * over it visits only the running jobs, sorted by key, and the queued jobs it chooses, each found
- * in its queue's set by first fit (las_round): the same preemptions and starts, in the same
- * sequence, as dike_reallocate_ranked over every active job, at O(R log R + C log n) for R running
- * and C chosen jobs instead of O(active) (docs/performance.md, "LAS rounds without the backlog"). */
+ * the running set follows the whole order (running jobs' attained service has grown). With few
+ * queued jobs every active job is ranked without sorting (dike_reallocate_ranked, expected
+ * O(active)); with a backlog the walk visits only the running jobs, sorted by key, and the queued
+ * jobs it chooses, each found in its queue's set by first fit: O(R log R + C log n) for R running
+ * and C chosen jobs. Both make the same preemptions and starts in the same sequence (las_round;
+ * docs/performance.md, "LAS rounds without the backlog"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,10 +326,10 @@ static double running_key(las_state *st, dike_sched *s, const dike_job *j)
 /* A round: the running set follows the whole (queue, index) order over every active job, as
  * dike_reallocate with every preemption allowed would make it (walk the order, keep or choose
  * each job whose gang still fits in the GPUs that are up; preempt, in order, the running jobs
- * not kept; start the chosen queued ones in order; then fill). Queued jobs keep their key while
- * they wait and sit in one index-ordered set per queue, so the walk visits only the running jobs
- * (sorted by key) and the queued jobs it chooses, each found by first fit in O(log n): a round
- * costs O(R log R + C log n) for R running and C chosen jobs, not O(active). */
+ * not kept; start the chosen queued ones in order; then fill). With a backlog, since queued jobs
+ * keep their key while they wait and sit in one index-ordered set per queue, the walk visits only
+ * the running jobs (sorted by key) and the queued jobs it chooses, each found by first fit in
+ * O(log n): O(R log R + C log n) for R running and C chosen jobs, not O(active). */
 static void las_round(las_state *st, dike_sched *s)
 {
     const dike_jobset *run = &st->jobs.running;
