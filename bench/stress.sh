@@ -26,23 +26,30 @@ line() { # name nodes load policy mode rc start end
     "$5" "$6" "$(echo "$8 - $7" | bc)" "$(awk '/engine wall/ {print $NF}' "$T/log")" \
     "$(awk '/^  preemptions/ {print $NF}' "$T/log")"
 }
-if [ $BACKLOG = 1 ]; then
-  JOBS=${2:-500000}
+# sweep NAME NODES LOAD TIMEOUT ARGS...: every policy and knowledge mode on one case, one line each
+sweep() {
+  local name=$1 nodes=$2 load=$3 limit=$4
+  shift 4
   for p in fifo sjf srtf las themis gandiva-fair drf dike dike0; do
     for mode in oracle noisy none; do
       case $p in fifo|las|gandiva-fair|drf) [ "$mode" != oracle ] && continue ;; esac
-      pol=$p extra=()
+      local pol=$p extra=()
       [ "$p" = dike0 ] && { pol=dike; extra=(--set dike.fairness_weight=0); }
+      local start
       start=$(date +%s.%N)
-      timeout 900 "$EMU" run -p "$pol" "${extra[@]}" --set workload.jobs="$JOBS" \
-        --set cluster.nodes=$((JOBS / 200)) --set workload.load=2 \
+      timeout "$limit" "$EMU" run "$@" -p "$pol" "${extra[@]}" \
         --set scheduler.duration_knowledge="$mode" --set scheduler.backfill=true \
         --set output.progress_interval_s=0 --out "$T/run.h5" > "$T/log" 2>&1
-      rc=$?
-      line synth $((JOBS / 200)) 2 "$p" "$mode" $rc "$start" "$(date +%s.%N)"
+      local rc=$?
+      line "$name" "$nodes" "$load" "$p" "$mode" $rc "$start" "$(date +%s.%N)"
       rm -f "$T/run.h5"
     done
   done
+}
+if [ $BACKLOG = 1 ]; then
+  JOBS=${2:-500000}
+  sweep synth $((JOBS / 200)) 2 900 --set workload.jobs="$JOBS" \
+    --set cluster.nodes=$((JOBS / 200)) --set workload.load=2
   exit 0
 fi
 [ -d "$SH" ] || { echo "stress: $SH not found" >&2; exit 2; }
@@ -51,20 +58,7 @@ TRACES="titan:$SH/TitanSched/philly.csv gpp:$SH/Gen-Parallel-Workloads/philly_da
 for tr in $TRACES; do
   for cfg in $CONFIGS; do
     nodes=${cfg%%:*} load=${cfg##*:}
-    for p in fifo sjf srtf las themis gandiva-fair drf dike dike0; do
-      for mode in oracle noisy none; do
-        case $p in fifo|las|gandiva-fair|drf) [ "$mode" != oracle ] && continue ;; esac
-        pol=$p extra=()
-        [ "$p" = dike0 ] && { pol=dike; extra=(--set dike.fairness_weight=0); }
-        start=$(date +%s.%N)
-        timeout 600 "$EMU" run -t "${tr#*:}" --skip-invalid --cluster "${nodes}x8" \
-          --set cluster.nodes_per_rack=16 --set workload.trace_load="$load" -p "$pol" "${extra[@]}" \
-          --set scheduler.duration_knowledge="$mode" --set scheduler.backfill=true \
-          --set output.progress_interval_s=0 --out "$T/run.h5" > "$T/log" 2>&1
-        rc=$?
-        line "${tr%%:*}" "$nodes" "$load" "$p" "$mode" $rc "$start" "$(date +%s.%N)"
-        rm -f "$T/run.h5"
-      done
-    done
+    sweep "${tr%%:*}" "$nodes" "$load" 600 -t "${tr#*:}" --skip-invalid --cluster "${nodes}x8" \
+      --set cluster.nodes_per_rack=16 --set workload.trace_load="$load"
   done
 done

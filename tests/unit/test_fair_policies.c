@@ -492,44 +492,39 @@ static void keyed_same(void (*sw)(int), const char *mode, const char *const *cas
     }
 }
 
-/* Dike at w = 0, 0.5 and 1, restores of 0 and 30 s, hysteresis 0 and 0.1 (keyed_same). */
+/* Dike's cases for keyed_same: w = 0, 0.5 and 1, restores of 0 and 30 s, hysteresis 0 and 0.1;
+ * the last with a decision latency (the emulating mode, where est_refresh checks every running
+ * job of the tenant). test_dike_keyed_refresh_same takes the first four, test_dike_est_slack_same
+ * the last four. */
+static const char *const dike_keyed_cases[][5] = {
+    {"scheduler.policy=dike", "dike.fairness_weight=0", "scheduler.preemption_cost_s=30",
+     "dike.hysteresis=0.1", NULL},
+    {"scheduler.policy=dike", "dike.fairness_weight=0", "scheduler.preemption_cost_s=0",
+     "dike.hysteresis=0", NULL},
+    {"scheduler.policy=dike", "dike.fairness_weight=0.5", "scheduler.preemption_cost_s=30",
+     "dike.hysteresis=0.1", NULL},
+    {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
+     "dike.hysteresis=0", NULL},
+    {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
+     "scheduler.decision_latency_s=5", NULL},
+};
+
+/* Dike's first four cases (keyed_same). */
 static void test_dike_keyed_refresh_same(void **st)
 {
-    static const char *const cases[][5] = {
-        {"scheduler.policy=dike", "dike.fairness_weight=0", "scheduler.preemption_cost_s=0",
-         "dike.hysteresis=0", NULL},
-        {"scheduler.policy=dike", "dike.fairness_weight=0.5", "scheduler.preemption_cost_s=30",
-         "dike.hysteresis=0.1", NULL},
-        {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
-         "dike.hysteresis=0", NULL},
-        {"scheduler.policy=dike", "dike.fairness_weight=0", "scheduler.preemption_cost_s=30",
-         "dike.hysteresis=0.1", NULL},
-    };
     (void)st;
-    keyed_same(dike_dike_keyed_refresh, "scheduler.duration_knowledge=none", cases[0],
-               sizeof cases / sizeof *cases);
+    keyed_same(dike_dike_keyed_refresh, "scheduler.duration_knowledge=none", dike_keyed_cases[0],
+               4);
 }
 
 /* Under `none` Dike's node bounds leave room for the tenant's estimate to rise (DK_EST_SLACK):
- * a looser upper bound only lets a walk visit nodes the exact test refuses, so the schedule must
- * be the one of the exact bounds (keyed_same's job sets, its Dike cases, in the predicting mode;
- * and once with a decision latency, the emulating mode, where est_refresh checks every running
- * job of the tenant). Checked to fail when the room is taken off the bound instead of added. */
+ * a looser upper bound only lets a walk visit nodes whose victims the exact test refuses, so the
+ * schedule must be the one of the exact bounds (keyed_same's job sets, Dike's last four cases).
+ * Checked to fail when the room is taken off the bound instead of added. */
 static void test_dike_est_slack_same(void **st)
 {
-    static const char *const cases[][5] = {
-        {"scheduler.policy=dike", "dike.fairness_weight=0", "scheduler.preemption_cost_s=0",
-         "dike.hysteresis=0", NULL},
-        {"scheduler.policy=dike", "dike.fairness_weight=0.5", "scheduler.preemption_cost_s=30",
-         "dike.hysteresis=0.1", NULL},
-        {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
-         "dike.hysteresis=0", NULL},
-        {"scheduler.policy=dike", "dike.fairness_weight=1", "scheduler.preemption_cost_s=30",
-         "scheduler.decision_latency_s=5", NULL},
-    };
     (void)st;
-    keyed_same(dike_dike_est_slack, "scheduler.duration_knowledge=none", cases[0],
-               sizeof cases / sizeof *cases);
+    keyed_same(dike_dike_est_slack, "scheduler.duration_knowledge=none", dike_keyed_cases[1], 4);
 }
 
 /* srtf with restores of 0 and 30 s, with and without backfilling (keyed_same). */
