@@ -244,6 +244,25 @@ static void test_drf(void **st)
     dike_results_free(&r);
 }
 
+/* A tenant whose earliest job does not fit waits, and the others are served past it; it is served
+ * again at the next decision (tenants a, b, c in that index order; one node of 8 GPUs):
+ *   0:   A0 (a, 6 GPUs, 100 s) starts; 2 GPUs free.
+ *   1:   B1 (b, 4 GPUs) does not fit: b waits.
+ *   2:   b and c hold 0: b first (index), B1 still does not fit; then c: C2 (2 GPUs, 50 s) 2-52.
+ *   60:  the same: B1 does not fit; C3 (c, 2 GPUs, 10 s) 60-70.
+ *   80:  b holds 0, a 6: b first, does not fit; then a: A4 (2 GPUs, 30 s) 80-110 (a holds 8 of 8
+ *        while b has nothing that fits: work-conserving).
+ *   100: A0 ends, 6 free: b (0) first: B1 starts 100-200. */
+static void test_drf_blocked_tenant(void **st)
+{
+    static const sc_job jobs[] = {{0, 100, 6, "a"},  {1, 100, 4, "b"}, {2, 50, 2, "c"},
+                                  {60, 10, 2, "c"}, {80, 30, 2, "a"}};
+    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=drf", NULL};
+    (void)st;
+    sc_expect(jobs, 5, sets,
+              (const sc_want[]){{0, 100, 0}, {100, 200, 0}, {2, 52, 0}, {60, 70, 0}, {80, 110, 0}});
+}
+
 /* ---- dike ---- */
 
 /* Settings shared by the Dike scenarios: one node of 8 GPUs unless said otherwise, no restore cost,
@@ -1102,6 +1121,7 @@ int main(void)
         cmocka_unit_test(test_themis),
         cmocka_unit_test(test_themis_close_rho),  cmocka_unit_test(test_themis_rho_index_same),
         cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
+        cmocka_unit_test(test_drf_blocked_tenant),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
         cmocka_unit_test(test_dike_cheapest_later_node),
