@@ -6,15 +6,17 @@
 # preemptions. Asserts nothing.
 #   bench/stress.sh [BUILD_DIR] [CONFIGS]
 #   bench/stress.sh --backlog [BUILD_DIR] [JOBS]
+#   bench/stress.sh --tenants [BUILD_DIR] [TENANTS]
 # BUILD_DIR defaults to build; CONFIGS to "20:3.0 2048:0.5 24:0.6 512:2.5" (nodes:load). Needs
 # ../shared/traces (DIKE_SHARED_DIR overrides ../shared). A run over 600 s is stopped and shows
 # rc=124. --backlog: instead, a synthetic backlog of JOBS jobs (default 500,000) on JOBS / 200
 # nodes at load 2, no trace needed (docs/performance.md, "Dike under `none` at overload"; runs
-# over 900 s are stopped).
+# over 900 s are stopped). --tenants: 100,000 synthetic jobs of TENANTS tenants (default 10,000) on
+# 250 nodes at load 1.2 (docs/performance.md, "Many tenants"; runs over 900 s are stopped).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BACKLOG=0
-[ "${1:-}" = --backlog ] && { BACKLOG=1; shift; }
+MODE=traces
+case "${1:-}" in --backlog | --tenants) MODE=${1#--}; shift ;; esac
 EMU=$(readlink -f "${1:-build}/dike-emu")
 CONFIGS=${2:-"20:3.0 2048:0.5 24:0.6 512:2.5"}
 SH=${DIKE_SHARED_DIR:-../shared}/traces
@@ -46,7 +48,13 @@ sweep() {
     done
   done
 }
-if [ $BACKLOG = 1 ]; then
+if [ $MODE = tenants ]; then
+  TEN=${2:-10000}
+  sweep "tenants=$TEN" 250 1.2 900 --set workload.jobs=100000 --set workload.tenants="$TEN" \
+    --set cluster.nodes=250 --set workload.load=1.2
+  exit 0
+fi
+if [ $MODE = backlog ]; then
   JOBS=${2:-500000}
   sweep synth $((JOBS / 200)) 2 900 --set workload.jobs="$JOBS" \
     --set cluster.nodes=$((JOBS / 200)) --set workload.load=2

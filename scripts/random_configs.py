@@ -147,6 +147,10 @@ def draw(seed, traces):
     # 2026-12-06, forty-fourth session, after seed 1204 took 11 GB)
     if r.random() < 0.1:
         a += ["--set", "output.timeseries_max_gib=%g" % r.choice((0.0005, 0.01))]
+    # many tenants (drawn last for the same reason; 2026-12-06, forty-sixth session, after drf
+    # scanned every tenant at each start: docs/performance.md, "Many tenants")
+    if not pick and r.random() < 0.1:
+        a += ["--set", "workload.tenants=%d" % r.choice((300, 3000))]
     if "tenants.weights=t0:3,t1:0.5" in a and "workload.tenants=1" in a:
         a[a.index("tenants.weights=t0:3,t1:0.5")] = "tenants.weights=t0:3"
     return a
