@@ -8,7 +8,9 @@
  * The tenants with queued jobs sit in an indexed heap by (GPUs held / weight, index), so each
  * start costs O(log T) for T tenants, not a scan of all of them (with 10,000 tenants the scan made
  * a 100,000-job run take 158 s; docs/performance.md, "Many tenants"). A tenant whose earliest job
- * did not fit leaves the heap for the rest of the decision and comes back at its end. */
+ * did not fit leaves the heap for the rest of the decision and comes back at its end. A second heap
+ * of the same tenants by their earliest job's GPUs ends the decision once every waiting head wants
+ * more GPUs than are free (each would fail to start), instead of trying every tenant in turn. */
 #include <string.h>
 
 #include "dike/sched.h"
@@ -23,6 +25,8 @@ typedef struct drf_state {
     int32_t *qslot;   /**< per job: its place in its tenant's queue (one array for all of them) */
     double *key;      /**< per tenant: GPUs held / weight */
     dike_idheap ready; /**< tenants with queued jobs, not blocked in this decision, by (key, index) */
+    double *head;     /**< per tenant with queued jobs: its earliest job's GPUs */
+    dike_idheap small; /**< the members of ready, by head: the smallest gang any of them could start */
     uint32_t *blocked; /**< tenants whose earliest job did not fit, this decision */
 } drf_state;
 
@@ -40,6 +44,8 @@ static int drf_init(dike_sched *s, void **state, dike_err *e)
         dike_jobq_init(&st->q[t], st->qslot);
     st->key = dike_xcalloc(st->ten.n + 1, sizeof *st->key);
     dike_idheap_init(&st->ready, st->ten.n, st->key);
+    st->head = dike_xcalloc(st->ten.n + 1, sizeof *st->head);
+    dike_idheap_init(&st->small, st->ten.n, st->head);
     st->blocked = dike_xcalloc(st->ten.n + 1, sizeof *st->blocked);
     *state = st;
     return 0;
@@ -53,12 +59,28 @@ static void rekey(drf_state *st, uint32_t t)
         dike_idheap_update(&st->ready, t);
 }
 
+/* Tenant @p t (with queued jobs) waits in both heaps, with the GPUs of its earliest job. */
+static void wait_in(drf_state *st, uint32_t t)
+{
+    st->head[t] = dike_jobq_min(&st->q[t])->spec->num_gpus;
+    if (dike_idheap_has(&st->ready, t)) {
+        dike_idheap_update(&st->small, t);
+    } else {
+        dike_idheap_push(&st->ready, t);
+        dike_idheap_push(&st->small, t);
+    }
+}
+
+static void leave(drf_state *st, uint32_t t)
+{
+    dike_idheap_remove(&st->ready, t);
+    dike_idheap_remove(&st->small, t);
+}
+
 static void enqueue(drf_state *st, dike_job *j)
 {
-    uint32_t t = j->spec->tenant;
-    dike_jobq_push(&st->q[t], j, (double)j->idx);
-    if (!dike_idheap_has(&st->ready, t))
-        dike_idheap_push(&st->ready, t);
+    dike_jobq_push(&st->q[j->spec->tenant], j, (double)j->idx);
+    wait_in(st, j->spec->tenant);
 }
 
 static void drf_arrival(void *state, dike_sched *s, dike_job *j)
@@ -88,24 +110,28 @@ static void drf_decide(void *state, dike_sched *s)
 {
     drf_state *st = state;
     uint32_t nblocked = 0;
-    while (dike_sched_free_gpus(s, -1) > 0) {
+    for (;;) {
+        uint64_t nfree = dike_sched_free_gpus(s, -1);
         uint32_t t = dike_idheap_top(&st->ready);
-        if (t == DIKE_IDHEAP_NONE)
+        /* every waiting head wants more GPUs than are free: none could start */
+        if (t == DIKE_IDHEAP_NONE || st->head[dike_idheap_top(&st->small)] > (double)nfree)
             break;
         dike_job *j = dike_jobq_min(&st->q[t]);
         if (dike_sched_start(s, j)) {
             dike_jobq_remove(&st->q[t], j);
             dike_tenants_run(&st->ten, j, 1);
-            if (!st->q[t].size)
-                dike_idheap_remove(&st->ready, t);
+            if (st->q[t].size)
+                wait_in(st, t);
+            else
+                leave(st, t);
             rekey(st, t);
         } else {
-            dike_idheap_remove(&st->ready, t);
+            leave(st, t);
             st->blocked[nblocked++] = t;
         }
     }
     while (nblocked)
-        dike_idheap_push(&st->ready, st->blocked[--nblocked]);
+        wait_in(st, st->blocked[--nblocked]);
 }
 
 static void drf_restore(void *state, dike_sched *s, dike_job *j)
@@ -129,7 +155,9 @@ static void drf_free(void *state)
     free(st->qslot);
     free(st->blocked);
     free(st->key);
+    free(st->head);
     dike_idheap_free(&st->ready);
+    dike_idheap_free(&st->small);
     dike_tenants_free(&st->ten);
     free(st);
 }

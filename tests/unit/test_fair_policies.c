@@ -252,7 +252,10 @@ static void test_drf(void **st)
  *   60:  the same: B1 does not fit; C3 (c, 2 GPUs, 10 s) 60-70.
  *   80:  b holds 0, a 6: b first, does not fit; then a: A4 (2 GPUs, 30 s) 80-110 (a holds 8 of 8
  *        while b has nothing that fits: work-conserving).
- *   100: A0 ends, 6 free: b (0) first: B1 starts 100-200. */
+ *   100: A0 ends, 6 free: b (0) first: B1 starts 100-200.
+ * (At 52 and 70 only b waits, and its 4 GPUs do not fit in the 2 free: the decision ends at once.)
+ * Checked to fail when b is not pushed back after a decision, when a tenant that does not fit ends
+ * the decision, and when the decision ends as soon as a head needs as many GPUs as are free. */
 static void test_drf_blocked_tenant(void **st)
 {
     static const sc_job jobs[] = {{0, 100, 6, "a"},  {1, 100, 4, "b"}, {2, 50, 2, "c"},
