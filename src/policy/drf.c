@@ -11,8 +11,6 @@
  * did not fit leaves the heap for the rest of the decision and comes back at its end. A second heap
  * of the same tenants by their earliest job's GPUs ends the decision once every waiting head wants
  * more GPUs than are free (each would fail to start), instead of trying every tenant in turn. */
-#include <string.h>
-
 #include "dike/sched.h"
 #include "policy/common.h"
 #include "policy/idheap.h"
