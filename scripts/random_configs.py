@@ -245,11 +245,15 @@ def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=F
 
 
 def differs(ref, other):
-    """The first compared object of @p ref that @p other does not have identically, or None."""
+    """The first compared object of @p ref that @p other does not have identically, or None.
+    h5diff exits 0 when the two have other shapes or types ("not comparable"), so with -c it
+    names those and its text is read as well (as tests/lib/testlib.sh's h5_same does)."""
     for o in objects(ref):
-        if o in COMPARED and subprocess.run(["h5diff", "-q", ref, other, "/" + o, "/" + o],
-                                            stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL).returncode != 0:
+        if o not in COMPARED:
+            continue
+        p = subprocess.run(["h5diff", "-q", "-c", ref, other, "/" + o, "/" + o],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0 or b"not comparable" in p.stdout.lower():
             return o
     return None
 

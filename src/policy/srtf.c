@@ -725,7 +725,13 @@ static void srtf_decide(void *state, dike_sched *s)
     srtf_state *st = state;
     const dike_cluster *cl = dike_sched_cluster(s);
     dike_tenantq_refresh(&st->queued, s);
-    if (!st->oracle)
+    /* The bounds only speed up the victim search, so with nothing queued they are left stale:
+     * the next decision with a queue renews every bound that expired or whose range the tenant's
+     * estimate left since (the expiry tree and the tenant watch keep both until then). A bound
+     * whose range holds the estimate again by then is an upper bound again, so it is not renewed:
+     * the victims, decided by the exact order, are the same (docs/performance.md, "srtf with
+     * nothing queued"). */
+    if (!st->oracle && dike_tenantq_min(&st->queued))
         bounds_renew(st, s);
     dike_job *q;
     while ((q = dike_tenantq_min(&st->queued))) {

@@ -45,7 +45,7 @@ print("ok: %s ranks: job on node %d, chunks %s" % (sys.argv[2], hosts[0], busy.c
 PY
     ok "$np ranks: samples 0..9 show 4 busy GPUs on one node, factor 1, all up; chunked, deflated, chunk rows divide the blocks"
     if [ "$np" != 1 ]; then
-        h5diff -q n1.h5 "n$np.h5" /node_timeseries /node_timeseries >/dev/null ||
+        h5_same n1.h5 "n$np.h5" /node_timeseries ||
             fail "$np ranks: /node_timeseries differs from 1 rank"
         ok "$np ranks: /node_timeseries identical to 1 rank"
     fi
