@@ -834,8 +834,6 @@ static void slot_range(const dike_sched *s, const dike_job *v, double rem_us, di
     *lo = (d + (ahead > 0 ? v->rate * ahead : 0)) / mult;
 }
 
-#define DK_EST_SLACK 8 /* under `none`, slots' bounds hold for rises of E up to 1 / this */
-
 static int est_slack_off; /* dike_dike_est_slack(0) */
 
 void dike_dike_est_slack(int on)
@@ -872,7 +870,7 @@ static void node_bounds(dk_state *st, const dike_sched *s, uint32_t n, int build
                  * unchanged or lower, as a rise makes it), the remaining work stays below it.
                  * A looser bound only lets a walk visit a node the exact test then refuses. */
                 double est = dike_sched_est_judged(s, v);
-                rem_b += est * dike_sched_est_scale(est, dike_sched_done_work(s, v)) / DK_EST_SLACK;
+                rem_b += est * dike_sched_est_scale(est, dike_sched_done_work(s, v)) / DIKE_EST_ROOM;
             }
             sl[k].rem = rem_b;
             all[k] = vict_measure(st, v, positive_s(rem_b)); /* run_rem_s */

@@ -29,8 +29,13 @@ void dike_dike_guard_bounds_always(int on);
  *  before the ranges of est_refresh; 1 = only those whose range the estimate left (the default).
  *  The schedule is the same either way. */
 void dike_dike_keyed_refresh(int on);
+/** Under `none` a tenant's estimate E moves at each finish of its jobs. srtf's and Dike's
+ *  victim-search bounds leave room for it: a bound (and srtf's early expiry) is taken an eighth
+ *  (1 / DIKE_EST_ROOM) of the estimated length away from the exact value, so small moves of E
+ *  leave it valid (docs/performance.md). */
+#define DIKE_EST_ROOM 8
 /** Tests: 0 = under `none` Dike's node bounds are the exact victim measures, as before their
- *  room for the tenant's estimate to rise (DK_EST_SLACK); 1 = with that room (the default). The
+ *  room for the tenant's estimate to rise (DIKE_EST_ROOM); 1 = with that room (the default). The
  *  schedule is the same either way. */
 void dike_dike_est_slack(int on);
 /** Tests: the same switch for srtf's bounds under `none` (bounds_renew). */

@@ -252,7 +252,7 @@ static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
          * (with it: 2.4 million revisits, 1.8 million expiries; docs/performance.md). An early
          * expiry renews the bound (renew 3), which leaves the treap as it is unless the bound
          * rose. */
-        double early = st->keyed ? (gap + dike_sched_done_work(s, r)) / 8 : 0;
+        double early = st->keyed ? (gap + dike_sched_done_work(s, r)) / DIKE_EST_ROOM : 0;
         if (early >= gap)
             early = gap > 120e6 ? gap / 2 : 0;
         until = dike_sched_est_gap_at(s, r, early);
@@ -268,7 +268,7 @@ static void est_bound(srtf_state *st, dike_sched *s, dike_job *r, int renew)
      * bound and move nothing. A looser bound only lets the walk look at a job that its exact
      * estimate then decides on, so the victims are the same (docs/performance.md, 2026-12-04). */
     if (renew == 2 && key > st->running.key[r->idx] && key < INT64_MAX / 4)
-        key += (dike_time)ceil(gap / 8 / (rate < 1 ? rate : 1));
+        key += (dike_time)ceil(gap / DIKE_EST_ROOM / (rate < 1 ? rate : 1));
     if (renew == 2 && key <= st->running.key[r->idx]) {
         /* a new estimate of the tenant's that does not raise the bound: the old one is still a
          * bound (a looser one) until the new estimate is outlived */

@@ -539,7 +539,7 @@ static void test_dike_keyed_refresh_same(void **st)
                4);
 }
 
-/* Under `none` Dike's node bounds leave room for the tenant's estimate to rise (DK_EST_SLACK):
+/* Under `none` Dike's node bounds leave room for the tenant's estimate to rise (DIKE_EST_ROOM):
  * a looser upper bound only lets a walk visit nodes whose victims the exact test refuses, so the
  * schedule must be the one of the exact bounds (keyed_same's job sets, Dike's last four cases).
  * Checked to fail when the room is taken off the bound instead of added. */
