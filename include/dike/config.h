@@ -126,6 +126,7 @@ typedef struct dike_config {
 
     /* [engine] */
     int64_t engine_window_actions;         /**< actions buffered by the coordinator before a window ends */
+    int64_t engine_entitle_tree_tenants;   /**< tenants from which the entitlements use a treap */
     char engine_coordinator_owns_nodes[16];/**< "auto" (1-2 ranks, or emulating), "true", "false" */
     bool engine_run_ahead;               /**< emulating mode: the coordinator decides its own events
                                               that emit no action without a window */

@@ -196,6 +196,9 @@ void dike_timeseries_init(dike_timeseries *ts, uint32_t ntenants);
 /** Append one sample; returns a pointer to its ntenants tenant_gpus slots. */
 uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uint32_t queued,
                                uint32_t running);
+/** The same with the tenant_gpus slots copied from @p tenant_gpus (ntenants values; NULL: zeros). */
+uint32_t *dike_timeseries_push_row(dike_timeseries *ts, double t, uint32_t busy, uint32_t queued,
+                                   uint32_t running, const uint32_t *tenant_gpus);
 void dike_timeseries_free(dike_timeseries *ts);
 void dike_results_free(dike_results *r);
 

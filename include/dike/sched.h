@@ -265,6 +265,20 @@ uint64_t dike_sched_est_epoch(const dike_sched *s);
  *  estimate-dependent state per job revisits only the tenants whose counter moved, instead of
  *  every job at every change of dike_sched_est_epoch. */
 uint64_t dike_sched_est_version(const dike_sched *s, uint32_t tenant);
+/** Where the estimates stand, for dike_sched_est_moved. */
+typedef struct dike_est_mark {
+    uint64_t bumps; /**< the tenants' own version steps so far */
+    uint64_t all;   /**< finished jobs so far (`none`) */
+} dike_est_mark;
+dike_est_mark dike_sched_est_mark(const dike_sched *s);
+/** The tenants whose dike_sched_est_version moved since @p since, in @p out (ascending; room for
+ *  every tenant), without a look at every tenant: those with a finish or a stop report of their
+ *  own since, and, if any job finished since (`none`), those with a submitted job and none
+ *  finished. Left out are only tenants none of whose jobs was ever submitted: a policy holds
+ *  nothing of theirs, and the jobs they submit later are keyed when they arrive. @p seen is the
+ *  caller's scratch, one zero bit per tenant ((tenants + 63) / 64 words), left zero.
+ *  O(listed + tenants / 64). */
+uint32_t dike_sched_est_moved(const dike_sched *s, dike_est_mark since, uint32_t *out, uint64_t *seen);
 /** 1 if this decision step is at a round boundary (DIKE_POLICY_ROUNDS policies). */
 int dike_sched_is_round(const dike_sched *s);
 /** The workload (tenant names, job specs). */

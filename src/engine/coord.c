@@ -51,9 +51,8 @@ static void touch_area(dike_sched *s)
 
 static void emit_sample(dike_sched *s, dike_time t)
 {
-    uint32_t *tg = dike_timeseries_push(&s->ts, dike_time_to_s(t), (uint32_t)s->busy_gpus,
-                                        s->queued, s->running);
-    memcpy(tg, s->tenant_gpus, s->w->ntenants * sizeof *tg);
+    dike_timeseries_push_row(&s->ts, dike_time_to_s(t), (uint32_t)s->busy_gpus, s->queued, s->running,
+                             s->tenant_gpus);
 }
 
 /* The samples due before @p t (@p through: up to and including t). The start-up check bounds
@@ -173,105 +172,6 @@ uint32_t dike_coord_node_set_sig(const dike_slice *sl, uint32_t n)
         x ^= h * 31;
     }
     return (uint32_t)(sum ^ (x >> 17) ^ n);
-}
-
-/* ---- entitlements ----
- *
- * Every run records each tenant's entitlement over time, whatever the policy: the weighted max-min
- * water-filling of the GPUs that are up over the active tenants' demand (GPUs of their queued and
- * running jobs), with the run's tenant weights (SPEC §5.1, the same definition Dike schedules by).
- * It changes only when a demand or the GPUs up change, so it is recomputed at most once per
- * timestamp, after that timestamp's events and before the decision, and its time integral is exact
- * (piecewise constant between changes, closed per tenant when its value changes). Cost per changed
- * timestamp: O(changed tenants) while the GPUs up cover every demand, else about O(A), A = active
- * tenants (the order by demand / weight is kept from one update to the next). */
-
-/* A tenant's entitlement becomes @p v at now: its integral is closed lazily, per tenant, only when
- * the value changes. */
-static void ent_set(dike_sched *s, uint32_t t, double v)
-{
-    if (v == s->ent[t])
-        return;
-    s->ent_gpu_s[t] += s->ent[t] * dike_time_to_s(s->now - s->ent_since[t]);
-    s->ent[t] = v;
-    s->ent_since[t] = s->now;
-}
-
-static void ent_demand(dike_sched *s, uint32_t t, double delta)
-{
-    s->tenant_demand[t] += delta;
-    s->ent_total += delta;
-    s->ent_ratio[t] = s->tenant_demand[t] / s->tenant_weight[t];
-    s->ent_dirty = 1;
-    if (!s->ent_flag[t]) {
-        s->ent_flag[t] = 1;
-        s->ent_changed[s->ent_nchanged++] = t;
-    }
-}
-
-static void ent_join(dike_sched *s, uint32_t t, uint32_t gpus)
-{
-    if (s->tenant_demand[t] == 0)
-        s->ent_active[s->ent_nactive++] = t; /* sorted into place at the next update */
-    ent_demand(s, t, gpus);
-}
-
-static void ent_leave(dike_sched *s, uint32_t t, uint32_t gpus)
-{
-    ent_demand(s, t, -(double)gpus);
-    if (s->tenant_demand[t] > 0)
-        return;
-    ent_set(s, t, 0);
-    uint32_t k = 0;
-    while (s->ent_active[k] != t)
-        k++;
-    memmove(&s->ent_active[k], &s->ent_active[k + 1], (s->ent_nactive - k - 1) * sizeof *s->ent_active);
-    s->ent_nactive--;
-}
-
-static void ent_update(dike_sched *s)
-{
-    double cap = (double)dike_sched_gpus_up(s);
-    if (s->ent_total <= cap && !s->ent_contended) {
-        /* Enough GPUs for every demand, before and now: everyone is entitled to its demand, and
-         * only the tenants whose demand changed have a new value. O(changes). */
-        for (uint32_t k = 0; k < s->ent_nchanged; k++)
-            ent_set(s, s->ent_changed[k], s->tenant_demand[s->ent_changed[k]]);
-    } else {
-        /* The order changes little between updates: the insertion sort is about O(A). */
-        dike_tenant_order(s->ent_nactive, s->ent_active, s->ent_ratio);
-        dike_tenant_entitle(s->ent_nactive, s->ent_active, s->tenant_weight, s->tenant_demand, cap,
-                            s->ent_out);
-        for (uint32_t k = 0; k < s->ent_nactive; k++)
-            ent_set(s, s->ent_active[k], s->ent_out[s->ent_active[k]]);
-        s->ent_contended = s->ent_total > cap;
-    }
-    for (uint32_t k = 0; k < s->ent_nchanged; k++)
-        s->ent_flag[s->ent_changed[k]] = 0;
-    s->ent_nchanged = 0;
-    s->ent_dirty = 0;
-}
-
-void dike_coord_close_entitlements(dike_sched *s)
-{
-    /* every tenant's entitlement is 0 already when all jobs finished */
-    for (uint32_t t = 0; t < s->w->ntenants; t++)
-        ent_set(s, t, 0);
-}
-
-void dike_coord_entitle_rebuild(dike_sched *s)
-{
-    s->ent_nactive = 0;
-    s->ent_total = 0;
-    for (uint32_t t = 0; t < s->w->ntenants; t++) {
-        s->ent_ratio[t] = s->tenant_demand[t] / s->tenant_weight[t];
-        s->ent_total += s->tenant_demand[t];
-        if (s->tenant_demand[t] > 0)
-            s->ent_active[s->ent_nactive++] = t;
-    }
-    dike_tenant_order(s->ent_nactive, s->ent_active, s->ent_ratio);
-    s->ent_nchanged = 0;
-    s->ent_dirty = 0;
 }
 
 /* Release a running job's GPUs at now: capacity, node actions, run accounting. @p reason
@@ -440,7 +340,8 @@ static void on_arrival(dike_sched *s, dike_job *j)
     j->state = DIKE_JOB_QUEUED;
     s->active++;
     s->queued++;
-    ent_join(s, j->spec->tenant, j->spec->num_gpus);
+    dike_ent_demand(s, j->spec->tenant, j->spec->num_gpus);
+    dike_est_on_arrival(s, j);
     push_next_arrival(s);
     s->pol->on_arrival(s->pol_state, s, j);
 }
@@ -458,7 +359,7 @@ static void mark_done(dike_sched *s, dike_job *j)
     s->finished++;
     dike_coord_progress(s);
     dike_est_on_finish(s, j);
-    ent_leave(s, j->spec->tenant, j->spec->num_gpus);
+    dike_ent_demand(s, j->spec->tenant, -(double)j->spec->num_gpus);
 }
 
 static void on_finish(dike_sched *s, dike_job *j)
@@ -668,7 +569,7 @@ void dike_coord_run(dike_sched *s, dike_time horizon, size_t max_actions)
             s->events++;
         }
         if (s->ent_dirty)
-            ent_update(s);
+            dike_ent_update(s);
         /* One decision step per timestamp, after every arrival and completion at it. */
         /* Reading the clock around every decision costs about as much as a cheap decision, so
          * every 8th is timed and the total scaled: an estimate, unbiased for steady workloads. */
@@ -765,20 +666,13 @@ int dike_coord_init(dike_sched *s, const dike_config *cfg, const dike_policy *po
     s->tenant_gpu_s = dike_xcalloc(w->ntenants + 1, sizeof *s->tenant_gpu_s);
     size_t nt = (size_t)w->ntenants + 1;
     s->tenant_weight = dike_xcalloc(nt, sizeof *s->tenant_weight);
-    s->tenant_demand = dike_xcalloc(nt, sizeof *s->tenant_demand);
-    s->ent_ratio = dike_xcalloc(nt, sizeof *s->ent_ratio);
-    s->ent = dike_xcalloc(nt, sizeof *s->ent);
-    s->ent_since = dike_xcalloc(nt, sizeof *s->ent_since);
-    s->ent_gpu_s = dike_xcalloc(nt, sizeof *s->ent_gpu_s);
-    s->ent_out = dike_xcalloc(nt, sizeof *s->ent_out);
-    s->ent_active = dike_xcalloc(nt, sizeof *s->ent_active);
-    s->ent_changed = dike_xcalloc(nt, sizeof *s->ent_changed);
-    s->ent_flag = dike_xcalloc(nt, sizeof *s->ent_flag);
+    dike_ent_init(s);
     /* Once, before the run, for every policy: bad weights stop every run, not only the runs of
      * the policies that use them. */
     int wrc = dike_tenant_weights_resolve(cfg, w, s->tenant_weight, e);
     if (wrc)
         return wrc;
+    dike_ent_weights_ready(s);
     dike_timeseries_init(&s->ts, w->ntenants);
     s->ts.max = s->ts_max;
     dike_pool_init(&s->pool);
@@ -812,15 +706,7 @@ void dike_coord_free(dike_sched *s)
     free(s->tenant_gpu_s);
     dike_est_free(s);
     free(s->tenant_weight);
-    free(s->tenant_demand);
-    free(s->ent_ratio);
-    free(s->ent);
-    free(s->ent_since);
-    free(s->ent_gpu_s);
-    free(s->ent_out);
-    free(s->ent_active);
-    free(s->ent_changed);
-    free(s->ent_flag);
+    dike_ent_free(s);
     free(s->act);
     free(s->eact);
     free(s->stop_pending);

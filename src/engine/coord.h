@@ -70,7 +70,7 @@ struct dike_sched {
     /* tenant weights and entitlements (for /tenants, whatever the policy) */
     double *tenant_weight;   /**< resolved [tenants] weights, per tenant */
     double *tenant_demand;   /**< GPUs asked by the tenant's active (queued + running) jobs */
-    double *ent_ratio;       /**< per tenant: demand / weight (the water-filling order) */
+    double *ent_ratio;       /**< per tenant: demand / weight when it took its place in the order */
     double *ent;             /**< entitled GPUs per tenant since ent_since (0 when inactive) */
     dike_time *ent_since;    /**< per tenant: when ent last changed, us */
     double *ent_gpu_s;       /**< integral of ent up to ent_since, GPU-seconds */
@@ -78,8 +78,20 @@ struct dike_sched {
     double ent_total;        /**< sum of tenant_demand, GPUs */
     int ent_contended;       /**< the last update had demand above the GPUs up */
     int ent_dirty;           /**< demand or GPUs up changed at this timestamp */
-    uint32_t *ent_active;    /**< tenants with demand > 0, sorted by ent_ratio (ties: index) */
+    int ent_tree;            /**< the active tenants in a treap (else the sorted array below) */
+    uint32_t *ent_active;    /**< without the treap: tenants with demand > 0, sorted by ent_ratio
+                                  (ties: index) at each contended update */
     uint32_t ent_nactive;
+    int32_t ent_root;        /**< treap of the tenants with demand > 0 by ent_ratio (ties: index) */
+    int32_t *ent_left, *ent_right;
+    double *ent_sumd, *ent_sumw; /**< per treap node: its subtree's demands and weights */
+    uint8_t *ent_in;         /**< per tenant: in the treap */
+    int ent_exact;           /**< whole weights, sums below 2^52: the water-filling by descent */
+    int ent_full;            /**< restored: the next contended update sets every tenant */
+    uint32_t *ent_u;         /**< the tenants the level did not cover at the last update */
+    uint32_t ent_nu;
+    uint32_t *ent_unew;      /**< scratch: tenants in order */
+    uint32_t ent_nunew;
     uint32_t *ent_changed;   /**< tenants whose demand changed at this timestamp */
     uint32_t ent_nchanged;
     uint8_t *ent_flag;       /**< per tenant: listed in ent_changed */
@@ -99,6 +111,14 @@ struct dike_sched {
     uint64_t *tenant_est_ver; /**< per tenant: its finishes (none) and stop reports so far
                                    (dike_sched_est_version) */
     uint64_t *tenant_first_all; /**< none, per tenant: all_done_n when its first job finished */
+    /* which tenants' versions moved, without a scan of every tenant (dike_sched_est_moved) */
+    uint64_t est_bumps;      /**< the tenants' own version steps so far (finishes, stop reports) */
+    uint64_t *tenant_bump;   /**< per tenant: est_bumps at its last own step (0: none yet) */
+    int32_t bump_head;       /**< the tenants by their last own step, the latest first */
+    int32_t *bump_next, *bump_prev;
+    uint32_t *nofin;         /**< none: the tenants with a submitted job and no finished one */
+    uint32_t *nofin_pos;     /**< per tenant: its place in nofin, or UINT32_MAX */
+    uint32_t nnofin;
 
     /* actions for the node ranks, in time order */
     dike_action *act;
@@ -186,10 +206,21 @@ void dike_coord_node_event(dike_sched *s, dike_time t, uint32_t kind, uint32_t n
 void dike_coord_report(dike_sched *s, const struct dike_nrep *r);
 /** All jobs finished. */
 int dike_coord_done(const dike_sched *s);
+/* Entitlements (engine/entitle.c). */
+void dike_ent_init(dike_sched *s);
+/** After the weights are resolved: whether the water-filling can go by descent (exact). */
+void dike_ent_weights_ready(dike_sched *s);
+void dike_ent_free(dike_sched *s);
+/** Tenant @p t's demand changes by @p delta GPUs at now (a job arrives or finishes). */
+void dike_ent_demand(dike_sched *s, uint32_t t, double delta);
+/** After a timestamp's events, when ent_dirty: the entitlements at now. */
+void dike_ent_update(dike_sched *s);
 /* Duration estimates (engine/estimate.c). */
 /** Read the knowledge mode and draw every job's noisy estimate (jobs must be set up). */
 int dike_est_init(dike_sched *s, dike_err *e);
 void dike_est_free(dike_sched *s);
+/** Job @p j was submitted (its tenant may join the tenants without a finished job, O(1)). */
+void dike_est_on_arrival(dike_sched *s, const dike_job *j);
 /** Job @p j finished: its true duration joins its tenant's history (O(1)). */
 void dike_est_on_finish(dike_sched *s, const dike_job *j);
 /** Job @p j's stop reached its nodes (emulating mode): its work left, and so its estimate,

@@ -33,6 +33,67 @@ int dike_duration_knowledge_parse(const char *name)
     return -1;
 }
 
+/* ---- which tenants' versions moved (dike_sched_est_moved) ----
+ * A tenant's version moves at its own steps (a finish of its own under `none`, a stop report) and,
+ * while it has no finished job, at every finish. The own steps keep the tenants in a list by their
+ * last step, the latest first, so the tenants stepped since a mark are a prefix of it; the tenants
+ * without a finished job that a policy can hold jobs of (one was submitted) are kept in a set. */
+
+static void moved_init(dike_sched *s)
+{
+    uint32_t nt = s->w->ntenants;
+    s->est_bumps = 0;
+    s->tenant_bump = dike_xcalloc(nt + 1, sizeof *s->tenant_bump);
+    s->bump_next = dike_xcalloc(nt + 1, sizeof *s->bump_next);
+    s->bump_prev = dike_xcalloc(nt + 1, sizeof *s->bump_prev);
+    s->bump_head = -1;
+    s->nofin = dike_xcalloc(nt + 1, sizeof *s->nofin);
+    s->nofin_pos = dike_xcalloc(nt + 1, sizeof *s->nofin_pos);
+    s->nnofin = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        s->nofin_pos[t] = UINT32_MAX;
+}
+
+/* Tenant @p t's version moved by a step of its own: it goes to the head of the list. */
+static void bump(dike_sched *s, uint32_t t)
+{
+    s->tenant_est_ver[t]++;
+    int32_t i = (int32_t)t;
+    if (s->tenant_bump[t]) { /* unlink */
+        if (s->bump_prev[t] >= 0)
+            s->bump_next[s->bump_prev[t]] = s->bump_next[t];
+        else
+            s->bump_head = s->bump_next[t];
+        if (s->bump_next[t] >= 0)
+            s->bump_prev[s->bump_next[t]] = s->bump_prev[t];
+    }
+    s->tenant_bump[t] = ++s->est_bumps;
+    s->bump_prev[t] = -1;
+    s->bump_next[t] = s->bump_head;
+    if (s->bump_head >= 0)
+        s->bump_prev[s->bump_head] = i;
+    s->bump_head = i;
+}
+
+static void nofin_add(dike_sched *s, uint32_t t)
+{
+    if (s->nofin_pos[t] != UINT32_MAX)
+        return;
+    s->nofin_pos[t] = s->nnofin;
+    s->nofin[s->nnofin++] = t;
+}
+
+static void nofin_del(dike_sched *s, uint32_t t)
+{
+    uint32_t k = s->nofin_pos[t];
+    if (k == UINT32_MAX)
+        return;
+    uint32_t last = s->nofin[--s->nnofin];
+    s->nofin[k] = last;
+    s->nofin_pos[last] = k;
+    s->nofin_pos[t] = UINT32_MAX;
+}
+
 int dike_est_init(dike_sched *s, dike_err *e)
 {
     const dike_config *cfg = s->cfg;
@@ -50,6 +111,7 @@ int dike_est_init(dike_sched *s, dike_err *e)
     s->all_done_us = 0;
     s->all_done_n = 0;
     s->est_epoch = 0;
+    moved_init(s);
     gsl_rng *g = s->dur_knowledge == DIKE_DURATION_NOISY
                      ? dike_rng_gsl_alloc((uint64_t)cfg->run_seed, 0, DIKE_STREAM_DURATION_ERROR)
                      : NULL;
@@ -78,6 +140,14 @@ void dike_est_free(dike_sched *s)
     free(s->tenant_done_n);
     free(s->tenant_est_ver);
     free(s->tenant_first_all);
+    free(s->tenant_bump);
+    free(s->bump_next);
+    free(s->bump_prev);
+    free(s->nofin);
+    free(s->nofin_pos);
+    s->tenant_bump = NULL;
+    s->bump_next = s->bump_prev = NULL;
+    s->nofin = s->nofin_pos = NULL;
     s->tenant_done_us = NULL;
     s->tenant_done_n = NULL;
     s->tenant_est_ver = NULL;
@@ -97,7 +167,14 @@ static void add_done(dike_sched *s, const dike_job *j)
     s->all_done_n++;
     if (s->tenant_done_n[t] == 1)
         s->tenant_first_all[t] = s->all_done_n;
-    s->tenant_est_ver[t]++;
+    nofin_del(s, t);
+    bump(s, t);
+}
+
+void dike_est_on_arrival(dike_sched *s, const dike_job *j)
+{
+    if (s->dur_knowledge == DIKE_DURATION_NONE && !s->tenant_done_n[j->spec->tenant])
+        nofin_add(s, j->spec->tenant);
 }
 
 void dike_est_on_finish(dike_sched *s, const dike_job *j)
@@ -110,7 +187,7 @@ void dike_est_on_finish(dike_sched *s, const dike_job *j)
 
 void dike_est_on_stop(dike_sched *s, const dike_job *j)
 {
-    s->tenant_est_ver[j->spec->tenant]++;
+    bump(s, j->spec->tenant);
     s->est_epoch++;
 }
 
@@ -118,6 +195,8 @@ void dike_est_rebuild(dike_sched *s)
 {
     if (s->dur_knowledge != DIKE_DURATION_NONE)
         return;
+    while (s->nnofin)
+        nofin_del(s, s->nofin[s->nnofin - 1]);
     memset(s->tenant_done_us, 0, s->w->ntenants * sizeof *s->tenant_done_us);
     memset(s->tenant_done_n, 0, s->w->ntenants * sizeof *s->tenant_done_n);
     s->all_done_us = 0;
@@ -125,6 +204,9 @@ void dike_est_rebuild(dike_sched *s)
     for (size_t i = 0; i < s->w->njobs; i++)
         if (s->jobs[i].state == DIKE_JOB_DONE)
             add_done(s, &s->jobs[i]);
+    for (size_t i = 0; i < s->w->njobs; i++)
+        if (s->jobs[i].state != DIKE_JOB_FUTURE)
+            dike_est_on_arrival(s, &s->jobs[i]);
     s->est_epoch = s->all_done_n;
 }
 
@@ -142,6 +224,36 @@ uint64_t dike_sched_est_version(const dike_sched *s, uint32_t tenant)
                    : s->tenant_done_n[tenant]            ? s->tenant_first_all[tenant]
                                                          : s->all_done_n;
     return s->tenant_est_ver[tenant] + all;
+}
+
+dike_est_mark dike_sched_est_mark(const dike_sched *s)
+{
+    return (dike_est_mark){s->est_bumps, s->all_done_n};
+}
+
+uint32_t dike_sched_est_moved(const dike_sched *s, dike_est_mark since, uint32_t *out, uint64_t *seen)
+{
+    /* the listed tenants' bits, then read in ascending order: O(listed + tenants / 64) */
+    uint32_t n = 0, nt = s->w->ntenants;
+    for (int32_t i = s->bump_head; i >= 0 && s->tenant_bump[i] > since.bumps; i = s->bump_next[i]) {
+        seen[i >> 6] |= UINT64_C(1) << (i & 63);
+        n++;
+    }
+    if (s->dur_knowledge == DIKE_DURATION_NONE && s->all_done_n != since.all)
+        for (uint32_t k = 0; k < s->nnofin; k++) {
+            uint32_t t = s->nofin[k];
+            n += !(seen[t >> 6] >> (t & 63) & 1);
+            seen[t >> 6] |= UINT64_C(1) << (t & 63);
+        }
+    if (!n)
+        return 0;
+    uint32_t m = 0;
+    for (uint32_t wd = 0; wd < (nt + 63) / 64 && m < n; wd++)
+        for (uint64_t b = seen[wd]; b; b &= b - 1)
+            out[m++] = wd * 64 + (uint32_t)__builtin_ctzll(b);
+    for (uint32_t k = 0; k < m; k++)
+        seen[out[k] >> 6] = 0;
+    return m;
 }
 
 double dike_sched_est_duration(const dike_sched *s, const dike_job *j)

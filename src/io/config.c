@@ -219,6 +219,10 @@ static const key_def core_keys[] = {
 
     {"engine", "window_actions", KEY_INT, FIELD(engine_window_actions), "65536", AT_LEAST(1, INT32_MAX),
      NULL, "actions the coordinator buffers before it ends a window"},
+    {"engine", "entitle_tree_tenants", KEY_INT, FIELD(engine_entitle_tree_tenants), "256", AT_LEAST(0, INT32_MAX),
+     NULL, "a workload of at least this many tenants keeps them in a treap for the entitlements of "
+     "/tenants (fewer: a sorted array); the values are the same either way, only the time differs "
+     "(docs/performance.md)"},
     {"engine", "inject_stop_s", KEY_DOUBLE, FIELD(engine_inject_stop_s), "0", AT_LEAST(0, 1e15), NULL,
      "testing: behave as if SIGTERM arrived when the simulated time reaches this, s (0 = never)"},
     {"engine", "inject_fatal_rank", KEY_INT, FIELD(engine_inject_fatal_rank), "-1", AT_LEAST(-1, 1e6),

@@ -37,6 +37,12 @@ static void ts_grow(dike_timeseries *ts)
 uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uint32_t queued,
                                uint32_t running)
 {
+    return dike_timeseries_push_row(ts, t, busy, queued, running, NULL);
+}
+
+uint32_t *dike_timeseries_push_row(dike_timeseries *ts, double t, uint32_t busy, uint32_t queued,
+                                   uint32_t running, const uint32_t *tenant_gpus)
+{
     if (ts->n == ts->cap)
         ts_grow(ts);
     size_t i = ts->n++;
@@ -44,9 +50,11 @@ uint32_t *dike_timeseries_push(dike_timeseries *ts, double t, uint32_t busy, uin
     ts->busy_gpus[i] = busy;
     ts->queued[i] = queued;
     ts->running[i] = running;
-    /* The caller fills the per-tenant slots; zero them so a tenant it skips reads as 0 GPUs. */
+    /* The given row, or zeros the caller may fill (a tenant it skips reads as 0 GPUs). */
     uint32_t *slots = ts->tenant_gpus + i * ts->ntenants;
-    if (ts->ntenants)
+    if (ts->ntenants && tenant_gpus)
+        memcpy(slots, tenant_gpus, (size_t)ts->ntenants * sizeof *slots);
+    else if (ts->ntenants)
         memset(slots, 0, (size_t)ts->ntenants * sizeof *slots);
     return slots;
 }

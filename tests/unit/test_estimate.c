@@ -113,6 +113,22 @@ static void test_none_tenant_history(void **st)
     assert_near(rem_s(&b, 0), 3598, EPS);
     assert_near(rem_s(&b, 2), 3600, EPS); /* queued, nothing done */
     assert_int_equal(dike_sched_est_epoch(&b.s), 0);
+    /* dike_sched_est_moved lists the tenants whose counters moved since a mark, except tenants
+     * that never submitted a job (c until 160). */
+    uint32_t moved[3];
+    uint64_t seen[1] = {0};
+    dike_est_mark m = dike_sched_est_mark(&b.s);
+    assert_int_equal(dike_sched_est_moved(&b.s, m, moved, seen), 0);
+
+    /* t = 100: J0 (a) finished: a's own history began, b's (none yet) mean of all moved; c's
+     * counter moved too, but c has not submitted anything. */
+    bench_run_until(&b, 101);
+    assert_true(MOVED(tc, vc));
+    assert_int_equal(dike_sched_est_moved(&b.s, m, moved, seen), 2);
+    assert_int_equal(moved[0], ta < tb ? ta : tb);
+    assert_int_equal(moved[1], ta < tb ? tb : ta);
+    assert_true(seen[0] == 0);
+    m = dike_sched_est_mark(&b.s);
 
     /* t = 160 (J4 arrives): J0 (a, 100 s) finished at 100. Tenant a: 100 s. Tenants b and c have
      * no history: the mean of all finished jobs, 100 s. J1 (a) has done 160 s >= its 100 s
@@ -147,6 +163,9 @@ static void test_none_tenant_history(void **st)
     assert_int_equal(dike_sched_est_epoch(&b.s), 2);
     assert_true(MOVED(ta, va) && MOVED(tb, vb) && MOVED(tc, vc));
     AGAIN();
+    /* since t = 100: J1 (a) finished; b and c (submitted, nothing finished) see the mean move */
+    assert_int_equal(dike_sched_est_moved(&b.s, m, moved, seen), 3);
+    m = dike_sched_est_mark(&b.s);
 
     /* t = 800: J2 (b, 500 s) finished. Tenant b now has its own history (500 s); a keeps 200 s;
      * c still has none: (100 + 300 + 500) / 3 = 300 s. */
@@ -156,6 +175,9 @@ static void test_none_tenant_history(void **st)
     assert_near(est_s(&b, 4), 300, EPS);
     /* b's finish moved b (its own history) and c (no history: the mean of all), not a. */
     assert_true(!MOVED(ta, va) && MOVED(tb, vb) && MOVED(tc, vc));
+    assert_int_equal(dike_sched_est_moved(&b.s, m, moved, seen), 2);
+    assert_int_equal(moved[0], tb < tc ? tb : tc);
+    assert_int_equal(moved[1], tb < tc ? tc : tb);
 #undef MOVED
 #undef AGAIN
 

@@ -121,6 +121,50 @@ static void test_entitlement_any_policy(void **st)
     dike_results_free(&r);
 }
 
+/* ---- entitlements as the level moves ----
+ *
+ * 12 GPUs (2 nodes x 6), fifo, every job 1 GPU. At t=0, in this order: a submits six jobs of
+ * 2000 s, b two of 200 s, c eight of 400 s; at t=100 b submits one of 100 s. fifo starts a1-a6,
+ * b1, b2, c1-c4 at 0; c5, c6 when b1, b2 end at 200 (ends 600); c7, c8 and b3 when c1-c4 end at
+ * 400 (ends 800, 800 and 500). Demands (queued + running) and the water-filling of 12 GPUs at
+ * equal weights, in order of demand:
+ *   [0, 100)    a 6, b 2, c 8: b is covered (2 <= 12/3), the level of the rest is 10/2 = 5:
+ *               a 5, b 2, c 5
+ *   [100, 200)  b 3: b covered (3 <= 4), level 9/2 = 4.5: a 4.5, b 3, c 4.5
+ *   [200, 400)  b 1 (b1, b2 done): level 11/2 = 5.5: a 5.5, b 1, c 5.5
+ *   [400, 500)  c 4: 11 GPUs asked of 12, everyone its demand: a 6, b 1, c 4
+ *   [500, 600)  b 0; [600, 800) c 2; [800, 2000) a 6 alone.
+ * Entitled GPU-seconds: a 500 + 450 + 1100 + 1600 x 6 = 11,650; b 200 + 300 + 300 = 800;
+ * c 500 + 450 + 1100 + 800 + 400 = 3,250; the makespan is 2000 s, so the entitlements (time
+ * averages) are 5.825, 0.4 and 1.625. At t=100 only b's demand changed, and b is covered; at t=400
+ * a's demand did not change, but the level that held it at 5.5 is gone. An update that skipped
+ * either (the one by descent, engine/entitle.c, visits only the tenants whose value can change)
+ * gives b 0.3 or a 5.5 from t=400 on. With weights 0.5 each (not whole numbers: the whole
+ * water-filling runs) the levels scale with the weights and the values are the same. Each both
+ * with the tenants in a sorted array (the default for so few) and in the treap. */
+static void test_entitle_levels(void **st)
+{
+    static const sc_job jobs[] = {
+        {0, 2000, 1, "a"}, {0, 2000, 1, "a"}, {0, 2000, 1, "a"}, {0, 2000, 1, "a"}, {0, 2000, 1, "a"},
+        {0, 2000, 1, "a"}, {0, 200, 1, "b"},  {0, 200, 1, "b"},  {0, 400, 1, "c"},  {0, 400, 1, "c"},
+        {0, 400, 1, "c"},  {0, 400, 1, "c"},  {0, 400, 1, "c"},  {0, 400, 1, "c"},  {0, 400, 1, "c"},
+        {0, 400, 1, "c"},  {100, 100, 1, "b"},
+    };
+    const char *weights[] = {"tenants.weights=equal", "tenants.weights=a:0.5,b:0.5,c:0.5"};
+    const double want[] = {5.825, 0.4, 1.625};
+    for (int k = 0; k < 4; k++) {
+        const char *sets[] = {"cluster.nodes=2", "cluster.gpus_per_node=6", "scheduler.policy=fifo",
+                              weights[k % 2], k < 2 ? "engine.entitle_tree_tenants=256" : "engine.entitle_tree_tenants=3",
+                              NULL};
+        dike_results r;
+        assert_int_equal(sc_run(jobs, sizeof jobs / sizeof *jobs, sets, &r), 0);
+        assert_float_equal(r.summary.makespan, 2000, 1e-9);
+        for (int t = 0; t < 3; t++)
+            assert_float_equal(r.tenants[t].entitlement, want[t], 1e-12);
+        dike_results_free(&r);
+    }
+}
+
 /* ---- water-filling ---- */
 
 /* Water-fill @p n claimants in order of demand / weight. */
@@ -348,7 +392,8 @@ int main(void)
     MPI_Init(NULL, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demand_weights_drf), cmocka_unit_test(test_equal_weights_drf),
-        cmocka_unit_test(test_entitlement_any_policy), cmocka_unit_test(test_entitle),
+        cmocka_unit_test(test_entitlement_any_policy), cmocka_unit_test(test_entitle_levels),
+        cmocka_unit_test(test_entitle),
         cmocka_unit_test(test_modes), cmocka_unit_test(test_file),
         cmocka_unit_test(test_bad_values), cmocka_unit_test(test_every_policy_refuses),
     };
