@@ -11,8 +11,8 @@ node list; any policy and placement, duration knowledge, backfill, Dike's knob; 
 the emulating mode's node models and decision latency; and now and then an extreme value of a
 key (rounds of 1 s, no restore cost, huge estimate errors, ...); since the thirty-eighth session
 also the synthetic workload's shape, tenant weights by name, time_scale, sampling intervals,
-periodic checkpoints, the layout and progress keys (drawn after the others, so that a seed keeps
-its first options). Every draw is a run a user could ask for. A configuration passes when
+periodic checkpoints, the layout and progress keys, many tenants, the entitlements' treap
+(drawn after the others, so that a seed keeps its first options). Every draw is a run a user could ask for. A configuration passes when
   - every run exits 0, or every run exits 2 with one `dike-emu:` line (bad input: a clear message;
     the trace reader's report of skipped rows, printed before the run, is not counted);
   - the outputs of every rank count are identical (h5diff) on /jobs, /tenants, /timeseries,
@@ -151,6 +151,10 @@ def draw(seed, traces):
     # scanned every tenant at each start: docs/performance.md, "Many tenants")
     if not pick and r.random() < 0.1:
         a += ["--set", "workload.tenants=%d" % r.choice((300, 3000))]
+    # the entitlements' treap for any number of tenants (drawn last for the same reason;
+    # 2026-12-06, forty-seventh session: docs/performance.md, "Many tenants: the estimates' watch")
+    if r.random() < 0.25:
+        a += ["--set", "engine.entitle_tree_tenants=0"]
     if "tenants.weights=t0:3,t1:0.5" in a and "workload.tenants=1" in a:
         a[a.index("tenants.weights=t0:3,t1:0.5")] = "tenants.weights=t0:3"
     return a
