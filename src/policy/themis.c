@@ -39,7 +39,7 @@
 typedef struct themis_state {
     double f;
     uint32_t ntenants;
-    double *tenant_rho;   /**< per tenant, this decision; -1 if it has no job rated */
+    double *tenant_rho;   /**< per tenant, this round; -1 if it has no job rated */
     uint32_t *tenant_idx; /**< tenants sorted by rho */
     uint8_t *behind;      /**< per tenant: among the (1-f) furthest behind at the last round
                                (every tenant active then, if all were behind) */
@@ -168,14 +168,15 @@ static void reserve(themis_state *st, size_t n)
     }
 }
 
-/* Append @p l's jobs with their rho_hat (in .key for now) and raise their tenants' rho. */
-static size_t rate_list(themis_state *st, dike_sched *s, const dike_jobset *l, size_t m)
+/* Append @p l's jobs with their rho_hat (in .key for now) and, at a @p round, raise their
+ * tenants' rho (only a round decides who is behind). */
+static size_t rate_list(themis_state *st, dike_sched *s, const dike_jobset *l, size_t m, int round)
 {
     for (size_t i = 0; i < l->n; i++) {
         dike_job *j = l->jobs[i];
         double rho = dike_rho_hat(s, j, NULL);
         uint32_t t = j->spec->tenant;
-        if (rho > st->tenant_rho[t])
+        if (round && rho > st->tenant_rho[t])
             st->tenant_rho[t] = rho;
         st->order[m].key = rho;
         st->order[m].job = j;
@@ -207,13 +208,13 @@ static size_t build_order(themis_state *st, dike_sched *s, int round, uint64_t f
     int everyone_behind = k >= st->tenants_active;
     const dike_jobsets *js = &st->jobs;
     reserve(st, js->running.n + js->nqueued);
-    for (uint32_t t = 0; t < st->ntenants; t++)
+    for (uint32_t t = 0; round && t < st->ntenants; t++) /* O(tenants): at rounds only */
         st->tenant_rho[t] = -1;
     size_t m = 0;
     for (uint32_t b = 0; b < js->nsizes && (round || js->sizes[b] <= fit); b++)
-        m = rate_list(st, s, &js->queued[b], m);
+        m = rate_list(st, s, &js->queued[b], m, round);
     if (round) {
-        m = rate_list(st, s, &js->running, m);
+        m = rate_list(st, s, &js->running, m, 1);
         memset(st->behind, 0, st->ntenants);
         if (everyone_behind)
             for (uint32_t t = 0; t < st->ntenants; t++)
