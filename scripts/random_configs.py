@@ -14,7 +14,9 @@ also the synthetic workload's shape, tenant weights by name, time_scale, samplin
 periodic checkpoints, the layout and progress keys, many tenants, the entitlements' treap
 (drawn after the others, so that a seed keeps its first options). Every draw is a run a user could ask for. A configuration passes when
   - every run exits 0, or every run exits 2 with one `dike-emu:` line (bad input: a clear message;
-    the trace reader's report of skipped rows, printed before the run, is not counted);
+    the trace reader's report of skipped rows, printed before the run, is not counted), or the
+    runs on fewer ranks exit 2 with the per-rank bound of /node_timeseries and the others 0 (a
+    bound of each rank's memory: fewer ranks hold more nodes each);
   - the outputs of every rank count are identical (h5diff) on /jobs, /tenants, /timeseries,
     /summary, /nodes, /node_timeseries and /job_nodes, as far as the 1-rank file has them;
   - with --stop: the run stopped (engine.inject_stop_s) at a random time before its last finish on
@@ -216,6 +218,15 @@ def check(seed, args, emu, ranks, timeout, d, stop=False, report=False, replay=F
                  and not INFO.search(ln)]
         return ("bad input: " + lines[0][10:90]) if len(lines) == 1 else \
             "status 2 with %d dike-emu lines" % len(lines)
+    if set(statuses.values()) == {0, 2}:
+        # /node_timeseries is bounded per rank (docs/reliability.md): fewer ranks hold more nodes
+        # each, so the run may be refused on them alone, with that message, and fit on more
+        lo = max(np for np, rc in statuses.items() if rc == 2)
+        hi = min(np for np, rc in statuses.items() if rc == 0)
+        if lo < hi and all("per-node samples of a rank's nodes" in runs[np][1]
+                           for np, rc in statuses.items() if rc == 2):
+            return "bad input: on %s ranks only, the per-rank bound of /node_timeseries" % \
+                sorted(np for np, rc in statuses.items() if rc == 2)
     if set(statuses.values()) != {0}:
         return "exit statuses %s" % statuses
     ref = runs[ranks[0]][3]
