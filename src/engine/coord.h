@@ -87,7 +87,6 @@ struct dike_sched {
     double *ent_sumd, *ent_sumw; /**< per treap node: its subtree's demands and weights */
     uint8_t *ent_in;         /**< per tenant: in the treap */
     int ent_exact;           /**< whole weights, sums below 2^52: the water-filling by descent */
-    int ent_full;            /**< restored: the next contended update sets every tenant */
     uint32_t *ent_u;         /**< the tenants the level did not cover at the last update */
     uint32_t ent_nu;
     uint32_t *ent_unew;      /**< scratch: tenants in order */

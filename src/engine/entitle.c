@@ -166,7 +166,6 @@ void dike_ent_init(dike_sched *s)
     s->ent_unew = dike_xcalloc(nt, sizeof *s->ent_unew);
     s->ent_root = -1;
     s->ent_nu = s->ent_nunew = 0;
-    s->ent_full = 0;
 }
 
 void dike_ent_weights_ready(dike_sched *s)
@@ -262,15 +261,6 @@ static void update_exact(dike_sched *s, double cap)
         ent_set(s, t, leftk * s->tenant_weight[t] / rest);
         s->ent_flag[t] |= 2;
     }
-    if (s->ent_full) { /* after a restore: every tenant, as the whole water-filling does */
-        s->ent_nunew = 0;
-        collect(s, s->ent_root, -1);
-        memcpy(s->ent_u, s->ent_unew, s->ent_nunew * sizeof *s->ent_u);
-        s->ent_nu = s->ent_nunew;
-        s->ent_nunew = 0;
-        if (first >= 0)
-            collect(s, s->ent_root, first);
-    }
     for (uint32_t k = 0; k < s->ent_nu; k++) /* uncovered at the last update */
         if (!(s->ent_flag[s->ent_u[k]] & 2) && s->ent_in[s->ent_u[k]])
             ent_set(s, s->ent_u[k], s->tenant_demand[s->ent_u[k]]);
@@ -327,7 +317,6 @@ void dike_ent_update(dike_sched *s)
         s->ent_flag[s->ent_changed[k]] = 0;
     s->ent_nchanged = 0;
     s->ent_dirty = 0;
-    s->ent_full = 0;
 }
 
 void dike_coord_close_entitlements(dike_sched *s)
@@ -355,7 +344,11 @@ void dike_coord_entitle_rebuild(dike_sched *s)
     }
     dike_tenant_order(s->ent_nactive, s->ent_active, s->ent_ratio);
     s->ent_nchanged = 0;
-    s->ent_nu = 0;
     s->ent_dirty = 0;
-    s->ent_full = 1;
+    /* The level of the last update is not saved: every active tenant counts as above it then, so
+     * the next contended update sets each one, as the whole water-filling does. */
+    s->ent_nunew = 0;
+    collect(s, s->ent_root, -1);
+    memcpy(s->ent_u, s->ent_unew, s->ent_nunew * sizeof *s->ent_u);
+    s->ent_nu = s->ent_nunew;
 }

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/idlist.h"
 #include "dike/rng.h"
 
 int dike_duration_knowledge_parse(const char *name)
@@ -58,21 +59,10 @@ static void moved_init(dike_sched *s)
 static void bump(dike_sched *s, uint32_t t)
 {
     s->tenant_est_ver[t]++;
-    int32_t i = (int32_t)t;
-    if (s->tenant_bump[t]) { /* unlink */
-        if (s->bump_prev[t] >= 0)
-            s->bump_next[s->bump_prev[t]] = s->bump_next[t];
-        else
-            s->bump_head = s->bump_next[t];
-        if (s->bump_next[t] >= 0)
-            s->bump_prev[s->bump_next[t]] = s->bump_prev[t];
-    }
+    if (s->tenant_bump[t])
+        dike_idlist_unlink(&s->bump_head, s->bump_next, s->bump_prev, (int32_t)t);
     s->tenant_bump[t] = ++s->est_bumps;
-    s->bump_prev[t] = -1;
-    s->bump_next[t] = s->bump_head;
-    if (s->bump_head >= 0)
-        s->bump_prev[s->bump_head] = i;
-    s->bump_head = i;
+    dike_idlist_push(&s->bump_head, s->bump_next, s->bump_prev, (int32_t)t);
 }
 
 static void nofin_add(dike_sched *s, uint32_t t)

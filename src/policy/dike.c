@@ -65,7 +65,7 @@
 #include <string.h>
 
 #include "dike/sched.h"
-#include "policy/idlist.h"
+#include "base/idlist.h"
 #include "policy/jobq.h"
 #include "policy/maxtree.h"
 #include "policy/tenantq.h"

@@ -46,7 +46,7 @@
 #include "dike/sched.h"
 #include "policy/common.h"
 #include "policy/fintree.h"
-#include "policy/idlist.h"
+#include "base/idlist.h"
 #include "policy/maxtree.h"
 #include "policy/policy.h"
 #include "policy/runkeys.h"

@@ -1,6 +1,6 @@
 /* Job queue whose keys move with the tenants' estimates (tenantq.h says why and how). */
 #include "policy/tenantq.h"
-#include "policy/idlist.h"
+#include "base/idlist.h"
 
 #include <math.h>
 #include <stdlib.h>
