@@ -23,6 +23,83 @@
 
 static int rank;
 
+/* Wall seconds from a monotonic clock: MPI_Wtime does not exist before MPI_Init. */
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* True if every rank of this run is on this node, as far as the launcher tells before MPI_Init:
+ * Open MPI's mpirun sets its world and local sizes, srun the step's node count; with no launcher
+ * variable at all this is a singleton. Another launcher is not judged (false). */
+static int single_node(void)
+{
+    const char *world = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (world)
+        return local && strcmp(world, local) == 0;
+    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
+    if (nodes)
+        return strcmp(nodes, "1") == 0;
+    return !getenv("PMIX_RANK") && !getenv("PMI_RANK");
+}
+
+/* Open MPI's MPI_Init opens its "cm" messaging layer, which loads and probes the PSM, PSM2 and OFI
+ * network libraries (0.2 s of a 0.55 s fifo run of TitanSched Philly on the development machine),
+ * and then selects "ob1" on a machine without those networks (docs/architecture.md). When every rank runs on one node no
+ * network transport is used, so cm is left out unless the user (or mpirun --mca pml) chose a
+ * messaging layer. Other MPI libraries ignore the variable. */
+static void skip_network_probe(void)
+{
+    if (!getenv("OMPI_MCA_pml") && single_node())
+        setenv("OMPI_MCA_pml", "^cm", 0);
+}
+
+/* MPI starts only for a command that emulates (run, resume, a campaign's points): help, listings,
+ * trace-info, export, `run --print-config` / `--dry-run` and `campaign --list` / `--status` read
+ * and print files on one process, so they neither wait for MPI_Init (0.1-0.2 s) nor depend on an
+ * MPI runtime that can start (a login node, a batch script's shell, a container without one).
+ * Under a launcher with more than one rank MPI starts first, as before, so that rank 0 alone
+ * prints (docs/architecture.md, "Where a short run's time goes"). */
+static bool mpi_started(void)
+{
+    int on = 0;
+    MPI_Initialized(&on);
+    return on != 0;
+}
+
+static void mpi_start(void)
+{
+    if (mpi_started())
+        return;
+    skip_network_probe();
+    double t0 = mono_seconds();
+    MPI_Init(NULL, NULL);
+    dike_run_note_startup(mono_seconds() - t0);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+}
+
+/* True when a launcher started this process as one of several ranks (or cannot tell). */
+static bool launched_with_others(void)
+{
+    const char *world = getenv("OMPI_COMM_WORLD_SIZE");
+    if (world)
+        return strcmp(world, "1") != 0;
+    const char *ntasks = getenv("SLURM_STEP_NUM_TASKS"); /* srun; not set in a batch script's shell */
+    if (ntasks)
+        return strcmp(ntasks, "1") != 0;
+    return getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE") || getenv("MPI_LOCALNRANKS");
+}
+
+/* A status decided on rank 0, for every rank (nothing to do without MPI: one process). */
+static void bcast_rc(int *rc)
+{
+    if (mpi_started())
+        DIKE_MPI_CHECK(MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+}
+
+
 enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
        OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006,
        OPT_PROGRESS = 1007, OPT_CKPT_WALL = 1008, OPT_OTHER_BUILD = 1009 }; /* long-only options */
@@ -268,7 +345,8 @@ static void print_plan(const dike_config *cfg, const dike_cluster *cl, const dik
                        const char *ckpt)
 {
     int nranks = 1;
-    nranks = dike_mpi_size(MPI_COMM_WORLD);
+    if (mpi_started())
+        nranks = dike_mpi_size(MPI_COMM_WORLD);
     dike_trace_stats st;
     dike_trace_stats_compute(w, cl->total_gpus, &st);
     printf("dry run: configuration, cluster, workload and output paths checked; nothing run, nothing written\n");
@@ -330,7 +408,7 @@ static int dry_run(const dike_config *cfg)
         dike_workload_free(&w);
         dike_cluster_free(&cl);
     }
-    DIKE_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    bcast_rc(&rc);
     return rc ? fail(rc, e.msg) : 0;
 }
 
@@ -449,6 +527,7 @@ static int run_resolved(dike_config *cfg, const run_flags *fl)
         cfg->output_progress_interval_s = 0; /* --quiet: no progress, no table */
     dike_results r;
     dike_perf_record perf;
+    mpi_start();
     int rc = dike_run(cfg, MPI_COMM_WORLD, cfg->run_out, &r, &perf, &e);
     return finish(rc, &e, &r, &perf, fl->quiet, cfg->run_out);
 }
@@ -573,6 +652,7 @@ static int cmd_resume(int argc, char **argv)
     dike_config cfg;
     dike_results r;
     dike_perf_record perf;
+    mpi_start();
     int rc = dike_resume(argv[optind], MPI_COMM_WORLD, &cfg, resume_adjust, &o, &r, &perf, &e);
     return finish(rc, &e, &r, &perf, o.quiet, cfg.run_out);
 }
@@ -641,12 +721,12 @@ static int cmd_trace_info(int argc, char **argv)
     dike_workload_init(&w);
     if (!rc)
         rc = dike_cluster_init(&cl, &cfg, &e);
-    double t0 = MPI_Wtime();
+    double t0 = mono_seconds();
     if (!rc) /* every invalid row counted, and the window `run` cuts */
         rc = dike_workload_read_trace(&cfg, &cl, true, &w, &e);
     if (!rc)
         rc = dike_workload_prepare(&cfg, &cl, &w, &e);
-    double read_s = MPI_Wtime() - t0;
+    double read_s = mono_seconds() - t0;
     if (!rc)
         dike_print_trace_info(&cfg, &cl, &w, read_s);
     dike_workload_free(&w);
@@ -687,7 +767,7 @@ static int cmd_export(int argc, char **argv)
     int rc = 0;
     if (rank == 0)
         rc = dike_export(argv[optind], jobs, summary, &e);
-    DIKE_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    bcast_rc(&rc);
     return rc ? fail(rc, e.msg) : 0;
 }
 
@@ -841,6 +921,7 @@ static int cmd_campaign(int argc, char **argv)
     o.select = sel;
     o.select_text = a.points;
     dike_campaign_stats st;
+    mpi_start();
     if (dike_campaign_run(&g, &o, MPI_COMM_WORLD, &st, &e))
         rc = fail(e.code, e.msg);
     else
@@ -862,50 +943,14 @@ static void list_policies(void)
         printf("  %-14s %s\n", (*p)->name, (*p)->summary);
 }
 
-/* Wall seconds from a monotonic clock: MPI_Wtime does not exist before MPI_Init. */
-static double mono_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* True if every rank of this run is on this node, as far as the launcher tells before MPI_Init:
- * Open MPI's mpirun sets its world and local sizes, srun the step's node count; with no launcher
- * variable at all this is a singleton. Another launcher is not judged (false). */
-static int single_node(void)
-{
-    const char *world = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    if (world)
-        return local && strcmp(world, local) == 0;
-    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
-    if (nodes)
-        return strcmp(nodes, "1") == 0;
-    return !getenv("PMIX_RANK") && !getenv("PMI_RANK");
-}
-
-/* Open MPI's MPI_Init opens its "cm" messaging layer, which loads and probes the PSM, PSM2 and OFI
- * network libraries (0.2 s of a 0.55 s fifo run of TitanSched Philly on the development machine),
- * and then selects "ob1" on a machine without those networks (docs/architecture.md). When every rank runs on one node no
- * network transport is used, so cm is left out unless the user (or mpirun --mca pml) chose a
- * messaging layer. Other MPI libraries ignore the variable. */
-static void skip_network_probe(void)
-{
-    if (!getenv("OMPI_MCA_pml") && single_node())
-        setenv("OMPI_MCA_pml", "^cm", 0);
-}
-
 int main(int argc, char **argv)
 {
-    skip_network_probe();
     /* Before MPI_Init, which takes 0.1-0.2 s: a stop request in it (a campaign signalled as it
      * starts) used to kill the process by the signal's default action; now the run stops at its
      * first window boundary with a checkpoint (Open MPI leaves handlers installed before it). */
     install_stop_handlers();
-    double t0 = mono_seconds();
-    MPI_Init(&argc, &argv);
-    dike_run_note_startup(mono_seconds() - t0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (launched_with_others())
+        mpi_start();
     dike_provenance_note_command(argc, argv);
     int rc = 0;
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -943,6 +988,7 @@ int main(int argc, char **argv)
         }
         rc = 2;
     }
-    MPI_Finalize();
+    if (mpi_started())
+        MPI_Finalize();
     return rc;
 }

@@ -3,7 +3,7 @@
 #
 #   cli_ok.sh CASE DIKE_EMU PROJECT_VERSION
 #
-# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes.
+# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes, without_mpi.
 set -eu
 case_="$1"
 DIKE_EMU="$2"
@@ -245,6 +245,56 @@ with h5py.File(sys.argv[1], "r") as f:
     assert a["preemptions"] > 0, a["preemptions"]
 PY
     ok "dike on 128-GPU nodes: every job finished, preemptions happened"
+    ;;
+
+without_mpi)
+    # Commands that only read and print files do not start MPI (docs/architecture.md, "Commands
+    # that start no MPI"). OMPI_MCA_pml=bogus makes Open MPI's MPI_Init fail; first check that it does,
+    # so that the checks below can fail.
+    printf '%s\n' submit_time,job_id,tenant,num_gpus,duration 0,1,alice,2,600 10,2,bob,8,300 20,3,alice,1,60 >"$T/t.csv"
+    run_quiet_ok made run --trace "$T/t.csv" --cluster 4x8 --out "$T/made.h5" -q
+    printf '[campaign]\nname = nompi\nout_dir = %s/grid\n[workload]\ntrace = %s\n[cluster]\nnodes = 4\n[sweep]\npolicy = fifo, sjf\n' \
+        "$T" "$T/t.csv" >"$T/grid.ini"
+    rc=0
+    OMPI_MCA_pml=bogus timeout 60 "$DIKE_EMU" run --trace "$T/t.csv" --cluster 4x8 \
+        --out "$T/bogus.h5" -q >"$T/bogus.out" 2>&1 || rc=$?
+    [ "$rc" -ne 0 ] && [ ! -e "$T/bogus.h5" ] || fail "run with OMPI_MCA_pml=bogus exited $rc: MPI_Init did not fail"
+    ok "run with OMPI_MCA_pml=bogus fails in MPI_Init (status $rc)"
+    export OMPI_MCA_pml=bogus
+    run_quiet_ok v --version
+    contains "$T/v.out" "dike-emu $want_version"
+    run_quiet_ok h --help
+    contains "$T/h.out" "usage:"
+    run_quiet_ok lp list-policies
+    contains "$T/lp.out" "dike"
+    run_quiet_ok cr config-reference
+    contains "$T/cr.out" "fairness_weight"
+    run_quiet_ok pc run --trace "$T/t.csv" --cluster 4x8 --out "$T/x.h5" --print-config
+    contains "$T/pc.out" "t.csv"
+    run_quiet_ok dry run --trace "$T/t.csv" --cluster 4x8 --out "$T/x.h5" --dry-run
+    contains "$T/dry.out" "1 MPI rank"
+    [ ! -e "$T/x.h5" ] || fail "--dry-run wrote its output"
+    run_quiet_ok ti trace-info "$T/t.csv"
+    contains "$T/ti.out" "jobs"
+    run_quiet_ok ex export "$T/made.h5" --summary "$T/made.json"
+    [ "$(json "$T/made.json" 'd["summary"]["finished"]')" = "$(json "$T/made.json" 'd["summary"]["jobs"]')" ] ||
+        fail "export: the summary does not say every job finished"
+    ok "export wrote the summary"
+    run_quiet_ok ls campaign "$T/grid.ini" --list
+    [ "$(grep -vc '^#' "$T/ls.out")" = 2 ] || { show_file list "$T/ls.out"; fail "campaign --list: not two points"; }
+    ok "campaign --list prints the two points"
+    rc=0
+    emu campaign "$T/grid.ini" --status >"$T/st.out" 2>"$T/st.err" || rc=$?
+    [ "$rc" = 1 ] || { show_file stderr "$T/st.err"; fail "campaign --status exited $rc, expected 1 (points pending)"; }
+    contains "$T/st.out" "2 PENDING"
+    # A bad input is still one message and status 2, and nothing else on stderr.
+    refused "bad --set without MPI" "not an integer" run --set workload.jobs=abc --out out.h5
+    # And a command that emulates still needs MPI.
+    rc=0
+    timeout 60 "$DIKE_EMU" campaign "$T/grid.ini" -q >"$T/cg.out" 2>&1 || rc=$?
+    [ "$rc" -ne 0 ] || fail "campaign points ran although MPI_Init cannot succeed"
+    ok "campaign without --list/--status starts MPI (status $rc under the bogus pml)"
+    unset OMPI_MCA_pml
     ;;
 
 *)
