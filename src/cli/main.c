@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/mpi.h"
 #include "dike/campaign.h"
@@ -69,11 +70,44 @@ static bool mpi_started(void)
     return on != 0;
 }
 
+/* A process started without any launcher is an MPI singleton, and Open MPI's MPI_Init then starts a
+ * daemon (orted) beside it so that it could call MPI_Comm_spawn, which dike-emu never does: 0.15-0.2
+ * s of every such run. ess_singleton_isolated leaves the daemon out, but every isolated singleton
+ * gets the same job id and so the same session folder, which the first to end removes while others
+ * use it; so each gets its own, <TMPDIR or /tmp>/ompi.<host>.<uid>.dike-emu.<pid>, which Open MPI
+ * removes at MPI_Finalize and MPI_Abort (docs/architecture.md, "Where a short run's time goes").
+ * A user's setting of the daemon or of the session folders wins. */
+static void isolate_singleton(void)
+{
+    static const char *const launcher[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                           "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS", "OMPI_MCA_ess",
+                                           "OMPI_MCA_ess_singleton_isolated", "OMPI_MCA_orte_top_session_dir",
+                                           "OMPI_MCA_orte_jobfam_session_dir", "OMPI_MCA_orte_create_session_dirs"};
+    for (size_t i = 0; i < sizeof launcher / sizeof *launcher; i++)
+        if (getenv(launcher[i]))
+            return;
+    const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
+    if (!base || !*base)
+        base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    char host[256] = "localhost", dir[4096];
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = 0;
+    int n = snprintf(dir, sizeof dir, "%s/ompi.%s.%ld.dike-emu.%ld", base, host, (long)getuid(), (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof dir)
+        return;
+    setenv("OMPI_MCA_orte_top_session_dir", dir, 0);
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+}
+
 static void mpi_start(void)
 {
     if (mpi_started())
         return;
     skip_network_probe();
+    isolate_singleton();
     double t0 = mono_seconds();
     MPI_Init(NULL, NULL);
     dike_run_note_startup(mono_seconds() - t0);
