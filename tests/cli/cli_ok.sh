@@ -3,7 +3,7 @@
 #
 #   cli_ok.sh CASE DIKE_EMU PROJECT_VERSION
 #
-# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes, without_mpi.
+# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes, without_mpi, singleton_session.
 set -eu
 case_="$1"
 DIKE_EMU="$2"
@@ -295,6 +295,57 @@ without_mpi)
     [ "$rc" -ne 0 ] || fail "campaign points ran although MPI_Init cannot succeed"
     ok "campaign without --list/--status starts MPI (status $rc under the bogus pml)"
     unset OMPI_MCA_pml
+    ;;
+
+singleton_session)
+    # Two singletons at once (no launcher): each runs without Open MPI's daemon in a session folder
+    # of its own under TMPDIR, which Open MPI removes at the end, also after MPI_Abort
+    # (docs/architecture.md, "The singleton's daemon"). With the daemon, ompi.<host>.<uid> is left.
+    mkdir -p "$T/tmp"
+    export TMPDIR="$T/tmp"
+    # While a run is in its engine: its session folder is ompi.<host>.<uid>.dike-emu.<pid>, and no
+    # orted runs beside it. SIGTERM then stops it with a checkpoint, and the folder goes.
+    "$DIKE_EMU" run --set workload.jobs=300000 --set cluster.nodes=7500 -p srtf --progress log \
+        --set output.progress_interval_s=0.05 --out "$T/long.h5" >/dev/null 2>"$T/progress.log" &
+    pid=$!
+    wait_engine_running "$pid" "$T/progress.log" 300000
+    if kill -0 "$pid" 2>/dev/null; then
+        dirs="$(cd "$T/tmp" && ls -d ompi.* 2>/dev/null | tr '\n' ' ')"
+        daemons="$(pgrep -P "$pid" -l || true)"
+        kill -TERM "$pid" 2>/dev/null || true
+        rc=0
+        wait "$pid" || rc=$?
+        [ "$dirs" = "ompi.$(hostname).$(id -u).dike-emu.$pid " ] ||
+            fail "the running singleton's session folders in TMPDIR: '$dirs', expected ompi.$(hostname).$(id -u).dike-emu.$pid"
+        ok "the running singleton's session folder is its own: $dirs"
+        [ -z "$daemons" ] || fail "processes started by the singleton: $daemons"
+        ok "no daemon beside the singleton"
+        [ "$rc" = 4 ] || fail "SIGTERM: status $rc, expected 4"
+        [ -z "$(ls -A "$T/tmp")" ] || fail "session folder left after the stop: $(ls -A "$T/tmp")"
+        ok "stopped by SIGTERM (status 4), its session folder removed"
+    else
+        wait "$pid" || true
+        echo "note: the run ended before it could be looked at; its session folder not checked on this machine"
+    fi
+    rm -f "$T"/long.h5*
+    rc_a=0 rc_b=0
+    emu run --set workload.jobs=20000 --out "$T/a.h5" -q 2>"$T/a.err" & pid_a=$!
+    emu run --set workload.jobs=20000 --out "$T/b.h5" -q 2>"$T/b.err" & pid_b=$!
+    wait "$pid_a" || rc_a=$?
+    wait "$pid_b" || rc_b=$?
+    [ "$rc_a" = 0 ] && [ "$rc_b" = 0 ] || { show_file a.err "$T/a.err"; show_file b.err "$T/b.err"; fail "two singletons at once: status $rc_a and $rc_b"; }
+    if [ -z "${DIKE_EMU_WRAPPER:-}" ] && { [ -s "$T/a.err" ] || [ -s "$T/b.err" ]; }; then
+        show_file a.err "$T/a.err"; show_file b.err "$T/b.err"; fail "two singletons at once wrote to stderr"
+    fi
+    h5_same "$T/a.h5" "$T/b.h5" /jobs || fail "two singletons at once: /jobs differ"
+    ok "two singletons at once: both finished, nothing on stderr, the same /jobs"
+    rc=0
+    emu run --set workload.jobs=2000 --set engine.inject_fatal_rank=0 --out "$T/c.h5" -q >/dev/null 2>&1 || rc=$?
+    [ "$rc" != 0 ] || fail "a run with engine.inject_fatal_rank=0 succeeded"
+    left="$(ls -A "$T/tmp")"
+    [ -z "$left" ] || fail "session folders left in TMPDIR: $left"
+    ok "no session folder left in TMPDIR (after two runs and an abort, status $rc)"
+    unset TMPDIR
     ;;
 
 *)
