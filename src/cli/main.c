@@ -1,4 +1,5 @@
-/* dike-emu command line: run, trace-info, list-policies, config-reference, --help, --version. */
+/* dike-emu command line: run, resume, campaign, export, trace-info, list-policies, config-reference,
+ * --help, --version; MPI starts only for the commands that emulate (mpi_start). */
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
@@ -79,12 +80,12 @@ static bool mpi_started(void)
  * A user's setting of the daemon or of the session folders wins. */
 static void isolate_singleton(void)
 {
-    static const char *const launcher[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
-                                           "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS", "OMPI_MCA_ess",
-                                           "OMPI_MCA_ess_singleton_isolated", "OMPI_MCA_orte_top_session_dir",
-                                           "OMPI_MCA_orte_jobfam_session_dir", "OMPI_MCA_orte_create_session_dirs"};
-    for (size_t i = 0; i < sizeof launcher / sizeof *launcher; i++)
-        if (getenv(launcher[i]))
+    static const char *const launcher_or_user[] = {
+        "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS",
+        "OMPI_MCA_ess", "OMPI_MCA_ess_singleton_isolated", "OMPI_MCA_orte_top_session_dir",
+        "OMPI_MCA_orte_jobfam_session_dir", "OMPI_MCA_orte_create_session_dirs"};
+    for (size_t i = 0; i < sizeof launcher_or_user / sizeof *launcher_or_user; i++)
+        if (getenv(launcher_or_user[i]))
             return;
     const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
     if (!base || !*base)
@@ -132,7 +133,6 @@ static void bcast_rc(int *rc)
     if (mpi_started())
         DIKE_MPI_CHECK(MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
 }
-
 
 enum { OPT_SKIP_INVALID = 1000, OPT_CLUSTER = 1001, OPT_CKPT_EVERY = 1002, OPT_CKPT = 1003,
        OPT_CONFIG_FROM = 1004, OPT_PRINT_CONFIG = 1005, OPT_DRY_RUN = 1006,
