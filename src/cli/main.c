@@ -33,9 +33,25 @@ static double mono_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The ranks a launcher started, as far as it tells before MPI_Init (Open MPI's mpirun, srun, a
+ * PMI launcher): 0 without any launcher (an MPI singleton), -1 when it does not say how many. */
+static long launcher_ranks(void)
+{
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof size_vars / sizeof *size_vars; i++) {
+        const char *v = getenv(size_vars[i]);
+        if (v) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            return end != v && !*end && n > 0 ? n : -1;
+        }
+    }
+    return getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("MPI_LOCALNRANKS") ? -1 : 0;
+}
+
 /* True if every rank of this run is on this node, as far as the launcher tells before MPI_Init:
- * Open MPI's mpirun sets its world and local sizes, srun the step's node count; with no launcher
- * variable at all this is a singleton. Another launcher is not judged (false). */
+ * Open MPI's mpirun sets its world and local sizes, srun the step's node count; without a
+ * launcher this is a singleton. Another launcher is not judged (false). */
 static int single_node(void)
 {
     const char *world = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
@@ -44,7 +60,7 @@ static int single_node(void)
     const char *nodes = getenv("SLURM_STEP_NUM_NODES");
     if (nodes)
         return strcmp(nodes, "1") == 0;
-    return !getenv("PMIX_RANK") && !getenv("PMI_RANK");
+    return launcher_ranks() == 0;
 }
 
 /* Open MPI's MPI_Init opens its "cm" messaging layer, which loads and probes the PSM, PSM2 and OFI
@@ -80,22 +96,22 @@ static bool mpi_started(void)
  * A user's setting of the daemon or of the session folders wins. */
 static void isolate_singleton(void)
 {
-    static const char *const launcher_or_user[] = {
-        "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS",
-        "OMPI_MCA_ess", "OMPI_MCA_ess_singleton_isolated", "OMPI_MCA_orte_top_session_dir",
-        "OMPI_MCA_orte_jobfam_session_dir", "OMPI_MCA_orte_create_session_dirs"};
-    for (size_t i = 0; i < sizeof launcher_or_user / sizeof *launcher_or_user; i++)
-        if (getenv(launcher_or_user[i]))
+    static const char *const user_set[] = {"OMPI_MCA_ess", "OMPI_MCA_ess_singleton_isolated",
+                                           "OMPI_MCA_orte_top_session_dir", "OMPI_MCA_orte_jobfam_session_dir",
+                                           "OMPI_MCA_orte_create_session_dirs"};
+    if (launcher_ranks() != 0)
+        return;
+    for (size_t i = 0; i < sizeof user_set / sizeof *user_set; i++)
+        if (getenv(user_set[i]))
             return;
     const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
     if (!base || !*base)
         base = getenv("TMPDIR");
     if (!base || !*base)
         base = "/tmp";
-    char host[256] = "localhost", dir[4096];
-    if (gethostname(host, sizeof host - 1) != 0)
+    char host[256] = "", dir[4096];
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
         snprintf(host, sizeof host, "localhost");
-    host[sizeof host - 1] = 0;
     int n = snprintf(dir, sizeof dir, "%s/ompi.%s.%ld.dike-emu.%ld", base, host, (long)getuid(), (long)getpid());
     if (n < 0 || (size_t)n >= sizeof dir)
         return;
@@ -115,16 +131,11 @@ static void mpi_start(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 }
 
-/* True when a launcher started this process as one of several ranks (or cannot tell). */
+/* True when a launcher started this process as one of several ranks (or does not say). */
 static bool launched_with_others(void)
 {
-    const char *world = getenv("OMPI_COMM_WORLD_SIZE");
-    if (world)
-        return strcmp(world, "1") != 0;
-    const char *ntasks = getenv("SLURM_STEP_NUM_TASKS"); /* srun; not set in a batch script's shell */
-    if (ntasks)
-        return strcmp(ntasks, "1") != 0;
-    return getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE") || getenv("MPI_LOCALNRANKS");
+    long n = launcher_ranks();
+    return n != 0 && n != 1;
 }
 
 /* A status decided on rank 0, for every rank (nothing to do without MPI: one process). */
