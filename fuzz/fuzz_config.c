@@ -15,10 +15,18 @@ static char path[64];
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* libFuzzer ends a timed session with exit(): the scratch file goes with it (a crash keeps it,
+ * and scripts/fuzz.sh removes it) */
+static void remove_scratch(void)
+{
+    unlink(path);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     MPI_Init(argc, argv);
     snprintf(path, sizeof path, "/tmp/dike-fuzz-config-%ld.ini", (long)getpid());
+    atexit(remove_scratch);
     return 0;
 }
 

@@ -42,5 +42,5 @@ for t in "${TARGETS[@]}"; do
     status=1
   fi
 done
-rm -f /tmp/dike-fuzz-resume-*
+rm -f /tmp/dike-fuzz-resume-* /tmp/dike-fuzz-trace-*.csv /tmp/dike-fuzz-config-*.ini
 exit $status
