@@ -2,7 +2,7 @@
 # Measurements behind docs/scaling.md. Prints; asserts nothing.
 #   bench/scaling.sh [BUILD_DIR] [SECTIONS] [OLD_EMU]   (SECTIONS: e.g. "4" or "1 2 3 4"; default
 #   1-4; sections 5 and 6 compare BUILD_DIR's dike-emu with the binary OLD_EMU; section 7 is
-#   the window bound, about 3 min)
+#   the window bound, about 3 min; section 8 the 1,000,000-GPU prediction, 5-6 min and 3 GB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -210,5 +210,39 @@ for lat in 1 60; do
          END { printf "  2 ranks: speedup bound %.2fx (blocks recut during the run: %.2fx); largest block %.2fx a perfect half; coordinator %.0f%% of the bound\n",
                       b[1] / b[2], x[2], (o[2] + h[2]) / ((o[1] + h[1]) / 2), 100 * c / b[2] }' "$TMP/wb"
   done
+done
+fi
+
+if want 8; then
+# The 1,000,000-GPU prediction (docs/scaling.md, "The 1,000,000-GPU prediction, re-measured"):
+# section 7's window bound on ONE rank for workload b scaled to N nodes and J jobs (default
+# 125,000 nodes = 1,000,000 GPUs and 5,000,000 jobs; about 1 min at L = 60 s and 4-5 min at
+# L = 1 s, 3 GB), then T(P) = bound(P) + W x t_win(P) for each row, with
+# t_win(P) = 3 (t0 + alpha log2 P) + P c_hdr: three collectives per window (at this size a gang
+# always spans ranks), t0 = 0.3 us, alpha = 2 us and 10 us per tree level, c_hdr = 0.05 us per
+# rank and window at rank 0. t0, alpha and c_hdr are assumptions, not measured here.
+N=${N:-125000} J=${J:-5000000}
+echo "== 8. the 1,000,000-GPU prediction: workload b on $N nodes, $J jobs, one rank, window bound"
+for lat in 60 1; do
+  /usr/bin/time -f "%e s, %M KB" -o "$TMP/t" "$B/dike-emu" run "${MODELS[@]}" --set workload.duration_max_s=86400 \
+    --set output.window_bound=true --set scheduler.decision_latency_s=$lat --set cluster.nodes=$N \
+    --set workload.jobs=$J -o "$TMP/e.h5" >"$TMP/wb"
+  echo "latency $lat s (process $(cat "$TMP/t"); load $(cut -d' ' -f1 /proc/loadavg)):"
+  sed -n '/engine wall/p;/per rank:/,$p' "$TMP/wb" | grep -v '^wrote'
+  awk '/window bound/ { for (i = 1; i <= NF; i++) if ($i == "windows,") W = $(i - 1) }
+       $1 ~ /^[0-9]+$/ && NF == 10 { n++; P[n] = $1; b[n] = $6; c = $5 }
+       END {
+         printf "  T(P) = bound + W t_win, W = %d windows; coordinator %.1f s of every row\n", W, c
+         printf "  %6s %10s %17s %17s\n", "ranks", "bound_s", "alpha 2 us: s, x", "alpha 10 us: s, x"
+         for (k = 1; k <= n; k++) {
+           line = sprintf("  %6d %10.1f", P[k], b[k])
+           for (a = 2; a <= 10; a += 8) {
+             tw = P[k] == 1 ? 0 : 3 * (0.3 + a * log(P[k]) / log(2)) + 0.05 * P[k]
+             t = b[k] + W * tw * 1e-6
+             line = line sprintf(" %9.1f %5.2fx", t, b[1] / t)
+           }
+           print line
+         }
+       }' "$TMP/wb"
 done
 fi
