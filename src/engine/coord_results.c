@@ -95,8 +95,9 @@ void dike_coord_results(dike_sched *s, dike_results *r)
         o->run_time = j->held_us / 1e6;
         alloc_gpu_s += o->run_time * j->spec->num_gpus;
         eff_gpu_s += j->rate_gpu_us / 1e6;
-        if (j->type >= 0)
-            snprintf(o->gpu_type, sizeof o->gpu_type, "%s", s->cl->types[j->type].name);
+        if (j->type >= 0) /* names are shorter than the field (parse.c); calloc'ed: ends in 0s */
+            memcpy(o->gpu_type, s->cl->types[j->type].name,
+                   strnlen(s->cl->types[j->type].name, sizeof o->gpu_type - 1));
         if (j->state == DIKE_JOB_DONE) {
             o->finish_time = dike_time_to_s(j->finish);
             o->jct = dike_time_to_s(j->finish - j->spec->submit);
