@@ -56,6 +56,10 @@ void dike_eprint(const char *prefix, const char *msg);
 void dike__fatal(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 
+/** Wall seconds from a monotonic clock (any origin): for intervals, also before MPI_Init, when
+ *  MPI_Wtime cannot be called. */
+double dike_mono_seconds(void);
+
 /** Checked allocation helpers: on failure they call dike_fatal (out of memory is not recoverable). */
 void *dike_xmalloc(size_t n);
 void *dike_xcalloc(size_t n, size_t size);

@@ -1,5 +1,6 @@
 /* Error messages, the one fatal path, checked allocation. */
 #include "dike/base.h"
+#include "base/mpi.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 dike_time dike_time_from_s(double s)
 {
@@ -37,10 +39,16 @@ void dike_eprint(const char *prefix, const char *msg)
     fputc('\n', stderr);
 }
 
+double dike_mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void dike__fatal(const char *file, int line, const char *fmt, ...)
 {
-    int inited = 0, rank = 0;
-    MPI_Initialized(&inited);
+    int rank = 0, inited = dike_mpi_started();
     if (inited)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char msg[1024];

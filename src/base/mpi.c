@@ -21,6 +21,13 @@ int dike_mpi_rank(MPI_Comm comm)
     return rank;
 }
 
+int dike_mpi_started(void)
+{
+    int on = 0;
+    MPI_Initialized(&on);
+    return on != 0;
+}
+
 int dike_mpi_size(MPI_Comm comm)
 {
     int size;

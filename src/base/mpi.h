@@ -28,6 +28,10 @@
 void dike_mpi_fail(const char *file, int line, const char *call, int rc)
     __attribute__((noreturn));
 
+/** 1 once MPI_Init has run in this process (dike-emu starts MPI only for the commands that
+ *  emulate), else 0. */
+int dike_mpi_started(void);
+
 /** This rank's number in @p comm. */
 int dike_mpi_rank(MPI_Comm comm);
 /** The number of ranks of @p comm. */

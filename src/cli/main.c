@@ -25,14 +25,6 @@
 
 static int rank;
 
-/* Wall seconds from a monotonic clock: MPI_Wtime does not exist before MPI_Init. */
-static double mono_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The ranks a launcher started, as far as it tells before MPI_Init (Open MPI's mpirun, srun, a
  * PMI launcher): 0 without any launcher (an MPI singleton), -1 when it does not say how many. */
 static long launcher_ranks(void)
@@ -74,19 +66,6 @@ static void skip_network_probe(void)
         setenv("OMPI_MCA_pml", "^cm", 0);
 }
 
-/* MPI starts only for a command that emulates (run, resume, a campaign's points): help, listings,
- * trace-info, export, `run --print-config` / `--dry-run` and `campaign --list` / `--status` read
- * and print files on one process, so they neither wait for MPI_Init (0.1-0.2 s) nor depend on an
- * MPI runtime that can start (a login node, a batch script's shell, a container without one).
- * Under a launcher with more than one rank MPI starts first, as before, so that rank 0 alone
- * prints (docs/architecture.md, "Where a short run's time goes"). */
-static bool mpi_started(void)
-{
-    int on = 0;
-    MPI_Initialized(&on);
-    return on != 0;
-}
-
 /* A process started without any launcher is an MPI singleton, and Open MPI's MPI_Init then starts a
  * daemon (orted) beside it so that it could call MPI_Comm_spawn, which dike-emu never does: 0.15-0.2
  * s of every such run. ess_singleton_isolated leaves the daemon out, but every isolated singleton
@@ -119,15 +98,21 @@ static void isolate_singleton(void)
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
 }
 
+/* MPI starts only for a command that emulates (run, resume, a campaign's points): help, listings,
+ * trace-info, export, `run --print-config` / `--dry-run` and `campaign --list` / `--status` read
+ * and print files on one process, so they neither wait for MPI_Init (0.1-0.2 s) nor depend on an
+ * MPI runtime that can start (a login node, a batch script's shell, a container without one).
+ * Under a launcher with more than one rank MPI starts first, as before, so that rank 0 alone
+ * prints (docs/architecture.md, "Where a short run's time goes"). */
 static void mpi_start(void)
 {
-    if (mpi_started())
+    if (dike_mpi_started())
         return;
     skip_network_probe();
     isolate_singleton();
-    double t0 = mono_seconds();
+    double t0 = dike_mono_seconds();
     MPI_Init(NULL, NULL);
-    dike_run_note_startup(mono_seconds() - t0);
+    dike_run_note_startup(dike_mono_seconds() - t0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 }
 
@@ -141,7 +126,7 @@ static bool launched_with_others(void)
 /* A status decided on rank 0, for every rank (nothing to do without MPI: one process). */
 static void bcast_rc(int *rc)
 {
-    if (mpi_started())
+    if (dike_mpi_started())
         DIKE_MPI_CHECK(MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
 }
 
@@ -390,7 +375,7 @@ static void print_plan(const dike_config *cfg, const dike_cluster *cl, const dik
                        const char *ckpt)
 {
     int nranks = 1;
-    if (mpi_started())
+    if (dike_mpi_started())
         nranks = dike_mpi_size(MPI_COMM_WORLD);
     dike_trace_stats st;
     dike_trace_stats_compute(w, cl->total_gpus, &st);
@@ -766,12 +751,12 @@ static int cmd_trace_info(int argc, char **argv)
     dike_workload_init(&w);
     if (!rc)
         rc = dike_cluster_init(&cl, &cfg, &e);
-    double t0 = mono_seconds();
+    double t0 = dike_mono_seconds();
     if (!rc) /* every invalid row counted, and the window `run` cuts */
         rc = dike_workload_read_trace(&cfg, &cl, true, &w, &e);
     if (!rc)
         rc = dike_workload_prepare(&cfg, &cl, &w, &e);
-    double read_s = mono_seconds() - t0;
+    double read_s = dike_mono_seconds() - t0;
     if (!rc)
         dike_print_trace_info(&cfg, &cl, &w, read_s);
     dike_workload_free(&w);
@@ -1033,7 +1018,7 @@ int main(int argc, char **argv)
         }
         rc = 2;
     }
-    if (mpi_started())
+    if (dike_mpi_started())
         MPI_Finalize();
     return rc;
 }

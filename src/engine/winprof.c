@@ -39,13 +39,6 @@ struct dike_winprof {
     double sec0;
 };
 
-static double mono_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 #if !defined(__x86_64__)
 uint64_t dike_winprof_ns(void)
 {
@@ -111,7 +104,7 @@ dike_winprof *dike_winprof_new(const dike_cluster *cl, uint32_t njobs, dike_winp
     w->btouched = dike_xmalloc((size_t)maxb * sizeof *w->btouched);
     w->bis = dike_xcalloc((size_t)maxb, 1);
     w->tick0 = dike_winprof_clock();
-    w->sec0 = mono_seconds();
+    w->sec0 = dike_mono_seconds();
     return w;
 }
 
@@ -291,7 +284,7 @@ void dike_winprof_get(const dike_winprof *w, int i, dike_winprof_row *row)
 char *dike_winprof_report(const dike_winprof *w)
 {
     uint64_t ticks = dike_winprof_clock() - w->tick0;
-    double s = ticks ? (mono_seconds() - w->sec0) / (double)ticks : 0; /* seconds per tick */
+    double s = ticks ? (dike_mono_seconds() - w->sec0) / (double)ticks : 0; /* seconds per tick */
     dike_winprof_row row;
     dike_winprof_get(w, -1, &row);
     double own = row.owner * s, home = row.home * s;
