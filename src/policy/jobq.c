@@ -1,6 +1,7 @@
 /* Bucketed job priority queue. */
 #include "policy/jobq.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,64 +18,79 @@ int32_t *dike_jobq_slots(size_t njobs)
 
 void dike_jobq_free(dike_jobq *q)
 {
-    for (uint32_t i = 0; i < q->nb; i++) {
-        free(q->b[i].heap);
-        free(q->b[i].keys);
-        free(q->b[i].ids);
-    }
+    for (uint32_t i = 0; i < q->nb; i++)
+        free(q->b[i].mem);
     free(q->b);
     int32_t *slot = q->slot;
     memset(q, 0, sizeof *q);
     q->slot = slot;
 }
 
-static inline int before(const dike_jobq_bucket *b, size_t x, size_t y)
+/* The heap is 4-ary with 16-byte slots placed so that the four children of a slot, 4i + 1 ..
+ * 4i + 4, fill one 64-byte line: a level of a sift costs one line, and a queue of a million jobs
+ * is ten levels deep instead of twenty (docs/performance.md, "The job queues' heaps"). The order
+ * is total (key, then job index), so the head, the only slot anyone reads, does not depend on
+ * the heap's shape. */
+enum { ARITY = 4, LINE = 64 };
+
+static inline int ent_before(const dike_jobq_ent *x, const dike_jobq_ent *y)
 {
-    if (b->keys[x] != b->keys[y])
-        return b->keys[x] < b->keys[y];
-    return b->ids[x] < b->ids[y];
+    if (x->key != y->key)
+        return x->key < y->key;
+    return x->id < y->id;
 }
 
-static inline void put(dike_jobq_bucket *b, int32_t *slot, size_t i, dike_job *j, double key, uint32_t id)
+static inline void put(dike_jobq_bucket *b, int32_t *slot, size_t i, dike_jobq_ent e)
 {
-    b->heap[i] = j;
-    b->keys[i] = key;
-    b->ids[i] = id;
-    slot[id] = (int32_t)i;
+    b->h[i] = e;
+    slot[e.id] = (int32_t)i;
 }
 
 static void sift_up(dike_jobq_bucket *b, int32_t *slot, size_t i)
 {
-    dike_job *j = b->heap[i];
-    double key = b->keys[i];
-    uint32_t id = b->ids[i];
+    dike_jobq_ent e = b->h[i];
     while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (b->keys[p] < key || (b->keys[p] == key && b->ids[p] < id))
+        size_t p = (i - 1) / ARITY;
+        if (ent_before(&b->h[p], &e))
             break;
-        put(b, slot, i, b->heap[p], b->keys[p], b->ids[p]);
+        put(b, slot, i, b->h[p]);
         i = p;
     }
-    put(b, slot, i, j, key, id);
+    put(b, slot, i, e);
 }
 
 static void sift_down(dike_jobq_bucket *b, int32_t *slot, size_t i)
 {
+    dike_jobq_ent e = b->h[i];
     for (;;) {
-        size_t c = 2 * i + 1, best = i;
-        if (c < b->n && before(b, c, best))
-            best = c;
-        if (c + 1 < b->n && before(b, c + 1, best))
-            best = c + 1;
+        size_t c = ARITY * i + 1, best = i;
+        const dike_jobq_ent *bp = &e;
+        size_t end = c + ARITY < b->n ? c + ARITY : b->n;
+        for (; c < end; c++)
+            if (ent_before(&b->h[c], bp)) {
+                best = c;
+                bp = &b->h[c];
+            }
         if (best == i)
-            return;
-        dike_job *tj = b->heap[i];
-        double tk = b->keys[i];
-        uint32_t tid = b->ids[i];
-        put(b, slot, i, b->heap[best], b->keys[best], b->ids[best]);
-        put(b, slot, best, tj, tk, tid);
+            break;
+        put(b, slot, i, b->h[best]);
         i = best;
     }
+    put(b, slot, i, e);
+}
+
+/* Room for @p cap slots, h placed so that slot 1 starts a line (then so does every 4k + 1). */
+static void grow(dike_jobq_bucket *b, size_t cap)
+{
+    void *mem = dike_xmalloc(cap * sizeof(dike_jobq_ent) + 2 * LINE);
+    uintptr_t a = ((uintptr_t)mem + LINE - 1) / LINE * LINE;
+    dike_jobq_ent *h = (dike_jobq_ent *)(a + LINE - sizeof(dike_jobq_ent));
+    if (b->n)
+        memcpy(h, b->h, b->n * sizeof *h);
+    free(b->mem);
+    b->mem = mem;
+    b->h = h;
+    b->cap = cap;
 }
 
 uint32_t dike_gang_lower_bound(const void *buckets, uint32_t n, size_t stride, uint32_t gpus)
@@ -117,13 +133,13 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
 {
     uint32_t bi = bucket_for(q, j->spec->num_gpus);
     dike_jobq_bucket *b = &q->b[bi];
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 64;
-        b->heap = dike_xrealloc(b->heap, b->cap * sizeof *b->heap);
-        b->keys = dike_xrealloc(b->keys, b->cap * sizeof *b->keys);
-        b->ids = dike_xrealloc(b->ids, b->cap * sizeof *b->ids);
-    }
-    put(b, q->slot, b->n++, j, key, j->idx);
+    if (!q->base)
+        q->base = j - j->idx;
+    else if (q->base + j->idx != j)
+        dike_fatal("jobq: job %u is not of the queue's job array", j->idx);
+    if (b->n == b->cap)
+        grow(b, b->cap ? 2 * b->cap : 64);
+    put(b, q->slot, b->n++, (dike_jobq_ent){.key = key, .id = j->idx});
     sift_up(b, q->slot, b->n - 1);
     q->size++;
 }
@@ -131,7 +147,7 @@ void dike_jobq_push(dike_jobq *q, dike_job *j, double key)
 /* Slot @p i's entry changed (a new key, or another entry moved in): back to its place. */
 static void resift(dike_jobq_bucket *b, int32_t *slot, size_t i)
 {
-    if (i > 0 && before(b, i, (i - 1) / 2))
+    if (i > 0 && ent_before(&b->h[i], &b->h[(i - 1) / ARITY]))
         sift_up(b, slot, i);
     else
         sift_down(b, slot, i);
@@ -143,7 +159,7 @@ static dike_jobq_bucket *bucket_of(const dike_jobq *q, const dike_job *j, size_t
     uint32_t bi = bucket_at(q, j->spec->num_gpus);
     dike_jobq_bucket *b = &q->b[bi < q->nb ? bi : 0];
     *i = (size_t)q->slot[j->idx];
-    if (bi >= q->nb || *i >= b->n || b->heap[*i] != j)
+    if (bi >= q->nb || *i >= b->n || b->h[*i].id != j->idx || q->base + j->idx != j)
         dike_fatal("jobq: job %u is not in the queue", j->idx);
     return b;
 }
@@ -156,23 +172,23 @@ void dike_jobq_remove(dike_jobq *q, dike_job *j)
     q->size--;
     if (i == b->n)
         return;
-    put(b, q->slot, i, b->heap[b->n], b->keys[b->n], b->ids[b->n]);
+    put(b, q->slot, i, b->h[b->n]);
     resift(b, q->slot, i);
 }
 
 double dike_jobq_key(const dike_jobq *q, const dike_job *j)
 {
     size_t i;
-    return bucket_of(q, j, &i)->keys[i];
+    return bucket_of(q, j, &i)->h[i].key;
 }
 
 void dike_jobq_update(dike_jobq *q, dike_job *j, double key)
 {
     size_t i;
     dike_jobq_bucket *b = bucket_of(q, j, &i);
-    if (b->keys[i] == key)
+    if (b->h[i].key == key)
         return;
-    b->keys[i] = key;
+    b->h[i].key = key;
     resift(b, q->slot, i);
 }
 
@@ -181,18 +197,16 @@ void dike_jobq_rekey(dike_jobq *q, const dike_sched *s, dike_jobq_key_fn key, vo
     for (uint32_t bi = 0; bi < q->nb; bi++) {
         dike_jobq_bucket *b = &q->b[bi];
         for (size_t i = 0; i < b->n; i++)
-            b->keys[i] = key(ctx, s, b->heap[i]);
+            b->h[i].key = key(ctx, s, q->base + b->h[i].id);
         /* Floyd's bottom-up heap construction: linear in the bucket size */
-        for (size_t i = b->n / 2; i-- > 0;)
+        for (size_t i = b->n > 1 ? (b->n - 2) / ARITY + 1 : 0; i-- > 0;)
             sift_down(b, q->slot, i);
     }
 }
 
 static int better(const dike_jobq_bucket *x, const dike_jobq_bucket *y)
 {
-    if (x->keys[0] != y->keys[0])
-        return x->keys[0] < y->keys[0];
-    return x->ids[0] < y->ids[0];
+    return ent_before(&x->h[0], &y->h[0]);
 }
 
 dike_job *dike_jobq_min(const dike_jobq *q)
@@ -215,7 +229,7 @@ dike_job *dike_jobq_min_fitting(const dike_jobq *q, uint64_t max_gpus, const uin
     }
     if (bucket)
         *bucket = bi;
-    return best ? best->heap[0] : NULL;
+    return best ? q->base + best->h[0].id : NULL;
 }
 
 void dike_jobq_fill(dike_jobq *q, dike_sched *s, dike_jobq_start_fn start, void *ctx)

@@ -1,6 +1,6 @@
 /* Job priority queue shared by the policies (internal).
  *
- * Jobs are kept in one binary heap per gang size, ordered by (key, job index). The overall head
+ * Jobs are kept in one 4-ary heap per gang size, ordered by (key, job index). The overall head
  * is the best of the bucket heads (few distinct gang sizes exist), and "the best job that fits in
  * k GPUs" skips whole buckets — which keeps fill-in (backfill) scheduling linear in the number of
  * starts instead of the queue length. */
@@ -15,20 +15,25 @@
  *  the first of @p n records, @p stride bytes apart, whose size is not below @p gpus (n if none). */
 uint32_t dike_gang_lower_bound(const void *buckets, uint32_t n, size_t stride, uint32_t gpus);
 
-typedef struct dike_jobq_bucket {
-    uint32_t gpus;     /**< gang size of the jobs in this bucket (first: dike_gang_lower_bound) */
-    dike_job **heap;   /**< binary heap */
-    double *keys;      /**< key per heap slot */
-    uint32_t *ids;     /**< job index per heap slot: ties and slot updates read no job */
-    size_t n, cap;     /**< size, capacity */
-} dike_jobq_bucket;
-_Static_assert(offsetof(dike_jobq_bucket, gpus) == 0, "dike_gang_lower_bound reads the first member");
+/** One heap slot: 16 bytes, four to a cache line, so that a 4-ary heap's children share one line. */
+typedef struct dike_jobq_ent {
+    double key;   /**< priority (smaller first) */
+    uint32_t id;  /**< job index: ties, the job itself (dike_jobq.base) and its slot, read no job */
+    uint32_t pad_;
+} dike_jobq_ent;
 
+typedef struct dike_jobq_bucket {
+    uint32_t gpus;      /**< gang size of the jobs in this bucket (first: dike_gang_lower_bound) */
+    dike_jobq_ent *h;   /**< 4-ary heap: children of slot i at 4i + 1 .. 4i + 4 */
+    void *mem;          /**< the allocation behind h (h is placed so that children share a line) */
+    size_t n, cap;      /**< size, capacity */
+} dike_jobq_bucket;
 typedef struct dike_jobq {
     dike_jobq_bucket *b; /**< buckets, sorted by gpus */
     uint32_t nb;         /**< number of buckets */
     size_t size;         /**< jobs in the queue */
     int32_t *slot;       /**< per job index: its heap slot while queued (the caller's array) */
+    dike_job *base;      /**< the workload's job array (job i is base + i), from the first push */
 } dike_jobq;
 
 /** An empty queue. @p slot: one entry per job of the workload, owned by the caller (the policy's
@@ -41,6 +46,11 @@ void dike_jobq_free(dike_jobq *q);
 /** Insert @p j with priority @p key (smaller first; ties by job index). */
 void dike_jobq_push(dike_jobq *q, dike_job *j, double key);
 void dike_jobq_remove(dike_jobq *q, dike_job *j);
+/** The best job of bucket @p bi (the lowest key, then the lowest index), or NULL if it is empty. */
+static inline dike_job *dike_jobq_bucket_head(const dike_jobq *q, uint32_t bi)
+{
+    return bi < q->nb && q->b[bi].n ? q->base + q->b[bi].h[0].id : NULL;
+}
 /** The best job overall, or NULL. */
 dike_job *dike_jobq_min(const dike_jobq *q);
 /** The best job with num_gpus <= @p max_gpus whose bucket is not marked in @p skip (a bitmask

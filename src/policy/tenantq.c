@@ -78,7 +78,7 @@ void dike_tenantq_free(dike_tenantq *tq)
 static dike_job *side_first(const dike_jobq *q, uint32_t gpus)
 {
     uint32_t bi = dike_gang_lower_bound(q->b, q->nb, sizeof *q->b, gpus);
-    return bi < q->nb && q->b[bi].gpus == gpus && q->b[bi].n ? q->b[bi].heap[0] : NULL;
+    return bi < q->nb && q->b[bi].gpus == gpus ? dike_jobq_bucket_head(q, bi) : NULL;
 }
 
 /* The key of tenant @p t's shared members of @p gpus GPUs. */
@@ -102,7 +102,7 @@ static void set_shared(dike_tenantq *tq, uint32_t t, double k)
     const dike_jobq *side = &tq->side[t];
     for (uint32_t bi = 0; bi < side->nb; bi++)
         if (side->b[bi].n)
-            dike_jobq_update(&tq->q, side->b[bi].heap[0], group_key(tq, t, side->b[bi].gpus));
+            dike_jobq_update(&tq->q, dike_jobq_bucket_head(side, bi), group_key(tq, t, side->b[bi].gpus));
 }
 
 /* Tenant lists of the own members re-keyed at every change of the tenant's estimates. */
@@ -201,7 +201,7 @@ static void refresh_shared(dike_tenantq *tq, const dike_sched *s, uint32_t t)
     const dike_jobq *side = &tq->side[t];
     for (uint32_t bi = 0; bi < side->nb; bi++)
         if (side->b[bi].n) {
-            set_shared(tq, t, shared_of(tq, s, side->b[bi].heap[0]));
+            set_shared(tq, t, shared_of(tq, s, dike_jobq_bucket_head(side, bi)));
             return;
         }
 }
@@ -288,7 +288,7 @@ void dike_tenantq_refresh_moved(dike_tenantq *tq, const dike_sched *s, const uin
         const dike_jobq *side = &tq->side[t];
         for (uint32_t bi = 0; bi < side->nb; bi++)
             if (side->b[bi].n) {
-                tq->skey[t] = shared_of(tq, s, side->b[bi].heap[0]);
+                tq->skey[t] = shared_of(tq, s, dike_jobq_bucket_head(side, bi));
                 break;
             }
         own_refresh(tq, s, t, 0);

@@ -127,6 +127,68 @@ static void test_jobq_update(void **unused)
     free(slot);
 }
 
+static double key_by_tens(void *ctx, const dike_sched *s, const dike_job *j)
+{
+    (void)ctx;
+    (void)s;
+    return (double)(j->idx / 10);
+}
+
+static void test_jobq_many(void **unused)
+{
+    /* 1,000 one-GPU jobs, job i keyed (389 i) mod 1000: the keys are 0..999 once each, and the
+     * job of key k is (509 k) mod 1000 (389 x 509 = 198,001 = 1 mod 1000). The heap is five
+     * levels deep, so every sift crosses levels. */
+    static dike_job_spec spec[1000];
+    static dike_job job[1000];
+    int32_t *slot = dike_jobq_slots(1000);
+    dike_jobq q;
+    dike_jobq_init(&q, slot);
+    for (uint32_t i = 0; i < 1000; i++) {
+        spec[i] = (dike_job_spec){.num_gpus = 1};
+        job[i] = (dike_job){.spec = &spec[i], .idx = i};
+        dike_jobq_push(&q, &job[i], (double)(389 * i % 1000));
+    }
+    assert_int_equal(dike_jobq_min(&q)->idx, 0);
+    /* The jobs of odd key leave, from wherever they are in the heap. */
+    for (uint32_t k = 1; k < 1000; k += 2)
+        dike_jobq_remove(&q, &job[509 * k % 1000]);
+    /* The jobs of keys 900..998 move to key - 1000: they come first now, in the same order. */
+    for (uint32_t k = 900; k < 1000; k += 2)
+        dike_jobq_update(&q, &job[509 * k % 1000], (double)k - 1000);
+    assert_true(dike_jobq_key(&q, &job[509 * 900 % 1000]) == -100);
+    /* Expected: keys -100, -98, ..., -2 (the jobs of 900..998), then 0, 2, ..., 898. */
+    uint32_t expect[500], n = 0;
+    for (uint32_t k = 900; k < 1000; k += 2)
+        expect[n++] = 509 * k % 1000;
+    for (uint32_t k = 0; k < 900; k += 2)
+        expect[n++] = 509 * k % 1000;
+    /* Take the first 250 off, then rekey the rest to idx / 10: ties inside each ten are broken by
+     * the index, so what is left comes out in index order. */
+    for (uint32_t i = 0; i < 250; i++) {
+        dike_job *m = dike_jobq_min(&q);
+        assert_non_null(m);
+        assert_int_equal(m->idx, expect[i]);
+        dike_jobq_remove(&q, m);
+    }
+    uint8_t left[1000] = {0};
+    for (uint32_t i = 250; i < 500; i++)
+        left[expect[i]] = 1;
+    dike_jobq_rekey(&q, NULL, key_by_tens, NULL);
+    for (uint32_t i = 0; i < 1000; i++) {
+        if (!left[i])
+            continue;
+        dike_job *m = dike_jobq_min(&q);
+        assert_non_null(m);
+        assert_int_equal(m->idx, i);
+        assert_true(dike_jobq_key(&q, m) == (double)(i / 10));
+        dike_jobq_remove(&q, m);
+    }
+    assert_null(dike_jobq_min(&q));
+    dike_jobq_free(&q);
+    free(slot);
+}
+
 /* The tenant queue's keys: per tenant a shared key (g_tkey) for its shared members, and own keys
  * (g_okey) for the others. */
 static double g_tkey[2], g_okey[NJ];
@@ -576,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_idheap_order),
         cmocka_unit_test(test_runkeys_ranges),
         cmocka_unit_test(test_jobq_update),
+        cmocka_unit_test(test_jobq_many),
         cmocka_unit_test(test_tenantq),
         cmocka_unit_test(test_tenantq_stable),
         cmocka_unit_test(test_tenantq_stable_whole_pass),
