@@ -20,6 +20,7 @@
 #include "dike/metrics.h"
 #include "dike/outpath.h"
 #include "dike/provenance.h"
+#include "io/h5chunks.h"
 #include "io/h5types.h"
 #include "base/mpi.h"
 
@@ -1026,6 +1027,59 @@ static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const 
     return st;
 }
 
+/* Rank 0's tables are deflated at this level after a byte shuffle (HDF5's filters, set on the
+ * dataset); on more than one rank the filtering is done here, shared with the other ranks
+ * (io/h5chunks.h). */
+#define TABLE_DEFLATE_LEVEL 1
+/* Chunks converted to the file type and filtered in one go: 64 of about 256 KiB, 16 MiB of rows
+ * at a time however long the table. */
+#define TABLE_CHUNKS_PER_PASS 64u
+
+/* Write @p buf (dims[0] rows of dims[1] or 1 elements of @p mtype) into the chunked, filtered
+ * dataset @p ds (@p ftype, chunks of chunk[0] whole rows): each pass converts its rows to the file
+ * type (H5Tconvert, as H5Dwrite would), zeroes the last chunk beyond the table's end (HDF5's fill
+ * value), has the chunks shuffled and deflated, and stores them with H5Dwrite_chunk. */
+static int write_filtered(const h5ctx *c, hid_t ds, const char *objpath, hid_t mtype, hid_t ftype,
+                          int rank, const hsize_t *dims, const hsize_t *chunk, const void *buf)
+{
+    size_t msz = H5Tget_size(mtype), fsz = H5Tget_size(ftype), big = msz > fsz ? msz : fsz;
+    size_t width = rank == 2 ? (size_t)dims[1] : 1, crow = (size_t)chunk[0], nrows = (size_t)dims[0];
+    size_t nchunks = (nrows + crow - 1) / crow, cb = crow * width * fsz;
+    size_t pass = nchunks < TABLE_CHUNKS_PER_PASS ? nchunks : TABLE_CHUNKS_PER_PASS;
+    unsigned char *scratch = dike_xmalloc(pass * crow * width * big);
+    /* The compound conversion reads a background buffer of file-type rows (HDF5 crashes without
+     * one); every member is converted, so its contents do not matter. */
+    unsigned char *bkg = dike_xcalloc(pass * crow * width, fsz);
+    size_t *off = dike_xmalloc(pass * sizeof *off), *size = dike_xmalloc(pass * sizeof *size);
+    unsigned char *out = NULL; /* h5chunks.c's buffer, released by dike_h5_chunks_end */
+    int st = 0;
+    for (size_t k0 = 0; k0 < nchunks && !st; k0 += pass) {
+        size_t m = nchunks - k0 < pass ? nchunks - k0 : pass;
+        size_t r0 = k0 * crow, rows = nrows - r0 < m * crow ? nrows - r0 : m * crow;
+        memcpy(scratch, (const unsigned char *)buf + r0 * width * msz, rows * width * msz);
+        if (H5Tconvert(mtype, ftype, rows * width, scratch, bkg, H5P_DEFAULT) < 0) {
+            st = h5fail(c, "converting the rows of %s", objpath);
+            break;
+        }
+        memset(scratch + rows * width * fsz, 0, (m * crow - rows) * width * fsz);
+        if (dike_h5_chunks_filter(scratch, m, cb, fsz, TABLE_DEFLATE_LEVEL, &out, off, size)) {
+            st = dike_err_set(c->e, DIKE_EIO, "%s: cannot write output: compressing %s", c->path,
+                              objpath);
+            break;
+        }
+        for (size_t k = 0; k < m && !st; k++) {
+            hsize_t at[2] = {(hsize_t)((k0 + k) * crow), 0};
+            if (H5Dwrite_chunk(ds, H5P_DEFAULT, 0, at, size[k], out + off[k]) < 0)
+                st = h5fail(c, "writing dataset %s", objpath);
+        }
+    }
+    free(off);
+    free(size);
+    free(bkg);
+    free(scratch);
+    return st;
+}
+
 /* A chunked dataset with unlimited maximum dimensions: zero-row tables are valid datasets. */
 static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t mtype, hid_t ftype,
                          int rank, const hsize_t *dims, const void *buf, const char *units,
@@ -1035,7 +1089,7 @@ static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t 
     hsize_t maxdims[2] = { H5S_UNLIMITED, H5S_UNLIMITED }, chunk[2] = { 1, 1 };
     int st = 0;
     size_t row = H5Tget_size(ftype);
-    bool empty = dims[0] == 0;
+    bool empty = dims[0] == 0, filtered = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0;
     if (rank == 2) {
         chunk[1] = dims[1] ? dims[1] : 1;
         row *= chunk[1];
@@ -1055,13 +1109,16 @@ static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t 
         st = h5fail(c, "setting the chunking of %s", objpath);
     /* Rank 0 writes these tables alone (sec2 driver), so filters are allowed: shuffle + deflate
      * level 1 where the library has it (a 1M-job /jobs shrinks several times, see
-     * docs/performance.md). */
-    else if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
-             (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0))
+     * docs/performance.md); the filtering itself is write_filtered's. */
+    else if (filtered && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, TABLE_DEFLATE_LEVEL) < 0))
         st = h5fail(c, "setting the compression of %s", objpath);
     else if ((ds = H5Dcreate2(file, objpath, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         st = h5fail(c, "creating dataset %s", objpath);
-    else if (!empty && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    else if (!empty && filtered && dike_h5_chunks_shared() &&
+             (st = write_filtered(c, ds, objpath, mtype, ftype, rank, dims, chunk, buf)))
+        ;
+    else if (!empty && !(filtered && dike_h5_chunks_shared()) &&
+             H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         st = h5fail(c, "writing dataset %s", objpath);
     else
         st = annotate(c, ds, objpath, units, desc);
@@ -1476,8 +1533,16 @@ int dike_h5_write(const char *path, MPI_Comm comm, const dike_results *r,
     st = write_parallel(&c, tmp, comm, rank, size, nodes, nnodes, first, total_nodes, perf);
     if ((failed = agree(comm, &st, &c)))
         goto out;
-    if (rank == 0 && !(st = write_serial(&c, tmp, r)))
-        st = commit(&c, tmp);
+    /* Rank 0 builds the rest alone; the others filter its tables' chunks meanwhile. */
+    if (rank == 0) {
+        dike_h5_chunks_begin(comm);
+        st = write_serial(&c, tmp, r);
+        dike_h5_chunks_end();
+        if (!st)
+            st = commit(&c, tmp);
+    } else {
+        dike_h5_chunks_serve(comm);
+    }
     failed = st != 0;
 
 out:

@@ -19,7 +19,9 @@
 
 #include "dike/provenance.h"
 #include "dike/results.h"
+#include "io/h5chunks.h"
 #include "io/h5types.h"
+#include <zlib.h>
 
 #define NNODES 5
 
@@ -684,6 +686,101 @@ static void test_roundtrip(void **state)
     assert_true(H5Fclose(file) >= 0);
 }
 
+/* HDF5's byte shuffle, by hand: three 4-byte elements 01 02 03 04 | 11 12 13 14 | 21 22 23 24
+ * become the first bytes of each (01 11 21), then the second ones, and so on. */
+static void test_shuffle(void **unused)
+{
+    const unsigned char in[12] = {0x01, 0x02, 0x03, 0x04, 0x11, 0x12, 0x13, 0x14,
+                                  0x21, 0x22, 0x23, 0x24};
+    const unsigned char want[12] = {0x01, 0x11, 0x21, 0x02, 0x12, 0x22, 0x03, 0x13, 0x23,
+                                    0x04, 0x14, 0x24};
+    unsigned char out[12];
+    dike_h5_shuffle(in, out, 3, 4);
+    assert_memory_equal(out, want, 12);
+    dike_h5_shuffle(in, out, 12, 1); /* one-byte elements: unchanged */
+    assert_memory_equal(out, in, 12);
+}
+
+/* Three chunks of 6 two-byte elements filtered by one process: each result inflates (zlib) to
+ * the chunk's bytes shuffled, and the results lie one after another. */
+static void test_chunks_filter(void **unused)
+{
+    unsigned char raw[36], sh[12], back[64];
+    for (int i = 0; i < 36; i++)
+        raw[i] = (unsigned char)(i * 7 % 5); /* repeats: compresses */
+    unsigned char *out = NULL;
+    size_t off[3], size[3];
+    assert_int_equal(dike_h5_chunks_filter(raw, 3, 12, 2, 1, &out, off, size), 0);
+    assert_non_null(out);
+    for (int k = 0; k < 3; k++) {
+        assert_true(off[k] == (k ? off[k - 1] + size[k - 1] : 0));
+        uLongf len = sizeof back;
+        assert_int_equal(uncompress(back, &len, out + off[k], (uLong)size[k]), Z_OK);
+        assert_int_equal(len, 12);
+        dike_h5_shuffle(raw + 12 * k, sh, 6, 2);
+        assert_memory_equal(back, sh, 12);
+    }
+    dike_h5_chunks_release(); /* out is the module's buffer */
+}
+
+/* A /jobs of 5,000 rows spans three chunks (2,114 rows of 124 bytes each make 256 KiB), the last
+ * one partly beyond the table: every row reads back as written, through HDF5's own filters. */
+static void test_many_rows(void **state)
+{
+    fixture *f = *state;
+    dike_err e = {0, ""};
+    size_t n = 5000;
+    free(f->r.jobs);
+    f->r.njobs = n;
+    f->r.jobs = dike_xcalloc(n, sizeof *f->r.jobs);
+    for (size_t i = 0; i < n; i++) {
+        dike_job_record *j = &f->r.jobs[i];
+        j->job_id = (int64_t)i * 3 - 7;
+        j->tenant = (uint32_t)(i % 2); /* the fixture has two tenants */
+        j->num_gpus = 1u + (uint32_t)(i % 8);
+        j->submit_time = 0.5 * (double)i;
+        j->jct = 1e4 / (double)(i + 1);
+        j->rho = (double)i / 7.0;
+        j->preemptions = (uint32_t)(i % 5);
+        j->lost_work = i % 3 ? 0 : (double)i;
+        snprintf(j->gpu_type, sizeof j->gpu_type, "%s", i % 2 ? "V100" : "K80");
+    }
+    assert_ok(write_fixture(f, f->path, &e), e);
+    hid_t file = H5Fopen(f->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    hid_t ds = H5Dopen2(file, "/jobs", H5P_DEFAULT);
+    assert_true(ds >= 0);
+    hid_t dcpl = H5Dget_create_plist(ds);
+    assert_int_equal(H5Pget_nfilters(dcpl), 2);
+    unsigned flags, cd[4];
+    size_t ncd = 4;
+    assert_int_equal(H5Pget_filter2(dcpl, 0, &flags, &ncd, cd, 0, NULL, NULL), H5Z_FILTER_SHUFFLE);
+    ncd = 4;
+    assert_int_equal(H5Pget_filter2(dcpl, 1, &flags, &ncd, cd, 0, NULL, NULL), H5Z_FILTER_DEFLATE);
+    assert_int_equal(cd[0], 1); /* level 1 */
+    H5Pclose(dcpl);
+    hid_t sp = H5Dget_space(ds);
+    hsize_t nchunks = 0;
+    assert_true(H5Dget_num_chunks(ds, sp, &nchunks) >= 0);
+    assert_int_equal(nchunks, 3);
+    H5Sclose(sp);
+    dike_job_record *back = dike_xcalloc(n, sizeof *back);
+    hid_t t = dike_h5_job_type();
+    read_all(ds, t, back);
+    H5Tclose(t);
+    for (size_t i = 0; i < n; i++) {
+        const dike_job_record *j = &f->r.jobs[i];
+        assert_true(back[i].job_id == j->job_id && back[i].tenant == j->tenant &&
+                    back[i].num_gpus == j->num_gpus && back[i].submit_time == j->submit_time &&
+                    back[i].jct == j->jct && back[i].rho == j->rho &&
+                    back[i].preemptions == j->preemptions && back[i].lost_work == j->lost_work);
+        assert_string_equal(back[i].gpu_type, j->gpu_type);
+    }
+    free(back);
+    H5Dclose(ds);
+    H5Fclose(file);
+}
+
 /* A second write replaces the first file atomically. */
 static void test_overwrite(void **state)
 {
@@ -876,6 +973,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_check_writable, setup, teardown),
         cmocka_unit_test(test_timeseries_growth),
+        cmocka_unit_test(test_shuffle),
+        cmocka_unit_test(test_chunks_filter),
+        cmocka_unit_test_setup_teardown(test_many_rows, setup, teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
