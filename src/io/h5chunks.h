@@ -4,7 +4,8 @@
  * deflate filters. At millions of jobs the deflate is most of the writer's time (docs/performance.md,
  * "The output's deflate shared by the ranks"), and the other ranks have nothing left to do. So rank 0
  * filters the chunks itself, in batches handed out to every rank of the run, and stores the results
- * with H5Dwrite_chunk (a run on one rank leaves the filtering to HDF5, which is faster alone): the bytes are those HDF5's filters make (the same byte shuffle, zlib's
+ * with H5Dwrite_chunk (a run on one rank, and a table of fewer than 64 chunks, leave the
+ * filtering to HDF5, which is faster alone): the bytes are those HDF5's filters make (the same byte shuffle, zlib's
  * compress2 at the same level), so a reader cannot tell the difference, and the file does not
  * depend on the number of ranks. */
 #ifndef DIKE_IO_H5CHUNKS_H

@@ -1031,6 +1031,11 @@ static int annotate_path(const h5ctx *c, hid_t file, const char *objpath, const 
  * dataset); on more than one rank the filtering is done here, shared with the other ranks
  * (io/h5chunks.h). */
 #define TABLE_DEFLATE_LEVEL 1
+/* Tables of fewer chunks are filtered by HDF5 on rank 0 even on several ranks: each batch costs
+ * five collectives, and below 64 chunks (16 MiB of rows, about a tenth of a second of deflate
+ * here) they cost more than the shared deflate saves, far more when the ranks share cores
+ * (mpi_equivalence's 3,000-job runs on 4 oversubscribed ranks). */
+#define TABLE_SHARE_MIN_CHUNKS 64u
 /* Chunks converted to the file type and filtered in one go: 64 of about 256 KiB, 16 MiB of rows
  * at a time however long the table. */
 #define TABLE_CHUNKS_PER_PASS 64u
@@ -1103,6 +1108,9 @@ static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t 
     if (chunk[0] > dims[0])
         chunk[0] = dims[0] ? dims[0] : 1;
 
+    /* Shared with the other ranks only when there is enough to share (TABLE_SHARE_MIN_CHUNKS). */
+    bool shared = filtered && dike_h5_chunks_shared() &&
+                  (dims[0] + chunk[0] - 1) / chunk[0] >= TABLE_SHARE_MIN_CHUNKS;
     if ((space = H5Screate_simple(rank, dims, maxdims)) < 0)
         st = h5fail(c, "creating the dataspace of %s", objpath);
     else if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0)
@@ -1114,11 +1122,10 @@ static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t 
         st = h5fail(c, "setting the compression of %s", objpath);
     else if ((ds = H5Dcreate2(file, objpath, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         st = h5fail(c, "creating dataset %s", objpath);
-    else if (!empty && filtered && dike_h5_chunks_shared() &&
+    else if (!empty && shared &&
              (st = write_filtered(c, ds, objpath, mtype, ftype, rank, dims, chunk, buf)))
         ;
-    else if (!empty && !(filtered && dike_h5_chunks_shared()) &&
-             H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    else if (!empty && !shared && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         st = h5fail(c, "writing dataset %s", objpath);
     else
         st = annotate(c, ds, objpath, units, desc);
