@@ -1117,7 +1117,7 @@ static int write_dataset(const h5ctx *c, hid_t file, const char *objpath, hid_t 
         st = h5fail(c, "setting the chunking of %s", objpath);
     /* Rank 0 writes these tables alone (sec2 driver), so filters are allowed: shuffle + deflate
      * level 1 where the library has it (a 1M-job /jobs shrinks several times, see
-     * docs/performance.md); the filtering itself is write_filtered's. */
+     * docs/performance.md); HDF5 filters on H5Dwrite, or write_filtered for a shared table. */
     else if (filtered && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, TABLE_DEFLATE_LEVEL) < 0))
         st = h5fail(c, "setting the compression of %s", objpath);
     else if ((ds = H5Dcreate2(file, objpath, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
