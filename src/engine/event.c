@@ -1,8 +1,9 @@
-/* Event pool and binary heap. */
+/* Event pool and 4-ary heap. */
 #include "engine/event.h"
 
 #include "base/bytes.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +55,16 @@ void dike_heap_init(dike_heap *h)
 
 void dike_heap_free(dike_heap *h)
 {
-    free(h->a);
+    free(h->mem);
     memset(h, 0, sizeof *h);
 }
+
+/* The heap is 4-ary with 16-byte slots placed so that the four children of slot i, 4i + 1 ..
+ * 4i + 4, fill one 64-byte line: a level of a sift reads one line, and a heap of a million
+ * events is ten levels deep instead of twenty (docs/performance.md, "The event heap"). The
+ * order is total (dike_event_cmp never returns 0 for two live events), so the order of pops does
+ * not depend on the heap's shape. */
+enum { ARITY = 4, LINE = 64 };
 
 static inline int slot_less(const dike_heap_slot *x, const dike_heap_slot *y)
 {
@@ -65,16 +73,28 @@ static inline int slot_less(const dike_heap_slot *x, const dike_heap_slot *y)
     return dike_event_cmp(x->ev, y->ev) < 0;
 }
 
+/* Room for @p cap slots, a placed so that slot 1 starts a line (then so does every 4k + 1). */
+static void grow(dike_heap *h, size_t cap)
+{
+    void *mem = dike_xmalloc(cap * sizeof(dike_heap_slot) + 2 * LINE);
+    uintptr_t line = ((uintptr_t)mem + LINE - 1) / LINE * LINE;
+    dike_heap_slot *a = (dike_heap_slot *)(line + LINE - sizeof(dike_heap_slot));
+    if (h->n)
+        memcpy(a, h->a, h->n * sizeof *a);
+    free(h->mem);
+    h->mem = mem;
+    h->a = a;
+    h->cap = cap;
+}
+
 void dike_heap_push(dike_heap *h, dike_event *ev)
 {
-    if (h->n == h->cap) {
-        h->cap = h->cap ? 2 * h->cap : 256;
-        h->a = dike_xrealloc(h->a, h->cap * sizeof *h->a);
-    }
+    if (h->n == h->cap)
+        grow(h, h->cap ? 2 * h->cap : 256);
     dike_heap_slot slot = {ev->time, ev};
     size_t i = h->n++;
     while (i > 0) {
-        size_t parent = (i - 1) / 2;
+        size_t parent = (i - 1) / ARITY;
         if (!slot_less(&slot, &h->a[parent]))
             break;
         h->a[i] = h->a[parent];
@@ -88,21 +108,25 @@ dike_event *dike_heap_pop(dike_heap *h)
     if (!h->n)
         return NULL;
     dike_event *top = h->a[0].ev;
-    dike_heap_slot last = h->a[--h->n];
-    size_t i = 0, n = h->n;
+    size_t n = --h->n;
+    if (!n)
+        return top;
+    dike_heap_slot last = h->a[n];
+    size_t i = 0;
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = ARITY * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && slot_less(&h->a[c + 1], &h->a[c]))
-            c++;
-        if (!slot_less(&h->a[c], &last))
+        size_t end = c + ARITY < n ? c + ARITY : n, best = c;
+        for (c++; c < end; c++)
+            if (slot_less(&h->a[c], &h->a[best]))
+                best = c;
+        if (!slot_less(&h->a[best], &last))
             break;
-        h->a[i] = h->a[c];
-        i = c;
+        h->a[i] = h->a[best];
+        i = best;
     }
-    if (n)
-        h->a[i] = last;
+    h->a[i] = last;
     return top;
 }
 

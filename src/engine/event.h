@@ -1,4 +1,4 @@
-/* Internal (engine layer): pooled fixed-size events and the binary heap that orders them.
+/* Internal (engine layer): pooled fixed-size events and the 4-ary heap that orders them.
  *
  * One comparator defines the total order of SPEC §3: (time, phase, kind, entity, seq). No two
  * live events compare equal because (entity, seq) is unique, so the order never depends on
@@ -79,11 +79,13 @@ typedef struct dike_heap_slot {
     dike_event *ev;  /**< the event */
 } dike_heap_slot;
 
-/** Binary min-heap of events under dike_event_cmp. */
+/** Min-heap of events under dike_event_cmp: 4-ary, each slot's four children on one 64-byte line
+ *  (event.c). a[0 .. n) holds the events in heap order. */
 typedef struct dike_heap {
-    dike_heap_slot *a; /**< heap array */
+    dike_heap_slot *a; /**< heap array (inside mem, placed for the lines) */
     size_t n;          /**< events in the heap */
     size_t cap;        /**< capacity of a */
+    void *mem;         /**< the allocation a lives in */
 } dike_heap;
 
 void dike_heap_init(dike_heap *h);

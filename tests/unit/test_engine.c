@@ -97,6 +97,52 @@ static void test_heap_random_sorted(void **st)
     dike_pool_free(&p);
 }
 
+/* Pushes and pops interleaved as the engine does them (a pop, then pushes at or after its time),
+ * against a linear scan for the least event; and the layout the 4-ary heap promises: after every
+ * growth, the four children of any slot i (4i + 1 .. 4i + 4) share one 64-byte line. */
+static void test_heap_interleaved(void **st)
+{
+    enum { N = 3000 };
+    dike_event_pool p;
+    dike_heap h;
+    dike_pool_init(&p);
+    dike_heap_init(&h);
+    dike_rng r;
+    dike_rng_init(&r, 7, 0, 0);
+    dike_event *live[N];
+    size_t nlive = 0, pushes = 0, caps = 0;
+    size_t last_cap = 0;
+    dike_time now = 0;
+    for (int step = 0; step < 20000; step++) {
+        int push = nlive == 0 || (nlive < N && dike_rng_below(&r, 5) < 3);
+        if (push) {
+            dike_event *e = mk(&p, now + (dike_time)dike_rng_below(&r, 200), (int)dike_rng_below(&r, 3),
+                               0, (uint32_t)dike_rng_below(&r, 40), (uint32_t)pushes++);
+            dike_heap_push(&h, e);
+            live[nlive++] = e;
+            if (h.cap != last_cap) {
+                last_cap = h.cap;
+                caps++;
+                assert_int_equal(((uintptr_t)&h.a[1]) % 64, 0);
+            }
+        } else {
+            size_t m = 0;
+            for (size_t i = 1; i < nlive; i++)
+                if (dike_event_cmp(live[i], live[m]) < 0)
+                    m = i;
+            dike_event *e = dike_heap_pop(&h);
+            assert_ptr_equal(e, live[m]);
+            now = e->time;
+            live[m] = live[--nlive];
+            dike_pool_put(&p, e);
+        }
+        assert_int_equal(h.n, nlive);
+    }
+    assert_true(caps >= 4); /* 256 -> 512 -> 1024 -> 2048 (-> 4096): the layout kept at each */
+    dike_heap_free(&h);
+    dike_pool_free(&p);
+}
+
 /* owner() agrees with the blocks; blocks are whole racks, contiguous, and cover every node. */
 static void test_partition_blocks(void **st)
 {
@@ -307,6 +353,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heap_tie_breaking),
         cmocka_unit_test(test_heap_random_sorted),
+        cmocka_unit_test(test_heap_interleaved),
         cmocka_unit_test(test_partition_blocks),
         cmocka_unit_test(test_partition_hand),
         cmocka_unit_test(test_home_record_order),
