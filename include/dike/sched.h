@@ -87,7 +87,9 @@ int dike_duration_knowledge_parse(const char *name);
 
 enum {
     DIKE_POLICY_PREEMPTIVE = 1u << 0, /**< may preempt running jobs */
-    DIKE_POLICY_ROUNDS = 1u << 1      /**< wants a decision at every round boundary */
+    DIKE_POLICY_ROUNDS = 1u << 1,     /**< wants a decision at every round boundary */
+    DIKE_POLICY_LEASE_ROUND = 1u << 2 /**< rebuilds its running set at every round (lease = round_s):
+                                           `run` warns when a round is no longer than a resume */
 };
 
 typedef int (*dike_policy_init_fn)(dike_sched *s, void **state, dike_err *e);

@@ -537,6 +537,25 @@ static int run_option(dike_config *cfg, int c, run_flags *fl, char **argv)
     return set_option_key(cfg, c, key, value);
 }
 
+/* A policy whose lease is one round (las, themis, gandiva-fair) rebuilds its running set at every
+ * round. When a round is no longer than a resume's restore plus the launch latency, jobs that take
+ * turns on GPUs spend most of their time there resuming: las and themis may take a resumed job off
+ * again before it works, gandiva-fair lets it work for less than a round after its restore. That
+ * is what the configuration says, so it runs; rank 0 says so once (docs/policies.md, "Rounds no
+ * longer than a resume"). */
+static void warn_short_lease(const dike_config *cfg)
+{
+    const dike_policy *pol = dike_policy_find(cfg->scheduler_policy);
+    double resume = cfg->scheduler_preemption_cost_s + cfg->scheduler_decision_latency_s;
+    if (rank != 0 || !pol || !(pol->flags & DIKE_POLICY_LEASE_ROUND) || cfg->scheduler_round_s > resume)
+        return;
+    fprintf(stderr, "dike-emu: warning: [scheduler] round_s = %g s is not longer than a resume (preemption_cost_s "
+            "%g s + decision_latency_s %g s): %s rebuilds its running set every round, so jobs that take "
+            "turns on GPUs spend most of their time there resuming\n",
+            cfg->scheduler_round_s, cfg->scheduler_preemption_cost_s, cfg->scheduler_decision_latency_s,
+            cfg->scheduler_policy);
+}
+
 /* The configuration is complete: print it, check it, or run it. */
 static int run_resolved(dike_config *cfg, const run_flags *fl)
 {
@@ -551,6 +570,8 @@ static int run_resolved(dike_config *cfg, const run_flags *fl)
     }
     if (!cfg->run_out[0])
         return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
+    if (!dike_config_validate(cfg, &e))
+        warn_short_lease(cfg);
     if (fl->dry)
         return dry_run(cfg);
     if (fl->quiet)

@@ -279,8 +279,12 @@ static void pick(gf_state *st, size_t *m, dike_job *j, uint64_t *budget, double 
         dike_idheap_update(&st->waiting, t);
 }
 
+/* The cursor at @p j, or at the first job after it that this round has not picked yet (a round
+ * picks the jobs still in their resume before it walks the lists). */
 static void cursor_set(gf_state *st, gf_bucket *b, dike_job *j)
 {
+    while (j && st->mark[j->idx] == st->round)
+        j = st->next[j->idx];
     b->cursor = j;
     b->cursor_stamp = j ? st->stamp[j->idx] : UINT32_MAX;
 }
@@ -298,13 +302,35 @@ static gf_bucket *round_candidate(gf_tenant *tn, uint64_t budget)
     return best;
 }
 
-/* Round boundary: every active job competes for the GPUs that are up, charged a whole round. */
-static size_t round_order(gf_state *st, uint64_t budget)
+/* Round boundary: every active job competes for the GPUs that are up, charged a whole round.
+ * First, a running job still in its resume (its launch latency or restore not over: it has not
+ * worked since it last started) keeps its GPUs, in arrival order, and its tenant pays the round:
+ * its time slice has not begun. Without this, a round no longer than a resume takes every
+ * resumed job off its GPUs before it works, and two tenants taking turns never finish
+ * (docs/policies.md, "Rounds no longer than a resume"). */
+static size_t round_order(gf_state *st, uint64_t budget, dike_time now)
 {
     dike_idheap *h = &st->active;
-    size_t m = 0;
+    size_t m = 0, nk = 0;
     uint32_t naside = 0;
     st->round++;
+    for (size_t i = 0; i < st->nrun; i++) {
+        dike_job *j = st->run[i];
+        if (j->progress_start < now) /* it has worked since it started */
+            continue;
+        if (nk == st->victims_cap) {
+            st->victims_cap = st->victims_cap ? 2 * st->victims_cap : 64;
+            st->victims = dike_xrealloc(st->victims, st->victims_cap * sizeof *st->victims);
+        }
+        st->victims[nk].key = (double)st->stamp[j->idx];
+        st->victims[nk++].job = j;
+    }
+    dike_ranked_sort(st->victims, nk);
+    for (size_t i = 0; i < nk; i++) {
+        dike_job *j = st->victims[i].job;
+        st->mark[j->idx] = st->round;
+        pick(st, &m, j, &budget, st->round_s);
+    }
     for (uint32_t k = 0; k < h->n; k++) {
         gf_tenant *tn = &st->tn[h->h[k]];
         for (uint32_t i = 0; i < tn->nb; i++)
@@ -387,7 +413,7 @@ static void gf_decide(void *state, dike_sched *s)
 {
     gf_state *st = state;
     if (dike_sched_is_round(s)) {
-        size_t m = round_order(st, dike_sched_gpus_up(s));
+        size_t m = round_order(st, dike_sched_gpus_up(s), dike_sched_now(s));
         /* jobs that were not picked give their GPUs back first, then the picked ones start */
         preempt_unpicked(st, s);
         dike_reallocate(s, st->order, m, dike_preempt_always, st, on_change);
@@ -453,7 +479,7 @@ static void gf_free(void *state)
 const dike_policy dike_policy_gandiva_fair = {
     .name = "gandiva-fair",
     .summary = "tenant tickets, gang-aware stride scheduling, time slices of scheduler.round_s",
-    .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS,
+    .flags = DIKE_POLICY_PREEMPTIVE | DIKE_POLICY_ROUNDS | DIKE_POLICY_LEASE_ROUND,
     .init = gf_init,
     .on_arrival = gf_arrival,
     .on_finish = gf_finish,

@@ -3,7 +3,8 @@
 #
 #   cli_ok.sh CASE DIKE_EMU PROJECT_VERSION
 #
-# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes, without_mpi, singleton_session.
+# Cases: version, help, list_policies, output_schema, tenant_weights_file, wide_nodes, without_mpi, singleton_session,
+# short_lease.
 set -eu
 case_="$1"
 DIKE_EMU="$2"
@@ -346,6 +347,38 @@ singleton_session)
     [ -z "$left" ] || fail "session folders left in TMPDIR: $left"
     ok "no session folder left in TMPDIR (after two runs and an abort, status $rc)"
     unset TMPDIR
+    ;;
+
+short_lease)
+    # las, themis and gandiva-fair rebuild their running set every round: a round no longer than a
+    # resume (preemption_cost_s + decision_latency_s) gets one warning line on stderr, and the run
+    # still runs (docs/policies.md, "Rounds no longer than a resume"). The other policies, and
+    # rounds longer than a resume, stay silent.
+    printf '%s\n' submit_time,job_id,tenant,num_gpus,duration 0,1,alice,8,600 10,2,bob,8,300 >"$T/t.csv"
+    run_ok las run --trace "$T/t.csv" --cluster 1x8 -p las --set scheduler.round_s=10 --out "$T/las.h5" -q
+    [ "$(wc -l <"$T/las.err")" -eq 1 ] || { show_file stderr "$T/las.err"; fail "not one line on stderr"; }
+    contains "$T/las.err" "dike-emu: warning: [scheduler] round_s = 10 s is not longer than a resume (preemption_cost_s 30 s + decision_latency_s 0 s): las rebuilds its running set every round, so jobs that take turns on GPUs spend most of their time there resuming"
+    [ -s "$T/las.h5" ] || fail "the warned run wrote no output"
+    ok "the warned run ran and wrote its output"
+    run_ok eq run --trace "$T/t.csv" --cluster 1x8 -p themis --set scheduler.round_s=31 \
+        --set scheduler.decision_latency_s=1 --out "$T/eq.h5" -q
+    contains "$T/eq.err" "round_s = 31 s is not longer than a resume (preemption_cost_s 30 s + decision_latency_s 1 s): themis"
+    run_ok dry run --trace "$T/t.csv" --cluster 1x8 -p themis --set scheduler.round_s=5 --out "$T/dry.h5" --dry-run
+    contains "$T/dry.err" "themis rebuilds its running set every round"
+    [ ! -e "$T/dry.h5" ] || fail "--dry-run wrote $T/dry.h5"
+    # gandiva-fair takes turns between the two tenants every second: it warns, and it finishes
+    # (until 2026-12-07 it preempted every resumed job before its restore ended: a livelock).
+    run_ok gf run --trace "$T/t.csv" --cluster 1x8 -p gandiva-fair --set scheduler.round_s=1 --out "$T/gf.h5" -q
+    contains "$T/gf.err" "gandiva-fair rebuilds its running set every round"
+    [ -s "$T/gf.h5" ] || fail "gandiva-fair with one-second rounds wrote no output"
+    ok "gandiva-fair with one-second rounds finished"
+    run_quiet_ok long run --trace "$T/t.csv" --cluster 1x8 -p themis --set scheduler.round_s=32 \
+        --set scheduler.decision_latency_s=1 --out "$T/long.h5" -q
+    ok "themis with a round 1 s longer than a resume: silent"
+    for p in srtf dike drf; do
+        run_quiet_ok "q_$p" run --trace "$T/t.csv" --cluster 1x8 -p "$p" --set scheduler.round_s=1 --out "$T/$p.h5" -q
+        ok "$p with one-second rounds: silent (its running set is not rebuilt every round)"
+    done
     ;;
 
 *)

@@ -219,6 +219,36 @@ static void test_gandiva_fair(void **st)
     sc_expect(jobs, 2, sets, (const sc_want[]){{0, 450, 2}, {100, 500, 2}});
 }
 
+/* A round no longer than a resume: rounds of 20 s, a 30-s restore on every resume; tenants a and b,
+ * J0 (a) and J1 (b), 8 GPUs and 50 s each, both at 0. A running job still in its resume keeps its
+ * GPUs at a round and its tenant pays the round (its slice has not begun).
+ *   0:   not a round: fill, tie to a: J0 starts (first start, no restore); pass a = 8 x 20 = 160.
+ *   20:  J0 has worked 20 s (30 left). b (0) < a (160): J1 starts (first start); J0 preempted;
+ *        pass b = 160.
+ *   40:  J1 has worked 20 s (30 left). Tie, to a: J0 resumes, restores until 70; J1 preempted;
+ *        pass a = 320.
+ *   60:  J0 still restoring: it keeps its GPUs; pass a = 480.
+ *   80:  J0 worked 70-80 (20 left). b (160) < a: J1 resumes, restores until 110; pass b = 320.
+ *   100: J1 kept; pass b = 480.
+ *   120: J1 worked 110-120 (20 left). Tie, to a: J0 resumes until 150; pass a = 640.
+ *   140: J0 kept; pass a = 800.
+ *   160: J0 worked 150-160 (10 left). b (480) < a: J1 resumes until 190; pass b = 640.
+ *   180: J1 kept; pass b = 800.
+ *   200: J1 worked 190-200 (10 left). Tie, to a: J0 resumes until 230; pass a = 960.
+ *   220: J0 kept; pass a = 1120.
+ *   240: J0 finishes (230 + 10); the round gives the GPUs to J1: restore until 270.
+ *   260: J1 kept.   280: J1 finishes (270 + 10).
+ * Each job is preempted 3 times. Without the rule, J0 lost its GPUs at 60 before working, and from
+ * then on every resumed job lost them at the next round, 20 s into its 30-s restore: a livelock
+ * (the engine's livelock error). */
+static void test_gandiva_fair_short_rounds(void **st)
+{
+    static const sc_job jobs[] = {{0, 50, 8, "a"}, {0, 50, 8, "b"}};
+    const char *sets[] = {"cluster.nodes=1", "scheduler.policy=gandiva-fair", "scheduler.round_s=20",
+                          "scheduler.preemption_cost_s=30", NULL};
+    sc_expect(jobs, 2, sets, (const sc_want[]){{0, 240, 3}, {20, 280, 3}});
+}
+
 /* ---- drf ---- */
 
 /* Tenant a: A0..A3 (4 GPUs, 100 s) at 0; tenant b: B4 (4 GPUs, 100 s) at 1.
@@ -1123,7 +1153,8 @@ int main(void)
         cmocka_unit_test(test_las_round_walk),
         cmocka_unit_test(test_themis),
         cmocka_unit_test(test_themis_close_rho),  cmocka_unit_test(test_themis_rho_index_same),
-        cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_drf),
+        cmocka_unit_test(test_gandiva_fair),      cmocka_unit_test(test_gandiva_fair_short_rounds),
+        cmocka_unit_test(test_drf),
         cmocka_unit_test(test_drf_blocked_tenant),
         cmocka_unit_test(test_dike_shortest_first), cmocka_unit_test(test_dike_preemption),
         cmocka_unit_test(test_dike_knob),           cmocka_unit_test(test_dike_victim_nodes),
