@@ -65,5 +65,11 @@ void *dike_xmalloc(size_t n);
 void *dike_xcalloc(size_t n, size_t size);
 void *dike_xrealloc(void *p, size_t n);
 char *dike_xstrdup(const char *s);
+/** Grow a heap array to room for @p cap slots of @p slot bytes (a divisor of 64), placed so that
+ *  slot 1 starts a 64-byte line, and so every slot 4k + 1 when slot is 16: the children
+ *  4i + 1 .. 4i + 4 of a 4-ary heap share one line. The @p n slots of @p old (slot 0 of the
+ *  block *mem, or NULL with n = 0) are copied and *mem is freed and replaced by the new block.
+ *  Returns the new slot 0. */
+void *dike_heap_lines_grow(void *old, size_t n, size_t cap, size_t slot, void **mem);
 
 #endif

@@ -118,6 +118,19 @@ void *dike_xrealloc(void *p, size_t n)
     return q;
 }
 
+void *dike_heap_lines_grow(void *old, size_t n, size_t cap, size_t slot, void **mem)
+{
+    enum { LINE = 64 };
+    void *block = dike_xmalloc(cap * slot + 2 * LINE);
+    uintptr_t line = ((uintptr_t)block + LINE - 1) / LINE * LINE;
+    void *a = (void *)(line + LINE - slot);
+    if (n)
+        memcpy(a, old, n * slot);
+    free(*mem);
+    *mem = block;
+    return a;
+}
+
 char *dike_xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;

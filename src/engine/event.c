@@ -3,7 +3,6 @@
 
 #include "base/bytes.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +63,7 @@ void dike_heap_free(dike_heap *h)
  * events is ten levels deep instead of twenty (docs/performance.md, "The event heap"). The
  * order is total (dike_event_cmp never returns 0 for two live events), so the order of pops does
  * not depend on the heap's shape. */
-enum { ARITY = 4, LINE = 64 };
+enum { ARITY = 4 };
 
 static inline int slot_less(const dike_heap_slot *x, const dike_heap_slot *y)
 {
@@ -76,14 +75,7 @@ static inline int slot_less(const dike_heap_slot *x, const dike_heap_slot *y)
 /* Room for @p cap slots, a placed so that slot 1 starts a line (then so does every 4k + 1). */
 static void grow(dike_heap *h, size_t cap)
 {
-    void *mem = dike_xmalloc(cap * sizeof(dike_heap_slot) + 2 * LINE);
-    uintptr_t line = ((uintptr_t)mem + LINE - 1) / LINE * LINE;
-    dike_heap_slot *a = (dike_heap_slot *)(line + LINE - sizeof(dike_heap_slot));
-    if (h->n)
-        memcpy(a, h->a, h->n * sizeof *a);
-    free(h->mem);
-    h->mem = mem;
-    h->a = a;
+    h->a = dike_heap_lines_grow(h->a, h->n, cap, sizeof *h->a, &h->mem);
     h->cap = cap;
 }
 

@@ -70,7 +70,7 @@ typedef struct gf_state {
     dike_ranked *order;    /**< picks of the current decision */
     size_t order_cap;
     uint32_t *aside;       /**< tenants set aside during a decision */
-    dike_ranked *victims;  /**< scratch: running jobs a round did not pick */
+    dike_ranked *victims;  /**< scratch: running jobs a round keeps first or did not pick */
     size_t victims_cap;
 } gf_state;
 
@@ -302,6 +302,17 @@ static gf_bucket *round_candidate(gf_tenant *tn, uint64_t budget)
     return best;
 }
 
+/* Append running job @p j to the scratch list st->victims (*n entries), keyed by arrival. */
+static void by_arrival_add(gf_state *st, size_t *n, dike_job *j)
+{
+    if (*n == st->victims_cap) {
+        st->victims_cap = st->victims_cap ? 2 * st->victims_cap : 64;
+        st->victims = dike_xrealloc(st->victims, st->victims_cap * sizeof *st->victims);
+    }
+    st->victims[*n].key = (double)st->stamp[j->idx];
+    st->victims[(*n)++].job = j;
+}
+
 /* Round boundary: every active job competes for the GPUs that are up, charged a whole round.
  * First, a running job still in its resume (its launch latency or restore not over: it has not
  * worked since it last started) keeps its GPUs, in arrival order, and its tenant pays the round:
@@ -314,17 +325,9 @@ static size_t round_order(gf_state *st, uint64_t budget, dike_time now)
     size_t m = 0, nk = 0;
     uint32_t naside = 0;
     st->round++;
-    for (size_t i = 0; i < st->nrun; i++) {
-        dike_job *j = st->run[i];
-        if (j->progress_start < now) /* it has worked since it started */
-            continue;
-        if (nk == st->victims_cap) {
-            st->victims_cap = st->victims_cap ? 2 * st->victims_cap : 64;
-            st->victims = dike_xrealloc(st->victims, st->victims_cap * sizeof *st->victims);
-        }
-        st->victims[nk].key = (double)st->stamp[j->idx];
-        st->victims[nk++].job = j;
-    }
+    for (size_t i = 0; i < st->nrun; i++)
+        if (st->run[i]->progress_start >= now) /* it has not worked since it started */
+            by_arrival_add(st, &nk, st->run[i]);
     dike_ranked_sort(st->victims, nk);
     for (size_t i = 0; i < nk; i++) {
         dike_job *j = st->victims[i].job;
@@ -391,17 +394,9 @@ static size_t fill_order(gf_state *st, uint64_t budget, double charge_s)
 static void preempt_unpicked(gf_state *st, dike_sched *s)
 {
     size_t nv = 0;
-    for (size_t i = 0; i < st->nrun; i++) {
-        dike_job *j = st->run[i];
-        if (st->mark[j->idx] == st->round)
-            continue;
-        if (nv == st->victims_cap) {
-            st->victims_cap = st->victims_cap ? 2 * st->victims_cap : 64;
-            st->victims = dike_xrealloc(st->victims, st->victims_cap * sizeof *st->victims);
-        }
-        st->victims[nv].key = (double)st->stamp[j->idx];
-        st->victims[nv++].job = j;
-    }
+    for (size_t i = 0; i < st->nrun; i++)
+        if (st->mark[st->run[i]->idx] != st->round)
+            by_arrival_add(st, &nv, st->run[i]);
     dike_ranked_sort(st->victims, nv);
     for (size_t i = 0; i < nv; i++) {
         dike_sched_preempt(s, st->victims[i].job);

@@ -31,7 +31,7 @@ void dike_jobq_free(dike_jobq *q)
  * is ten levels deep instead of twenty (docs/performance.md, "The job queues' heaps"). The order
  * is total (key, then job index), so the head, the only slot anyone reads, does not depend on
  * the heap's shape. */
-enum { ARITY = 4, LINE = 64 };
+enum { ARITY = 4 };
 
 static inline int ent_before(const dike_jobq_ent *x, const dike_jobq_ent *y)
 {
@@ -82,14 +82,7 @@ static void sift_down(dike_jobq_bucket *b, int32_t *slot, size_t i)
 /* Room for @p cap slots, h placed so that slot 1 starts a line (then so does every 4k + 1). */
 static void grow(dike_jobq_bucket *b, size_t cap)
 {
-    void *mem = dike_xmalloc(cap * sizeof(dike_jobq_ent) + 2 * LINE);
-    uintptr_t a = ((uintptr_t)mem + LINE - 1) / LINE * LINE;
-    dike_jobq_ent *h = (dike_jobq_ent *)(a + LINE - sizeof(dike_jobq_ent));
-    if (b->n)
-        memcpy(h, b->h, b->n * sizeof *h);
-    free(b->mem);
-    b->mem = mem;
-    b->h = h;
+    b->h = dike_heap_lines_grow(b->h, b->n, cap, sizeof *b->h, &b->mem);
     b->cap = cap;
 }
 
