@@ -570,7 +570,8 @@ static int run_resolved(dike_config *cfg, const run_flags *fl)
     }
     if (!cfg->run_out[0])
         return fail(DIKE_EINVAL, "[run] out: empty output path (--out FILE.h5)");
-    if (!dike_config_validate(cfg, &e))
+    dike_err invalid = {0}; /* an invalid configuration is reported by the run or dry run below */
+    if (!dike_config_validate(cfg, &invalid))
         warn_short_lease(cfg);
     if (fl->dry)
         return dry_run(cfg);
