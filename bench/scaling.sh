@@ -88,7 +88,13 @@ echo "CPU busy in the last second: $BUSY %"
 # sample of the machine's mood (docs/scaling.md), and only runs close in time are compared.
 : >"$TMP/res"
 for round in $(seq "${ROUNDS:-1}"); do
+# The machine's mood before each workload: what one window's synchronisation costs between two cores,
+# with the engine's collectives and through shared memory (bench/handoff_bench.c; on this VM it
+# moved between about 1 and 3 us within minutes, docs/scaling.md).
 for wl in a b; do
+ if [ -x "$B/dike-handoff-bench" ]; then
+   mpirun --oversubscribe -np 2 "$B/dike-handoff-bench" 100000 | sed "s/^/round $round, before workload $wl, handoff: /"
+ fi
  WL=(); [ $wl = b ] && WL=(--set workload.duration_max_s=86400)
  for lat in 1 60; do
   for run in "1 12500 500000" "2 12500 500000" "2 25000 1000000"; do
