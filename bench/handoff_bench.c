@@ -42,6 +42,14 @@ static void wait_for(seq *s, long want)
             sched_yield();
 }
 
+/* One window's three phases, from the four clock readings around them. */
+static void account(double t[3], double a, double b, double c, double d)
+{
+    t[0] += b - a;
+    t[1] += c - b;
+    t[2] += d - c;
+}
+
 static double run_mpi(int rounds, int rank, int np, double t[3])
 {
     char *xs = calloc((size_t)np, REC_B), *xr = calloc((size_t)np, REC_B);
@@ -61,9 +69,7 @@ static double run_mpi(int rounds, int rank, int np, double t[3])
         double c = MPI_Wtime();
         MPI_Scatter(down_all, (int)DOWN_B, MPI_BYTE, down, (int)DOWN_B, MPI_BYTE, 0, MPI_COMM_WORLD);
         double d = MPI_Wtime();
-        t[0] += b - a;
-        t[1] += c - b;
-        t[2] += d - c;
+        account(t, a, b, c, d);
     }
     double total = MPI_Wtime() - start;
     free(xs);
@@ -139,9 +145,7 @@ static double run_shm(int rounds, int rank, int np, double t[3])
             memcpy(line, acts + (size_t)rank * DOWN_B, sizeof line);
         }
         double d = MPI_Wtime();
-        t[0] += b - a;
-        t[1] += c - b;
-        t[2] += d - c;
+        account(t, a, b, c, d);
     }
     double total = MPI_Wtime() - start;
     MPI_Barrier(node);
