@@ -14,7 +14,8 @@ also the synthetic workload's shape, tenant weights by name, time_scale, samplin
 periodic checkpoints, the layout and progress keys, many tenants, the entitlements' treap
 (drawn after the others, so that a seed keeps its first options). Every draw is a run a user could ask for. A configuration passes when
   - every run exits 0, or every run exits 2 with one `dike-emu:` line (bad input: a clear message;
-    the trace reader's report of skipped rows, printed before the run, is not counted), or the
+    the trace reader's report of skipped rows and any `dike-emu: warning:` line, printed before the
+    run, are not counted), or the
     runs on fewer ranks exit 2 with the per-rank bound of /node_timeseries and the others 0 (a
     bound of each rank's memory: fewer ranks hold more nodes each);
   - the outputs of every rank count are identical (h5diff) on /jobs, /tenants, /timeseries,
@@ -41,8 +42,9 @@ import sys
 import tempfile
 import time
 
-# the trace reader's report before a run (--skip-invalid, fractional GPUs): information, not errors
-INFO = re.compile(r"^dike-emu: (skipped \d+ rows|dropped \d+ rows|\d+ fractional-GPU requests)")
+# the trace reader's report before a run (--skip-invalid, fractional GPUs) and the warnings about a
+# configuration (e.g. rounds no longer than a resume, docs/policies.md): information, not errors
+INFO = re.compile(r"^dike-emu: (skipped \d+ rows|dropped \d+ rows|\d+ fractional-GPU requests|warning: )")
 COMPARED = ("jobs", "tenants", "timeseries", "summary", "nodes", "node_timeseries", "job_nodes")
 POLICIES = ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf", "dike")
 PLACEMENTS = ("pack", "spread", "random", "topo", "tree")
