@@ -93,7 +93,10 @@ for round in $(seq "${ROUNDS:-1}"); do
 # moved between about 1 and 3 us within minutes, docs/scaling.md).
 for wl in a b; do
  if [ -x "$B/dike-handoff-bench" ]; then
-   mpirun --oversubscribe -np 2 "$B/dike-handoff-bench" 100000 | sed "s/^/round $round, before workload $wl, handoff: /"
+   mpirun --oversubscribe -np 2 "$B/dike-handoff-bench" 100000 >"$TMP/h"
+   sed "s/^/round $round, before workload $wl, handoff: /" "$TMP/h"
+   # the collectives' figure (us per window) goes with this round's ratios in the summary
+   awk -v wl=$wl -v r=$round '/^mpi/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us") print "h", wl, r, $i }' "$TMP/h" >>"$TMP/res"
  fi
  WL=(); [ $wl = b ] && WL=(--set workload.duration_max_s=86400)
  for lat in 1 60; do
@@ -115,7 +118,12 @@ done
 echo "-- engine seconds per round: 1 rank / 2 ranks / 2 ranks doubled; strong = 1 rank / 2 ranks, weak = doubled / 1 rank;"
 echo "   then the same from each run's fastest round (the machine's cores change speed between runs, and a"
 echo "   slowed core only ever adds time, so the fastest of several rounds is the least disturbed figure)"
+echo "   [h X us]: the handoff bench's collectives before that round's workload. This VM moves between a state"
+echo "   near 1 us and one near 3 us within minutes, and the state moves the 1-rank run (docs/scaling.md,"
+echo "   \"What one window's synchronisation costs\"); when a set has rounds in both, the medians are also"
+echo "   given per state: rounds whose figure is within 1.5x of the set's lowest, and the others"
 awk '
+  $1 == "h" { h[$2, $3] = $4; next }
   { key = $1 " " $2; t[key, $3, ($4 == 1 ? 0 : ($5 == 12500 ? 1 : 2))] = $6; keys[key] = 1; if ($3 > R) R = $3 }
   function median(a, n,   i, j, x) {
     for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
@@ -125,13 +133,24 @@ awk '
     for (k = 1; k <= n; k++) {
       key = order[k]; if (!(key in keys)) continue
       split(key, kw, " "); line = ""
+      hmin = -1
+      for (r = 1; r <= R; r++) if ((kw[1], r) in h && (hmin < 0 || h[kw[1], r] < hmin)) hmin = h[kw[1], r]
+      nf = ns = 0
       for (r = 1; r <= R; r++) {
         s[r] = t[key, r, 0] / t[key, r, 1]; w[r] = t[key, r, 2] / t[key, r, 0]
-        line = line sprintf("  %.2f/%.2f/%.2f (%.2fx, %.2fx)", t[key, r, 0], t[key, r, 1], t[key, r, 2], s[r], w[r])
+        hs = ""
+        if ((kw[1], r) in h) {
+          hs = sprintf(" [h %.2f us]", h[kw[1], r])
+          if (h[kw[1], r] <= 1.5 * hmin) { nf++; sf[nf] = s[r]; wf[nf] = w[r] } else { ns++; ss[ns] = s[r]; ws[ns] = w[r] }
+        }
+        line = line sprintf("  %.2f/%.2f/%.2f (%.2fx, %.2fx)%s", t[key, r, 0], t[key, r, 1], t[key, r, 2], s[r], w[r], hs)
       }
       for (c = 0; c < 3; c++) { m[c] = t[key, 1, c]; for (r = 2; r <= R; r++) if (t[key, r, c] < m[c]) m[c] = t[key, r, c] }
       printf "workload %s, L = %s s:%s; median strong %.2fx, weak %.2fx; fastest rounds %.2f/%.2f/%.2f: strong %.2fx, weak %.2fx\n",
              kw[1], kw[2], line, median(s, R), median(w, R), m[0], m[1], m[2], m[0] / m[1], m[2] / m[0]
+      if (nf && ns)
+        printf "  by state: %d round(s) within 1.5x of the lowest handoff (%.2f us): median strong %.2fx, weak %.2fx; %d other(s): median strong %.2fx, weak %.2fx\n",
+               nf, hmin, median(sf, nf), median(wf, nf), ns, median(ss, ns), median(ws, ns)
     }
   }' "$TMP/res"
 fi
