@@ -4,7 +4,7 @@
  * MPI_Alltoall of factor records between the owner and home steps, an MPI_Gather of reports to
  * rank 0 and an MPI_Scatter of actions from it. This program times ROUNDS such windows with no
  * work between them, two ways:
- *   mpi  the three collectives, with the blocks' real sizes (the inline capacities of emulate.c);
+ *   mpi  the three collectives, with the blocks' real sizes (src/engine/emulate_blocks.h);
  *   shm  the same three exchanges through one MPI-3 shared-memory window (MPI_Win_allocate_shared)
  *        with a sequence counter per rank and phase, written with release and read with acquire
  *        semantics: each handoff is a cache line moving between cores and nothing else.
@@ -21,13 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/nodes.h"
+#include "engine/emulate_blocks.h"
 
-/* emulate.c's blocks: a count and padding, then 8 inline records (INL_REC, INL_REP, INL_ACT) */
-enum { INL = 8 };
-static const size_t REC_B = 16 + INL * sizeof(dike_jrec);
-static const size_t UP_B = 32 + INL * sizeof(dike_nrep);
-static const size_t DOWN_B = 32 + INL * sizeof(dike_nact);
+/* the engine's own blocks (src/engine/emulate_blocks.h) */
+static const size_t REC_B = sizeof(rec_block);
+static const size_t UP_B = sizeof(up_block);
+static const size_t DOWN_B = sizeof(down_block);
 
 typedef struct seq {
     _Alignas(64) atomic_long v;

@@ -33,45 +33,15 @@
 
 #include "dike/run.h"
 #include "engine/checkpoint.h"
+#include "engine/emulate_blocks.h"
 
 #include "base/mpi.h"
 
-/* Inline capacities of the fixed-size blocks. Workload b of bench/scaling.sh §4 (L = 1 s) has about
- * two reports and four actions per window over all ranks, so 8 of each covers nearly every window
- * with one collective; a block stays below Open MPI's shared-memory eager limit (4 KiB). A rank
- * with more sends the rest point to point right after the collective (the receiver learns the
- * count from the block). Larger capacities would cost rank 0 more bytes per rank and window. */
-enum { INL_REP = 8, INL_ACT = 8, INL_REC = 8 };
 enum { TAG_REP = 7101, TAG_ACT = 7102, TAG_REC = 7103 };
 
 /* Flags of the down block. */
 enum { F_RUNNING = 1, F_REMOTE = 2, F_STOP = 4, F_CKPT = 8, F_STALL = 16 };
 enum { U_STOP = 1, U_FULL = 2 }; /* up_block.stop */
-
-/* Gathered from every rank: its reports and what rank 0 needs to pick the next window. */
-typedef struct up_block {
-    int64_t nrep;       /* reports in all (the first INL_REP inline) */
-    int64_t next;       /* the rank's next event time, us */
-    int64_t may_remote; /* it hosts a slice of another rank's gang */
-    int64_t stop;       /* U_STOP: a stop was requested here; U_FULL: its node samples are full */
-    dike_nrep rep[INL_REP];
-} up_block;
-
-/* Scattered to every rank: its actions, the next window and the flags. */
-typedef struct down_block {
-    int64_t nact; /* actions in all (the first INL_ACT inline) */
-    int64_t next; /* the next window's start T, us */
-    int64_t flags; /* F_* */
-    int64_t pad_;
-    dike_nact act[INL_ACT];
-} down_block;
-
-/* Exchanged between every pair while gangs span ranks: slice-factor records for the home. */
-typedef struct rec_block {
-    int64_t n; /* records in all (the first INL_REC inline) */
-    int64_t pad_;
-    dike_jrec rec[INL_REC];
-} rec_block;
 
 /* Everything the window loop keeps between its steps. */
 typedef struct emu {
