@@ -96,7 +96,7 @@ for wl in a b; do
    mpirun --oversubscribe -np 2 "$B/dike-handoff-bench" 100000 >"$TMP/h"
    sed "s/^/round $round, before workload $wl, handoff: /" "$TMP/h"
    # the collectives' figure (us per window) goes with this round's ratios in the summary
-   awk -v wl=$wl -v r=$round '/^mpi/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us") print "h", wl, r, $i }' "$TMP/h" >>"$TMP/res"
+   awk -v wl=$wl -v r=$round '/^mpi/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us") { print "h", wl, r, $i; exit } }' "$TMP/h" >>"$TMP/res"
  fi
  WL=(); [ $wl = b ] && WL=(--set workload.duration_max_s=86400)
  for lat in 1 60; do
