@@ -52,6 +52,11 @@ draw in DIR, run by another build: per mode and knob value, the median, lowest a
 of average JCT, the median change of the unfair fraction, and preemptions per job before and
 after. To try a change to Dike: run a draw with the current build into DIR, the same draw with the
 changed build (`--emu`) into another folder with `--against DIR`.
+
+--baselines LIST runs and checks only those baselines (a comma-separated subset of fifo, sjf,
+srtf, las, themis, gandiva-fair and drf; default all seven) besides Dike at its three knob values:
+to check Dike against a baseline that changed without running the others again. The summary line
+then says which baselines it checked; "dominated" and the best baselines name no other.
 """
 import argparse
 import math
@@ -155,6 +160,8 @@ def fit_clusters(emu, pts):
 COMMON = ["--set", "cluster.gpus_per_node=8", "--set", "cluster.nodes_per_rack=16", "--set", "scheduler.placement=pack",
           "--set", "scheduler.backfill=true", "--set", "output.progress_interval_s=0", "--quiet"]
 MODES = ("oracle", "noisy")
+BASELINES = ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf")
+DURATIONS = ("sjf", "srtf", "themis")  # the baselines that use durations: run in every mode
 DEFAULT_KNOB = "%g" % dikeio.DEFAULT_KNOB  # the point the dominance check judges, as the runs are named
 
 
@@ -167,6 +174,15 @@ def parse_modes(text):
     return modes
 
 
+def parse_baselines(text):
+    """--baselines: a comma-separated subset of BASELINES, kept in BASELINES' order; None if any is
+    not a baseline, is repeated, or the list is empty."""
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    if not names or any(b not in BASELINES for b in names) or len(set(names)) != len(names):
+        return None
+    return tuple(b for b in BASELINES if b in names)
+
+
 def parse_range(text, kind):
     """--loads / --nodes: "LO:HI" as a (LO, HI) pair of @p kind; None unless LO <= HI."""
     try:
@@ -176,7 +192,7 @@ def parse_range(text, kind):
     return (lo, hi) if lo <= hi else None
 
 
-def runs(pts, knob_only=False, modes=MODES):
+def runs(pts, knob_only=False, modes=MODES, baselines=BASELINES):
     if knob_only:
         for c in pts:
             for k in modes:
@@ -184,11 +200,13 @@ def runs(pts, knob_only=False, modes=MODES):
                     yield c, "dike", k, w
         return
     for c in pts:
-        for p in ("fifo", "las", "gandiva-fair", "drf"):
-            yield c, p, "oracle", None
+        for p in baselines:
+            if p not in DURATIONS:
+                yield c, p, "oracle", None
         for k in modes:
-            for p in ("sjf", "srtf", "themis"):
-                yield c, p, k, None
+            for p in baselines:
+                if p in DURATIONS:
+                    yield c, p, k, None
             for w in ("0", "0.5", "1"):
                 yield c, "dike", k, w
 
@@ -332,12 +350,19 @@ def main():
                          "which knob failures are systematic?")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="duration-knowledge modes, comma-separated (default oracle,noisy; all three: oracle,noisy,none)")
+    ap.add_argument("--baselines", default=",".join(BASELINES),
+                    help="the baselines to run and check Dike against, comma-separated (default: all seven); "
+                         "e.g. only the one a change touched, when the others' runs of the same build are known")
     ap.add_argument("--against", metavar="DIR",
                     help="after the checks, Dike's change from the runs in DIR (the same draw run with another build)")
     a = ap.parse_args()
     modes = parse_modes(a.modes)
     if modes is None:
         sys.exit("held_out: --modes '%s': list oracle, noisy and/or none, comma-separated, each once" % a.modes)
+    baselines = parse_baselines(a.baselines)
+    if baselines is None:
+        sys.exit("held_out: --baselines '%s': list some of %s, comma-separated, each once" %
+                 (a.baselines, ", ".join(BASELINES)))
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
     loads, nodes = parse_range(a.loads, float), parse_range(a.nodes, int)
@@ -376,7 +401,7 @@ def main():
         return None
 
     todo = (list(noise_runs(pts, a.noise_seeds)) if a.noise_seeds else
-            list(perturb_runs(pts, a.perturb, modes)) if a.perturb else list(runs(pts, a.knob_only, modes)))
+            list(perturb_runs(pts, a.perturb, modes)) if a.perturb else list(runs(pts, a.knob_only, modes, baselines)))
     with ThreadPoolExecutor(2) as ex:
         failed = [f for f in ex.map(one, todo) if f]
     if failed:
@@ -449,8 +474,7 @@ def main():
     pairs = []
     for c in pts:
         for k in modes:
-            base = {p: summary(c, name(p, k if p in ("sjf", "srtf", "themis") else "oracle", None))
-                    for p in ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf")}
+            base = {p: summary(c, name(p, k if p in DURATIONS else "oracle", None)) for p in baselines}
             d = {w: summary(c, name("dike", k, w)) for w in ("0", "0.5", "1")}
             dk = d[DEFAULT_KNOB]
             dom = [p for p, v in base.items() if v[0] < dk[0] and v[1] < dk[1] and v[2] > dk[2]]
@@ -470,6 +494,9 @@ def main():
                    d["0"][1], d["0.5"][0] / 3600, d["0.5"][1], knob_note(d["0"], d["1"], ends(c, k), carriers)))
     print("%d points x %d modes: %s; %s" % (len(pts), len(modes), ", ".join("%s %d" % kv for kv in fails.items()),
                                            tally_text(pairs)))
+    if baselines != BASELINES:
+        print("checked against %s only (--baselines): \"dominated\" and the best baselines name no other" %
+              ", ".join(baselines))
     carriers_line()
     compare_with(a, pts, ("0", "0.5", "1"), summary, modes)
     return 0

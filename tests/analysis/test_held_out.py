@@ -129,6 +129,24 @@ fn = list(held_out.runs(few, modes=("none",)))
 # per point: fifo, las, gandiva-fair, drf (oracle: they use no durations), sjf, srtf, themis and Dike x 3 under none
 check(len(fn) == 3 * (4 + 3 + 3) and {k for _, p, k, _ in fn if p in ("sjf", "srtf", "themis", "dike")} == {"none"},
       "--modes none: the duration-using policies run under none, 10 runs a point")
+# --baselines: a subset of the seven, in their own order; the duration-using ones in every mode
+check(held_out.parse_baselines("gandiva-fair") == ("gandiva-fair",)
+      and held_out.parse_baselines("drf, sjf,fifo") == ("fifo", "sjf", "drf"),
+      "--baselines: one baseline, or several put in the baselines' order")
+check(held_out.parse_baselines("gandiva") is None and held_out.parse_baselines("") is None
+      and held_out.parse_baselines("las,las") is None and held_out.parse_baselines("dike") is None,
+      "--baselines: a misspelt, empty, repeated or non-baseline name is refused")
+check(held_out.parse_baselines(",".join(held_out.BASELINES)) == held_out.BASELINES, "--baselines default: all seven")
+gb = list(held_out.runs(few, modes=("oracle", "none"), baselines=("gandiva-fair",)))
+# per point: gandiva-fair once (oracle: no durations), Dike at w = 0, 0.5 and 1 in both modes
+check(len(gb) == 3 * (1 + 2 * 3) and {p for _, p, _, _ in gb} == {"gandiva-fair", "dike"}
+      and {k for _, p, k, _ in gb if p == "gandiva-fair"} == {"oracle"},
+      "--baselines gandiva-fair: it once and Dike x 3 per mode, 7 runs a point")
+sb = list(held_out.runs(few, modes=("noisy",), baselines=("srtf",)))
+check(len(sb) == 3 * (1 + 3) and {(p, k) for _, p, k, _ in sb if p != "dike"} == {("srtf", "noisy")},
+      "--baselines srtf --modes noisy: srtf under noisy, 4 runs a point")
+check(set(gb) <= set(held_out.runs(few, modes=("oracle", "none"))),
+      "--baselines' runs are among the full list's (a later full run reuses them)")
 # (avg JCT s, unfair fraction): w = 1 must be no less fair, w = 0 no slower; ties pass
 check(held_out.knob_monotone((100.0, 0.05), (110.0, 0.01)), "knob: w = 0 faster and w = 1 fairer passes")
 check(held_out.knob_monotone((100.0, 0.01), (100.0, 0.01)), "knob: equal values pass")
