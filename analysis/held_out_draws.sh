@@ -8,9 +8,9 @@
 # OUT gets one folder per draw (OUT/dN) and its report (OUT/dN.txt). DRAW picks draws by number
 # (default: all of the table). Arguments after `--` go to every held_out.py call, e.g.
 # `--emu build/dike-emu`, `--traces ../shared/traces` or `--baselines gandiva-fair` (check a
-# changed baseline without running the other six again). A full run of all draws takes about
-# 2.5 hours on 2 cores (about 7 minutes for a draw of 30 points); with `--baselines gandiva-fair`
-# about 35 minutes (both measured 2026-12-07, docs/dike-checks.md).
+# changed baseline without running the other six again). Measured on 2 cores on 2026-12-07: draw
+# 29 in full took 7 minutes (30 points), so all draws would take about 3 hours; draws 1-25 with
+# `--baselines gandiva-fair` took 30 minutes (docs/dike-checks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 || $1 == -* ]]; then
