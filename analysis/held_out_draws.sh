@@ -9,8 +9,8 @@
 # (default: all of the table). Arguments after `--` go to every held_out.py call, e.g.
 # `--emu build/dike-emu`, `--traces ../shared/traces` or `--baselines gandiva-fair` (check a
 # changed baseline without running the other six again). Measured on 2 cores on 2026-12-07: draw
-# 29 in full took 7 minutes (30 points), so all draws would take about 3 hours; draws 1-25 with
-# `--baselines gandiva-fair` took 30 minutes (docs/dike-checks.md).
+# 29 in full took under 5 minutes (30 points), so all draws would take about 2 hours; draws 1-25
+# with `--baselines gandiva-fair` took 30 minutes (docs/dike-checks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 || $1 == -* ]]; then
