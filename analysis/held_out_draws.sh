@@ -10,7 +10,8 @@
 # `--emu build/dike-emu`, `--traces ../shared/traces` or `--baselines gandiva-fair` (check a
 # changed baseline without running the other six again). Measured on 2 cores on 2026-12-07: draw
 # 29 in full took under 5 minutes (30 points), so all draws would take about 2 hours; draws 1-25
-# with `--baselines gandiva-fair` took 30 minutes (docs/dike-checks.md).
+# with `--baselines gandiva-fair` took 30 minutes, and their other six baselines 36 minutes more
+# (docs/dike-checks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 || $1 == -* ]]; then
