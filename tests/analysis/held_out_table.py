@@ -37,7 +37,7 @@ def draws_of(cell):
         return None
     lo = int(m.group(1))
     hi = int(m.group(2) or lo)
-    return [d for d in range(lo, hi + 1) if d != 5]  # draw 5 is not in the table (version 0.8 only)
+    return list(range(lo, hi + 1))
 
 
 def checks_of(args):
