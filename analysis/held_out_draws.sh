@@ -5,13 +5,14 @@
 #
 #   bash analysis/held_out_draws.sh OUT [DRAW ...] [-- HELD_OUT_ARGS ...]
 #
-# OUT gets one folder per draw (OUT/dN) and its report (OUT/dN.txt). DRAW picks draws by number
-# (default: all of the table). Arguments after `--` go to every held_out.py call, e.g.
-# `--emu build/dike-emu`, `--traces ../shared/traces` or `--baselines gandiva-fair` (check a
-# changed baseline without running the other six again). Measured on 2 cores on 2026-12-07: draw
-# 29 in full took under 5 minutes (30 points), so all draws would take about 2 hours; draws 1-25
-# with `--baselines gandiva-fair` took 30 minutes, and their other six baselines 36 minutes more
-# (docs/dike-checks.md).
+# OUT gets one folder per draw (OUT/dN) and its report (OUT/dN.txt); after the totals,
+# analysis/held_out_where.py tallies the full draws' checks by trace, mode, load and cluster
+# size. DRAW picks draws by number (default: all of the table). Arguments after `--` go to every
+# held_out.py call, e.g. `--emu build/dike-emu`, `--traces ../shared/traces` or
+# `--baselines gandiva-fair` (check a changed baseline without running the other six again).
+# Measured on 2 cores on 2026-12-07: draw 29 in full took under 5 minutes (30 points), so all
+# draws would take about 2 hours; draws 1-25 with `--baselines gandiva-fair` took 30 minutes, and
+# their other six baselines 36 minutes more (docs/dike-checks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 || $1 == -* ]]; then
@@ -70,6 +71,7 @@ done
 
 mkdir -p "$OUT"
 checks=0 dom=0 knob=0 bad=0
+full=()
 for x in "${DRAWS[@]}"; do
   n=${x%%|*}
   args=${x#*|}
@@ -96,7 +98,12 @@ for x in "${DRAWS[@]}"; do
   checks=$((checks + np * nm))
   dom=$((dom + d))
   knob=$((knob + k))
+  full+=("$OUT/d$n.txt")
   echo "draw $n ($args): $line"
 done
-[[ $checks -gt 0 ]] && echo "all: $checks checks, dominated $dom, knob fails $knob"
+if [[ $checks -gt 0 ]]; then
+  echo "all: $checks checks, dominated $dom, knob fails $knob"
+  # where the knob fails: by trace, mode, load and cluster size (docs/dike.md, "Where it stands")
+  /usr/bin/python3 analysis/held_out_where.py "${full[@]}"
+fi
 [[ $bad == 0 ]]
