@@ -59,6 +59,8 @@ DRAWS=(
   "27|--sample 30 --seed 27"
   "28|--sample 30 --seed 28"
   "29|--sample 30 --seed 29"
+  "30|--sample 30 --seed 30"
+  "31|--sample 30 --seed 31 --loads 1.0:1.6 --nodes 24:64"
 )
 for p in "${PICK[@]}"; do
   found=0
