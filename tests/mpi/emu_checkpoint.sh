@@ -4,7 +4,8 @@
 # /job_nodes /node_timeseries identical with h5diff) for three policies, on the same number of
 # ranks and on another (the node-side state is moved to the new owners and homes); periodic
 # checkpoints change nothing and can be resumed; a checkpoint resumed on as many ranks cut another
-# way (engine.coordinator_owns_nodes) is moved to the new blocks; resume takes --set for engine.*
+# way (engine.coordinator_owns_nodes) is moved to the new blocks; srtf under `none` resumed while a
+# job's eviction is on its way keys it as the uninterrupted run does; resume takes --set for engine.*
 # keys only; SIGTERM during a 2-rank run leaves a valid checkpoint (exit 4).
 #
 #   emu_checkpoint.sh DIKE_EMU MPIEXEC_NP_FLAG MPIEXEC...
@@ -39,6 +40,27 @@ for pc in "fifo:2 2 40000,3 1 90000" "srtf:1 3 30000,2 1 50000" "dike:1 1 20000,
         same_as_full r$a$b.h5 "$p: stopped at $stop s on $a ranks, resumed on $b"
     done
 done
+# srtf under `none`, stopped while a failure's eviction of job 840 has not reached the nodes: the
+# resumed run keys that job by its true work left once the nodes report it, as the uninterrupted run
+# does. Until 2026-12-07 the checkpoint rebuilt the policy before it loaded the stop flags, so srtf
+# took the job's guessed work done as known and parked it with that key; the resumed run then
+# started job 840 before job 697 at 610,001 s (found by scripts/random_campaigns.py seed 554).
+N=(--set workload.jobs=1601 --set workload.load=0.6 --cluster 49x4 --set cluster.nodes_per_rack=7 -p srtf
+   -s 268 --set scheduler.duration_knowledge=none --set scheduler.backfill=true
+   --set scheduler.decision_latency_s=1 --set scheduler.round_s=3600 --set faults.mtbf_s=3600
+   --set node_model.interference=0.05 --set node_model.slowdown_mtbf_s=3600 --quiet)
+rm -f ./*.h5
+emu run "${N[@]}" --out full.h5
+rc=0
+emu run "${N[@]}" --set engine.inject_stop_s=610000 --out n.h5 2>err || rc=$?
+[ "$rc" = 4 ] && [ -f n.h5.ckpt.h5 ] || { show_file stderr err; fail "srtf none: a stopped run exits with $rc, expected 4"; }
+for b in 1 2; do
+    emu_mpi "$b" resume n.h5.ckpt.h5 --quiet --out rn$b.h5 --checkpoint rn$b.ckpt.h5 ||
+        fail "srtf none: resume on $b ranks failed"
+    same_objects full.h5 rn$b.h5 "srtf none: stopped at 610000 s while an eviction was on its way, resumed on $b" \
+        /jobs /tenants /timeseries /summary /nodes /job_nodes
+done
+
 # The stop time in a stretch where rank 0 has no event of its own: one 100,000-s job runs alone
 # after a 10-s one.
 # - With slowdown episodes, only the nodes' episodes make windows. The stop still comes in the
