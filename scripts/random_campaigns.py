@@ -18,7 +18,7 @@ interference (at most 8 points). A grid passes when
   - the same campaign in a fresh folder, sent SIGUSR1 (what the Slurm scripts pass on before a
     time limit; mpirun forwards it) at a random moment of its run, exits 4 or 0; its rerun with a
     drawn rank layout exits 0 with every point COMPLETED, no checkpoint left, and every output
-    equal to the uninterrupted campaign's. A signal in the first STARTUP_WINDOW_S (0.5 s) that kills
+    equal to the uninterrupted campaign's. A signal in the first STARTUP_WINDOW_S (1 s) that kills
     mpirun or the ranks by SIGUSR1's default action is mpirun's start-up window, which the program
     cannot close (docs/reliability.md): such a grid prints "win" and is not counted as failed.
 Prints one line per grid and exits 1 if any failed. Not in CI (docs/testing.md, "Random
@@ -40,8 +40,11 @@ import random_configs as rc  # noqa: E402  (the same draws, the same comparison)
 SHORT = {"policy": "scheduler.policy", "placement": "scheduler.placement", "seed": "run.seed"}
 # A SIGUSR1 this soon after mpirun starts may kill mpirun or the ranks before any handler exists
 # (docs/reliability.md, "A stop in the first tenth of a second": up to 0.07 s alone, 0.32 s seen
-# on a loaded machine): such a grid is reported as "window", apart from the failures.
-STARTUP_WINDOW_S = 0.5
+# on a loaded machine, and on 2026-12-07 mpirun itself killed 0.52 s after its start, seed 572,
+# with nothing else running; until then this was 0.5 s): such a grid is reported as "window",
+# apart from the failures. Only a death by SIGUSR1's default action counts, which a rank with its
+# handler in place cannot die of; most signals come seconds later, where it is a failure.
+STARTUP_WINDOW_S = 1.0
 ENV = rc.ENV
 
 
