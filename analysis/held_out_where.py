@@ -24,18 +24,11 @@ TRACES = {"titan": "TitanSched Philly", "gpphilly": "Gen-Parallel Philly", "heli
           "ef": "ElasticFlow"}
 
 
-def band(value, bands):
-    """Bands whose upper ends are exclusive (loads: 0.9 is in "0.9-1.1")."""
+def band(value, bands, inclusive=False):
+    """The name of @p value's band: the first whose upper end is above it (or, with @p inclusive,
+    at or above it: cluster sizes; loads' upper ends are exclusive, 0.9 is in "0.9-1.1")."""
     for top, name in bands:
-        if value < top:
-            return name
-    return bands[-1][1]
-
-
-def band_le(value, bands):
-    """Bands whose upper ends are inclusive (cluster sizes)."""
-    for top, name in bands:
-        if value <= top:
+        if value < top or (inclusive and value == top):
             return name
     return bands[-1][1]
 
@@ -100,7 +93,7 @@ def main():
     table("By trace", checks, lambda c: c["trace"], list(TRACES.values()))
     table("By mode", checks, lambda c: c["mode"], ["oracle", "noisy", "none"])
     table("By load", checks, lambda c: band(c["load"], LOADS), [n for _, n in LOADS])
-    table("By size", checks, lambda c: band_le(c["gpus"], SIZES), [n for _, n in SIZES])
+    table("By size", checks, lambda c: band(c["gpus"], SIZES, inclusive=True), [n for _, n in SIZES])
     print("\nBy trace and mode, knob fails / checks:\n")
     modes = ["oracle", "noisy", "none"]
     print("| trace | " + " | ".join(modes) + " |")

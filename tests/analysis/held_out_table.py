@@ -14,21 +14,11 @@ Prints one line per check; exits 1 on the first that fails.
 import re
 import sys
 
+import mdtable  # tests/analysis/mdtable.py, next to this script
+
 
 def table_rows(text):
-    rows, in_table = [], False
-    for line in text.splitlines():
-        if line.startswith("| draw | `held_out.py` arguments |"):
-            in_table = True
-            continue
-        if in_table:
-            if not line.startswith("|"):
-                break
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if set(cells[0]) <= set("-"):
-                continue
-            rows.append(cells)
-    return rows
+    return mdtable.rows(text, "| draw | `held_out.py` arguments |")
 
 
 def draws_of(cell):

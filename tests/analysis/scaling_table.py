@@ -16,27 +16,13 @@ import re
 import statistics
 import sys
 
+import mdtable  # tests/analysis/mdtable.py, next to this script
+
 STRONG_MIN, WEAK_MAX = 1.3, 1.25
 
 
 def fail(msg):
     sys.exit("scaling_table: " + msg)
-
-
-def table_rows(text, header):
-    rows, in_table = [], False
-    for line in text.splitlines():
-        if line.startswith(header):
-            in_table = True
-            continue
-        if in_table:
-            if not line.startswith("|"):
-                break
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if set(cells[0]) <= set("-"):
-                continue
-            rows.append(cells)
-    return rows
 
 
 def ratio(cell, where):
@@ -52,7 +38,7 @@ def main():
     src = sys.argv[1]
     doc = open(src + "/docs/scaling.md", encoding="utf-8").read()
     sets_doc = open(src + "/docs/scaling-sets.md", encoding="utf-8").read()
-    rows = table_rows(doc, "| # | set | L = 1 s, strong |")
+    rows = mdtable.rows(doc, "| # | set | L = 1 s, strong |")
     if len(rows) < 10:
         fail("found %d rows in the table of sets: format changed?" % len(rows))
     sets = []
@@ -73,7 +59,7 @@ def main():
     n_sets = len(sets)
     s1 = [v[0][0] for _, _, v in sets]
     w1 = [v[1][0] for _, _, v in sets]
-    crit = {c[0]: c[1] for c in table_rows(doc, "| criterion | status | where |")}
+    crit = {c[0]: c[1] for c in mdtable.rows(doc, "| criterion | status | where |")}
 
     def status(prefix):
         for k, v in crit.items():
