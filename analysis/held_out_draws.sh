@@ -61,6 +61,7 @@ DRAWS=(
   "29|--sample 30 --seed 29"
   "30|--sample 30 --seed 30"
   "31|--sample 30 --seed 31 --loads 1.0:1.6 --nodes 24:64"
+  "32|--sample 30 --seed 32"
 )
 for p in "${PICK[@]}"; do
   found=0
