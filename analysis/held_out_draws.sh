@@ -62,6 +62,7 @@ DRAWS=(
   "30|--sample 30 --seed 30"
   "31|--sample 30 --seed 31 --loads 1.0:1.6 --nodes 24:64"
   "32|--sample 30 --seed 32"
+  "33|--sample 30 --seed 33"
 )
 for p in "${PICK[@]}"; do
   found=0
