@@ -92,6 +92,8 @@ typedef struct dk_slot {
 
 typedef struct dk_state {
     double w;           /**< dike.fairness_weight: the share of jobs that are guarded */
+    int late;           /**< dike.late_pass: a candidate the guard leaves late may take the
+                             longest guarded victim (late_room) */
     double keep;        /**< 1 - dike.hysteresis */
     double lease_us;    /**< dike.min_lease_s, us, for guarded jobs; 0 if w = 0 */
     uint64_t guard_below; /**< w x 2^64: job i is guarded when frac((i + 1) x golden) x 2^64 is
@@ -1227,6 +1229,29 @@ static void follow_chain(dk_state *st, const dike_sched *s, const dike_job *q, d
     }
 }
 
+/* Preempt st->victims[0 .. @p nv) and start @p q on the GPUs they free. */
+static int take_and_start(dk_state *st, dike_sched *s, dike_job *q, uint32_t nv)
+{
+    for (uint32_t k = 0; k < nv; k++) {
+        dike_job *v = st->victims[k];
+        node_remove(st, v);
+        dike_sched_preempt(s, v);
+        if (st->knowledge == DIKE_DURATION_NONE &&
+            dike_sched_done_work(s, v) >= dike_sched_est_duration(s, v))
+            st->outlived[v->idx] = 1; /* queued_rem_us */
+        q_push(st, s, v);
+    }
+    return start(st, s, q, 0);
+}
+
+static void victims_grow(dk_state *st, uint32_t nv)
+{
+    if (nv == st->vcap) {
+        st->vcap = st->vcap ? 2 * st->vcap : 16;
+        st->victims = dike_xrealloc(st->victims, st->vcap * sizeof *st->victims);
+    }
+}
+
 /* Preempt victims on the chosen nodes (largest share first, only what each node must give) and
  * start q. Returns 1 if q started.
  *
@@ -1261,10 +1286,7 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
             dike_job *v = st->cand[k].job;
             if (st->taken[v->idx])
                 continue;
-            if (nv == st->vcap) {
-                st->vcap = st->vcap ? 2 * st->vcap : 16;
-                st->victims = dike_xrealloc(st->victims, st->vcap * sizeof *st->victims);
-            }
+            victims_grow(st, nv);
             st->victims[nv++] = v;
             st->taken[v->idx] = 1;
             have += st->cand[k].gpus;
@@ -1276,16 +1298,123 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
         st->taken[st->victims[k]->idx] = 0;
     if (npick == 0 || still > 0)
         return 0; /* not enough room: take nobody */
-    for (uint32_t k = 0; k < nv; k++) {
-        dike_job *v = st->victims[k];
-        node_remove(st, v);
-        dike_sched_preempt(s, v);
-        if (st->knowledge == DIKE_DURATION_NONE &&
-            dike_sched_done_work(s, v) >= dike_sched_est_duration(s, v))
-            st->outlived[v->idx] = 1; /* queued_rem_us */
-        q_push(st, s, v);
+    return take_and_start(st, s, q, nv);
+}
+
+/* ---- the late pass (dike.late_pass) ----
+ * The guard never makes a fair job unfair, so in a burst of short jobs on a cluster of long
+ * running ones (every T_ideal its job's length: any wait is unfair) it refuses the first
+ * preemption of every long job, and every short job of the burst waits and is unfair; SRTF makes
+ * one long job late and lets it take the delays of the burst. The metric counts unfair jobs, and
+ * Moore and Hodgson's rule for the fewest late jobs on one machine drops the longest job when
+ * adding one makes the schedule late. So, when the guard has refused every victim for the
+ * candidate q (make_room found none), and
+ *   - q can still finish fairly if it starts now (its slack is at least zero), but
+ *   - not after the least time it would wait for GPUs (W, a lower bound: the free GPUs of its type
+ *     and those the running jobs free by their estimated ends do not reach its width within its
+ *     slack),
+ * q may take victims that pass the size test alone, leases and guard set aside: on the node
+ * where that stops the fewest GPUs, the one whose victim has the most estimated work left, and
+ * there the longest victims first. A victim made late passes the guard from then on (late even
+ * if left alone), so the next candidate of the burst takes it again before any other job is made
+ * late. A candidate that is late already, or that a GPU will reach in time, makes nobody late.
+ * Only gangs that fit in one node (the bursts are of 1-GPU jobs). Off by default: measured in
+ * docs/dike.md ("The late pass"). */
+
+/* Does q, which needs @p g GPUs of its type, find them within @p slack_us by the free GPUs and
+ * the running jobs' estimated ends (W <= slack)? */
+static int room_in_time(const dk_state *st, const dike_sched *s, const dike_job *q, double slack_us)
+{
+    const dike_cluster *cl = dike_sched_cluster(s);
+    uint64_t g = q->spec->num_gpus, have = dike_sched_free_gpus(s, q->spec->gpu_type);
+    dike_time now = dike_sched_now(s);
+    for (uint32_t n = 0; n < st->nodes && have < g; n++) {
+        if (!node_allowed(cl, n, q))
+            continue;
+        const dk_slot *sl = st->slot + st->node_off[n];
+        for (uint32_t k = 0; k < st->node_n[n] && have < g; k++) {
+            const dike_job *v = sl[k].job;
+            if (!(v->rate > 0))
+                continue;
+            double end = dike_sched_est_remaining_running(s, v) / v->rate;
+            if (v->progress_start > now)
+                end += (double)(v->progress_start - now);
+            if (end <= slack_us)
+                have += sl[k].gpus;
+        }
     }
-    return start(st, s, q, 0);
+    return have >= g;
+}
+
+/* Longest estimated work left first, then job index. */
+static int longer(const dk_slot *x, const dk_slot *y)
+{
+    return x->rem != y->rem ? x->rem > y->rem : x->job->idx < y->job->idx;
+}
+
+/* Node @p n's jobs that pass the size test against a candidate of measure @p qm (leases and the
+ * guard set aside), longest first, into st->cand (their rem: estimated work left, s); how many. */
+static uint32_t late_victims(dk_state *st, const dike_sched *s, uint32_t n, double qm)
+{
+    dike_time now = dike_sched_now(s);
+    const dk_slot *sl = st->slot + st->node_off[n];
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < st->node_n[n]; k++) {
+        const dike_job *v = sl[k].job;
+        if (v->state != DIKE_JOB_RUNNING || v->run_start == now || probing(st, s, v))
+            continue;
+        double rem_s = run_rem_s(s, v);
+        if (qm > vict_measure(st, v, rem_s))
+            continue;
+        dk_slot c = sl[k];
+        c.rem = rem_s;
+        uint32_t i = m++; /* insertion: a node holds a handful of jobs */
+        for (; i > 0 && longer(&c, &st->cand[i - 1]); i--)
+            st->cand[i] = st->cand[i - 1];
+        st->cand[i] = c;
+    }
+    return m;
+}
+
+static int late_room(dk_state *st, dike_sched *s, dike_job *q)
+{
+    const dike_cluster *cl = dike_sched_cluster(s);
+    uint32_t g = q->spec->num_gpus;
+    if (!st->late || st->w <= 0 || g > st->G)
+        return 0;
+    double need_s, size_s, qm;
+    candidate(st, s, q, est_rem_s(st, s, q), &need_s, &size_s, &qm);
+    if (st->q_slack_us < 0 || room_in_time(st, s, q, st->q_slack_us))
+        return 0;
+    uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
+    double best_rem = -INFINITY;
+    for (uint32_t n = 0; n < st->nodes; n++) {
+        uint32_t f = dike_sched_node_free(s, n);
+        if (!node_allowed(cl, n, q) || f >= g || dike_cluster_node_gpus(cl, n) < g)
+            continue;
+        uint32_t m = late_victims(st, s, n, qm), have = f, cost = 0, k = 0;
+        for (; k < m && have < g; k++) {
+            have += st->cand[k].gpus;
+            cost += st->cand[k].job->spec->num_gpus;
+        }
+        if (have < g)
+            continue;
+        if (cost < best_cost || (cost == best_cost && st->cand[0].rem > best_rem)) {
+            best = n;
+            best_cost = cost;
+            best_rem = st->cand[0].rem;
+        }
+    }
+    if (best == UINT32_MAX)
+        return 0;
+    /* the chosen node's victims again, longest first, only as many as it must give */
+    uint32_t m = late_victims(st, s, best, qm), have = dike_sched_node_free(s, best), nv = 0;
+    for (uint32_t k = 0; k < m && have < g; k++) {
+        victims_grow(st, nv);
+        st->victims[nv++] = st->cand[k].job;
+        have += st->cand[k].gpus;
+    }
+    return take_and_start(st, s, q, nv);
 }
 
 /* ---- the decision step ---- */
@@ -1411,7 +1540,7 @@ static void dk_decide(void *state, dike_sched *s)
     }
     /* in order; the first that does not fit may preempt (only it, as in SRTF) */
     while ((q = dike_tenantq_min(&st->queued)))
-        if (!start(st, s, q, 1) && !make_room(st, s, q))
+        if (!start(st, s, q, 1) && !make_room(st, s, q) && !late_room(st, s, q))
             break;
     /* fill-in: shortest first among the jobs that fit */
     dike_jobq_fill(&st->queued.q, s, fill_start, st); /* a group's hidden members follow its first */
@@ -1426,6 +1555,7 @@ typedef struct dk_params {
     double hysteresis;      /**< h: remaining GPU-time margin needed to preempt */
     double min_lease_s;     /**< a guarded job's lease, s */
     double probe_s;         /**< `none`: a new job's probe, s */
+    bool late_pass;         /**< a candidate the guard leaves late may take the longest victim */
 } dk_params;
 
 static const dike_option dk_options[] = {
@@ -1448,6 +1578,11 @@ static const dike_option dk_options[] = {
      "scheduler.duration_knowledge = none only: a job that has never run is judged by at most "
      "this much work (order, swap test, guard), and its first run is kept until it has done that "
      "much, s (0 = judge it by its tenant's mean alone)"},
+    {"late_pass", DIKE_OPT_BOOL, DIKE_OPT_FIELD(dk_params, late_pass), "false", DIKE_OPT_ANY, NULL,
+     "when the guard refuses every victim for a waiting job that would finish fairly if it "
+     "started now but not after its least wait for GPUs, it may take the running jobs with the "
+     "most work left on one node, leases and guard set aside (Moore and Hodgson: one job made "
+     "late absorbs a burst; gangs that fit in one node; docs/dike.md)"},
     {NULL}};
 
 static int dk_init(dike_sched *s, void **state, dike_err *e)
@@ -1458,6 +1593,7 @@ static int dk_init(dike_sched *s, void **state, dike_err *e)
     size_t njobs = dike_sched_workload(s)->njobs;
     const dk_params *p = dike_policy_params(c, &dike_policy_dike);
     st->w = p->fairness_weight;
+    st->late = p->late_pass;
     st->keep = 1 - p->hysteresis;
     st->lease_us = st->w > 0 ? p->min_lease_s * 1e6 : 0; /* guarded jobs' lease */
     st->guard_all = st->w >= 1;

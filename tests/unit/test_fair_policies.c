@@ -1143,6 +1143,52 @@ static void test_dike_chain(void **st)
     sc_expect(jobs, 3, w1, (const sc_want[]){{0, 1000, 0}, {0, 10000, 0}, {1000, 1100, 0}});
 }
 
+/* The late pass (dike.late_pass): one job made late absorbs a burst. One node of 8 GPUs, w = 1,
+ * no restore cost, decisions at events only. J0 (8 GPUs, 500 s, a) and J1 (8 GPUs, 1000 s, b) at
+ * 0: J0 0-500, J1 from 500 (test_dike_knob). J2 (8 GPUs, 100 s, c) at 1000, J3 (8 GPUs, 100 s, c)
+ * at 1100.
+ *   At 1000 the guard refuses J1 for J2: J1's N_avg since 0 is (2 x 500 + 1 x 500) / 1000 = 1.5,
+ *   T_ideal 1500, slack 1500 - 1000 - 500 = 0 < 100, and it is not late if left alone.
+ *   - late_pass off: J2 waits. At 1100 (J3 arrives) J1's N_avg = (1000 + 500 + 2 x 100) / 1100 =
+ *     1.545, slack 1545.5 - 1100 - 400 = 45.5 < 100: refused again. J1 500-1500, J2 1500-1600,
+ *     J3 1600-1700: J2 and J3 wait 500 s each and both finish unfairly.
+ *   - late_pass on: J2 could finish fairly if it started now (2 jobs in the system at its
+ *     arrival: T_ideal 100 x 8 x 2 / 8 = 200, slack 200 - 100 = 100 >= 0), but no GPU frees before
+ *     J1's estimated end at 1500, 500 s > 100: the guard is set aside, and J2 takes J1 (100 x 8 <=
+ *     0.9 x 500 x 8). J2 1000-1100; at 1100 J3 (800 GPU-s) goes before J1 (4000): 1100-1200; J1
+ *     resumes 1200-1700. Only J1 is late (T_ideal 1000 x 2400 / 1700 = 1411.8 < 1700).
+ *   - on, with a lease of 600 s: J1 has run 500 s, and J2's slack (100) is no shorter than the
+ *     lease left (100), so the lease holds in the guard's pass; the late pass sets it aside: the
+ *     same schedule.
+ *   - on, but five more jobs (8 GPUs, 5000 s) arrive with J2 at 1000: 7 jobs in the system, J2's
+ *     T_ideal 700, slack 600 >= the 500 s until J1 ends. J2 can wait and still be fair, so nobody
+ *     is made late: J1 500-1500, J2 1500-1600, then the five, 5000 s each, from 1600. */
+static void test_dike_late_pass(void **st)
+{
+    static const sc_job jobs[] = {{0, 500, 8, "a"}, {0, 1000, 8, "b"}, {1000, 100, 8, "c"},
+                                  {1100, 100, 8, "c"}};
+    static const sc_want kept[] = {{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0}, {1600, 1700, 0}};
+    static const sc_want taken[] = {{0, 500, 0}, {500, 1700, 1}, {1000, 1100, 0}, {1100, 1200, 0}};
+    const char *off[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                         "dike.fairness_weight=1", NULL};
+    const char *on[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                        "dike.fairness_weight=1", "dike.late_pass=true", NULL};
+    const char *lease[] = {"cluster.nodes=1", DK_BASE, "scheduler.round_s=100000",
+                           "dike.fairness_weight=1", "dike.late_pass=true", "dike.min_lease_s=600",
+                           NULL};
+    (void)st;
+    sc_expect(jobs, 4, off, kept);
+    sc_expect(jobs, 4, on, taken);
+    sc_expect(jobs, 4, lease, taken);
+    static const sc_job batch[] = {{0, 500, 8, "a"},     {0, 1000, 8, "b"},    {1000, 100, 8, "c"},
+                                   {1000, 5000, 8, "d"}, {1000, 5000, 8, "d"}, {1000, 5000, 8, "d"},
+                                   {1000, 5000, 8, "d"}, {1000, 5000, 8, "d"}};
+    sc_expect(batch, 8, on, (const sc_want[]){{0, 500, 0}, {500, 1500, 0}, {1500, 1600, 0},
+                                              {1600, 6600, 0}, {6600, 11600, 0},
+                                              {11600, 16600, 0}, {16600, 21600, 0},
+                                              {21600, 26600, 0}});
+}
+
 int main(void)
 {
     MPI_Init(NULL, NULL);
@@ -1163,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_dike_victim_restore), cmocka_unit_test(test_dike_wide_rack),
         cmocka_unit_test(test_dike_wide_one_type),
         cmocka_unit_test(test_dike_estimate_margin), cmocka_unit_test(test_dike_chain),
+        cmocka_unit_test(test_dike_late_pass),
         cmocka_unit_test(test_dike_outlived_estimate), cmocka_unit_test(test_dike_outlived_queued),
         cmocka_unit_test(test_dike_probe),
         cmocka_unit_test(test_dike_spare_slack),
