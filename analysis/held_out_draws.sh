@@ -63,6 +63,7 @@ DRAWS=(
   "31|--sample 30 --seed 31 --loads 1.0:1.6 --nodes 24:64"
   "32|--sample 30 --seed 32"
   "33|--sample 30 --seed 33"
+  "34|--sample 30 --seed 34"
 )
 for p in "${PICK[@]}"; do
   found=0
