@@ -53,6 +53,10 @@ of average JCT, the median change of the unfair fraction, and preemptions per jo
 after. To try a change to Dike: run a draw with the current build into DIR, the same draw with the
 changed build (`--emu`) into another folder with `--against DIR`.
 
+--dike-set KEY=VALUE (repeatable) adds `--set KEY=VALUE` to every Dike run and to no baseline's: to
+try an option of Dike on a draw, e.g. `--dike-set dike.late_pass=true --knob-only`. Give it a new
+--out: runs found there are reused whatever they were run with.
+
 --baselines LIST runs and checks only those baselines (a comma-separated subset of fifo, sjf,
 srtf, las, themis, gandiva-fair and drf; default all seven) besides Dike at its three knob values:
 to check Dike against a baseline that changed without running the others again. The summary line
@@ -163,6 +167,24 @@ MODES = ("oracle", "noisy")
 BASELINES = ("fifo", "sjf", "srtf", "las", "themis", "gandiva-fair", "drf")
 DURATIONS = ("sjf", "srtf", "themis")  # the baselines that use durations: run in every mode
 DEFAULT_KNOB = "%g" % dikeio.DEFAULT_KNOB  # the point the dominance check judges, as the runs are named
+
+
+def run_cmd(emu, args, policy, mode, out, w=None, seed=1, round_s=None, dike_set=()):
+    """The command line of one run: point @p args, @p policy in duration-knowledge @p mode, to
+    @p out; Dike's knob @p w, the run seed and scheduler.round_s when they are not the draw's own;
+    each KEY=VALUE of @p dike_set (--dike-set) on Dike's runs only."""
+    cmd = [emu, "run"] + list(args) + COMMON + ["-p", policy, "--set", "scheduler.duration_knowledge=" + mode,
+                                                "--out", out]
+    if w:
+        cmd += ["--set", "dike.fairness_weight=" + w]
+    if seed != 1:
+        cmd += ["--seed", str(seed)]
+    if round_s is not None:
+        cmd += ["--set", "scheduler.round_s=%d" % round_s]
+    if policy == "dike":
+        for kv in dike_set:
+            cmd += ["--set", kv]
+    return cmd
 
 
 def parse_modes(text):
@@ -353,6 +375,9 @@ def main():
     ap.add_argument("--baselines", default=",".join(BASELINES),
                     help="the baselines to run and check Dike against, comma-separated (default: all seven); "
                          "e.g. only the one a change touched, when the others' runs of the same build are known")
+    ap.add_argument("--dike-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="add --set KEY=VALUE to every Dike run (not the baselines'), e.g. dike.late_pass=true; "
+                         "repeatable. Runs already in --out are reused whatever they were run with: give a new --out")
     ap.add_argument("--against", metavar="DIR",
                     help="after the checks, Dike's change from the runs in DIR (the same draw run with another build)")
     a = ap.parse_args()
@@ -363,6 +388,9 @@ def main():
     if baselines is None:
         sys.exit("held_out: --baselines '%s': list some of %s, comma-separated, each once" %
                  (a.baselines, ", ".join(BASELINES)))
+    for kv in a.dike_set:
+        if "=" not in kv or kv.startswith("="):
+            sys.exit("held_out: --dike-set '%s': give KEY=VALUE, a key of the configuration (dike-emu config-reference)" % kv)
     if not os.path.isdir(a.traces):
         sys.exit("held_out: no traces at %s (--traces)" % a.traces)
     loads, nodes = parse_range(a.loads, float), parse_range(a.nodes, int)
@@ -387,13 +415,7 @@ def main():
         os.makedirs(os.path.dirname(out), exist_ok=True)
         if os.path.exists(out):
             return
-        cmd = [a.emu, "run"] + pts[c] + COMMON + ["-p", p, "--set", "scheduler.duration_knowledge=" + k, "--out", out]
-        if w:
-            cmd += ["--set", "dike.fairness_weight=" + w]
-        if rs != 1:
-            cmd += ["--seed", str(rs)]
-        if rnd != ROUNDS[0]:
-            cmd += ["--set", "scheduler.round_s=%d" % rnd]
+        cmd = run_cmd(a.emu, pts[c], p, k, out, w, rs, rnd if rnd != ROUNDS[0] else None, a.dike_set)
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if p.returncode:
             msg = p.stderr.decode(errors="replace").strip().splitlines()

@@ -64,6 +64,7 @@ DRAWS=(
   "32|--sample 30 --seed 32"
   "33|--sample 30 --seed 33"
   "34|--sample 30 --seed 34"
+  "35|--sample 30 --seed 35"
 )
 for p in "${PICK[@]}"; do
   found=0

@@ -12,8 +12,9 @@ node list; any policy and placement, duration knowledge, backfill, Dike's knob; 
 the emulating mode's node models and decision latency; and now and then an extreme value of a
 key (rounds of 1 s, no restore cost, huge estimate errors, ...); since the thirty-eighth session
 also the synthetic workload's shape, tenant weights by name, time_scale, sampling intervals,
-periodic checkpoints, the layout and progress keys, many tenants, the entitlements' treap
-(drawn after the others, so that a seed keeps its first options). Every draw is a run a user could ask for. A configuration passes when
+periodic checkpoints, the layout and progress keys, many tenants, the entitlements' treap, and
+since the fifty-seventh session Dike's late pass (drawn after the others, so that a seed keeps its
+first options). Every draw is a run a user could ask for. A configuration passes when
   - every run exits 0, or every run exits 2 with one `dike-emu:` line (bad input: a clear message;
     the trace reader's report of skipped rows and any `dike-emu: warning:` line, printed before the
     run, are not counted), or the
@@ -163,6 +164,9 @@ def draw(seed, traces):
     # 2026-12-06, forty-seventh session: docs/performance.md, "Many tenants: the estimates' watch")
     if r.random() < 0.25:
         a += ["--set", "engine.entitle_tree_tenants=0"]
+    # Dike's late pass (drawn last for the same reason; 2026-12-07, fifty-seventh session)
+    if "dike" in a and r.random() < 0.5:
+        a += ["--set", "dike.late_pass=true"]
     if "tenants.weights=t0:3,t1:0.5" in a and "workload.tenants=1" in a:
         a[a.index("tenants.weights=t0:3,t1:0.5")] = "tenants.weights=t0:3"
     return a

@@ -1321,8 +1321,9 @@ static int make_room(dk_state *st, dike_sched *s, dike_job *q)
  * Only gangs that fit in one node (the bursts are of 1-GPU jobs). Off by default: measured in
  * docs/dike.md ("The late pass"). */
 
-/* Does q, which needs @p g GPUs of its type, find them within @p slack_us by the free GPUs and
- * the running jobs' estimated ends (W <= slack)? */
+/* Does @p q find its GPUs within @p slack_us (W <= slack)? The free GPUs of its type, and those
+ * of its type that the running jobs free by their estimated ends, counted until they reach its
+ * width: a lower bound of its wait, since they may sit on several nodes. */
 static int room_in_time(const dk_state *st, const dike_sched *s, const dike_job *q, double slack_us)
 {
     const dike_cluster *cl = dike_sched_cluster(s);

@@ -21,6 +21,8 @@ Checks, on draws of 200 points from a made-up traces folder (the draw only build
   - --against's comparison of two builds' runs on hand-made numbers (medians, range, means);
   - the knob note with two small /jobs tables: which classes of jobs carry each failing side (worked
     out by hand in the comment above the check), and the tally of them (carrier_text);
+  - run_cmd: --dike-set's options reach Dike's runs and no baseline's; the knob, the run seed and
+    round_s only where asked;
   - fit_clusters with a stand-in emulator: a cluster smaller than the window's largest job is
     raised to the fewest nodes that fit it and renamed; the others stay.
 Prints one line per check; exits 1 if any failed.
@@ -273,4 +275,20 @@ with tempfile.TemporaryDirectory() as d:
           and opt(got["helios-load1-192gpus"], "cluster.nodes") == "24"
           and opt(got["titan-load2-32gpus"], "cluster.nodes") == "4",
           "fit_clusters: 11 nodes raised to 20 for a 160-GPU job (renamed), 24 and an exact fit kept: %s" % got)
+# run_cmd: what each run is asked for
+pt = ["-t", "x.csv", "--set", "workload.trace_load=1"]
+dk = held_out.run_cmd("emu", pt, "dike", "noisy", "o.h5", "1", dike_set=["dike.late_pass=true", "dike.probe_s=60"])
+sr = held_out.run_cmd("emu", pt, "srtf", "noisy", "o.h5", dike_set=["dike.late_pass=true"])
+check(dk[:2] == ["emu", "run"] and dk[2:6] == pt and opt(dk, "dike.late_pass") == "true"
+      and opt(dk, "dike.probe_s") == "60" and opt(dk, "dike.fairness_weight") == "1"
+      and opt(dk, "scheduler.duration_knowledge") == "noisy" and dk[dk.index("-p") + 1] == "dike"
+      and dk[dk.index("--out") + 1] == "o.h5",
+      "run_cmd: Dike's run carries the point, its mode, its knob and both --dike-set options: %s" % dk)
+check(opt(sr, "dike.late_pass") is None and opt(sr, "dike.fairness_weight") is None
+      and sr[sr.index("-p") + 1] == "srtf",
+      "run_cmd: a baseline's run gets no --dike-set option and no knob: %s" % sr)
+check("--seed" not in dk and opt(dk, "scheduler.round_s") is None
+      and held_out.run_cmd("emu", pt, "dike", "oracle", "o.h5", "0", 3, 293)[-6:] ==
+      ["--set", "dike.fairness_weight=0", "--seed", "3", "--set", "scheduler.round_s=293"],
+      "run_cmd: the run seed and round_s only where asked")
 sys.exit(1 if bad else 0)
