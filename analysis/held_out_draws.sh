@@ -9,7 +9,8 @@
 # analysis/held_out_where.py tallies the full draws' checks by trace, mode, load and cluster
 # size. DRAW picks draws by number (default: all of the table). Arguments after `--` go to every
 # held_out.py call, e.g. `--emu build/dike-emu`, `--traces ../shared/traces` or
-# `--baselines gandiva-fair` (check a changed baseline without running the other six again).
+# `--baselines gandiva-fair` (check a changed baseline without running the other six again), or
+# `--knob-only --dike-set dike.late_pass=true` (an option of Dike on every draw, into a new OUT).
 # Measured on 2 cores on 2026-12-07: draw 29 in full took under 5 minutes (30 points), so all
 # draws would take about 2 hours; draws 1-25 with `--baselines gandiva-fair` took 30 minutes, and
 # their other six baselines 36 minutes more (docs/dike-checks.md).
@@ -65,6 +66,7 @@ DRAWS=(
   "33|--sample 30 --seed 33"
   "34|--sample 30 --seed 34"
   "35|--sample 30 --seed 35"
+  "36|--sample 30 --seed 36"
 )
 for p in "${PICK[@]}"; do
   found=0
