@@ -480,24 +480,39 @@ static int leased_out(const dk_state *st, dike_time now, const dike_job *v)
            (!guarded(st, v) || (double)(now - v->run_start) >= st->lease_us);
 }
 
+/* Is running job @p v one a swap may take at all: running, not started at this instant, not in
+ * its probe? */
+static int swappable(const dk_state *st, const dike_sched *s, const dike_job *v)
+{
+    return v->state == DIKE_JOB_RUNNING && v->run_start != dike_sched_now(s) && !probing(st, s, v);
+}
+
+/* Does taking running job @p v for @p q, which measures @p qm (cand_measure), pass the size test:
+ * the same GPU type, and smaller in GPU-time by the hysteresis factor, both restores counted (the
+ * swap must pay for them)? v's estimated remaining work, s, into *rem_s. */
+static int swap_pays(const dk_state *st, const dike_sched *s, const dike_job *v, const dike_job *q,
+                     double qm, double *rem_s)
+{
+    if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
+        return 0;
+    *rem_s = run_rem_s(s, v);
+    return qm <= vict_measure(st, v, *rem_s);
+}
+
 /* May running job @p v be taken off its GPUs for @p q, which needs @p need_s seconds and measures
  * @p qm (cand_measure)? */
 static int can_take(const dk_state *st, const dike_sched *s, const dike_job *v, const dike_job *q,
                     double need_s, double qm)
 {
     dike_time now = dike_sched_now(s);
-    if (v->state != DIKE_JOB_RUNNING || v->run_start == now || probing(st, s, v))
+    double rem_s;
+    if (!swappable(st, s, v))
         return 0;
     /* The lease bounds churn, but it yields to a candidate that would be made unfair by waiting
      * for it to end (its slack is shorter than the lease left). */
     if (!leased_out(st, now, v) && st->q_slack_us >= (double)(v->run_start - now) + st->lease_us)
         return 0;
-    if (q->spec->gpu_type >= 0 && v->type != q->spec->gpu_type)
-        return 0;
-    /* Smaller in GPU-time by the hysteresis factor, both restores counted: the swap must pay
-     * for them. */
-    double rem_s = run_rem_s(s, v);
-    if (qm > vict_measure(st, v, rem_s))
+    if (!swap_pays(st, s, v, q, qm, &rem_s))
         return 0;
     if (!guarded(st, v))
         return 1; /* fairness does not restrict its preemption */
@@ -1353,19 +1368,17 @@ static int longer(const dk_slot *x, const dk_slot *y)
     return x->rem != y->rem ? x->rem > y->rem : x->job->idx < y->job->idx;
 }
 
-/* Node @p n's jobs that pass the size test against a candidate of measure @p qm (leases and the
- * guard set aside), longest first, into st->cand (their rem: estimated work left, s); how many. */
-static uint32_t late_victims(dk_state *st, const dike_sched *s, uint32_t n, double qm)
+/* Node @p n's jobs that pass the size test against candidate @p q of measure @p qm (leases and
+ * the guard set aside), longest first, into st->cand (their rem: estimated work left, s); how many. */
+static uint32_t late_victims(dk_state *st, const dike_sched *s, uint32_t n, const dike_job *q,
+                             double qm)
 {
-    dike_time now = dike_sched_now(s);
     const dk_slot *sl = st->slot + st->node_off[n];
     uint32_t m = 0;
+    double rem_s;
     for (uint32_t k = 0; k < st->node_n[n]; k++) {
         const dike_job *v = sl[k].job;
-        if (v->state != DIKE_JOB_RUNNING || v->run_start == now || probing(st, s, v))
-            continue;
-        double rem_s = run_rem_s(s, v);
-        if (qm > vict_measure(st, v, rem_s))
+        if (!swappable(st, s, v) || !swap_pays(st, s, v, q, qm, &rem_s))
             continue;
         dk_slot c = sl[k];
         c.rem = rem_s;
@@ -1393,7 +1406,7 @@ static int late_room(dk_state *st, dike_sched *s, dike_job *q)
         uint32_t f = dike_sched_node_free(s, n);
         if (!node_allowed(cl, n, q) || f >= g || dike_cluster_node_gpus(cl, n) < g)
             continue;
-        uint32_t m = late_victims(st, s, n, qm), have = f, cost = 0, k = 0;
+        uint32_t m = late_victims(st, s, n, q, qm), have = f, cost = 0, k = 0;
         for (; k < m && have < g; k++) {
             have += st->cand[k].gpus;
             cost += st->cand[k].job->spec->num_gpus;
@@ -1409,7 +1422,7 @@ static int late_room(dk_state *st, dike_sched *s, dike_job *q)
     if (best == UINT32_MAX)
         return 0;
     /* the chosen node's victims again, longest first, only as many as it must give */
-    uint32_t m = late_victims(st, s, best, qm), have = dike_sched_node_free(s, best), nv = 0;
+    uint32_t m = late_victims(st, s, best, q, qm), have = dike_sched_node_free(s, best), nv = 0;
     for (uint32_t k = 0; k < m && have < g; k++) {
         victims_grow(st, nv);
         st->victims[nv++] = st->cand[k].job;
