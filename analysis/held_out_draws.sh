@@ -67,6 +67,9 @@ DRAWS=(
   "34|--sample 30 --seed 34"
   "35|--sample 30 --seed 35"
   "36|--sample 30 --seed 36"
+  "37|--sample 30 --seed 37"
+  "38|--sample 30 --seed 38"
+  "39|--sample 30 --seed 39"
 )
 for p in "${PICK[@]}"; do
   found=0
