@@ -17,7 +17,19 @@ ends later at one end than at the other (docs/dike.md, "Where it loses").
 jobs_w0 and jobs_w1 are `/jobs` tables (numpy structured arrays, dikeio.Run.jobs) of the same
 workload; the side is "jct" (w = 0 slower than w = 1) or "unfair" (w = 1 less fair than w = 0).
 Used by report.py (the grid's knob lines) and held_out.py (each failing point).
+
+From the command line, the same difference split by width and length at once, the classes whose
+parts are largest either way first: a part against the failing direction shows a trade between
+classes (on held-out draw 24's largest `oracle` failure, 1-GPU jobs over a day +1,226 s and 5-8-GPU
+jobs over a day -1,125 s of a +415 s difference; docs/dike-history.md):
+
+    /usr/bin/python3 analysis/knobcause.py W0.h5 W1.h5 [--side jct|unfair] [--rows N]
+
+W0.h5 and W1.h5 are the outputs of Dike at w = 0 and w = 1 on the same configuration.
 """
+import argparse
+import sys
+
 import numpy as np
 
 # (lowest, highest or None, label): the widths of docs/results.md's per-class tables
@@ -118,3 +130,96 @@ def phrase(p, side):
 def carried_by(jobs_w0, jobs_w1, side):
     """phrase() of one pair of `/jobs` tables."""
     return phrase(parts(jobs_w0, jobs_w1, side), side)
+
+
+def _classes(values, classes, widths):
+    """For each of @p classes (WIDTHS or LENGTHS), the mask of @p values in it."""
+    out = []
+    for lo, hi, label in classes:
+        m = values >= lo if hi is None else ((values >= lo) & (values <= hi) if widths else
+                                             (values >= lo) & (values < hi))
+        out.append((label, m))
+    return out
+
+
+def cross(jobs_w0, jobs_w1, side):
+    """parts() by width and length at once: a dict with 'total' and 'jobs' as in parts(), and 'rows',
+    one (width label, length label, jobs, part, mean per job, preemptions per job at w = 0, at
+    w = 1) for each pair of classes with jobs, the largest parts either way first (ties in class
+    order). The parts add up to the total. The mean per job is the class's own difference (seconds
+    of JCT, or its change in unfair share); preemptions are None when the tables have no
+    `preemptions` column. None as for parts()."""
+    if side not in ("jct", "unfair"):
+        raise ValueError("side must be 'jct' or 'unfair', not %r" % (side,))
+    c = _common(jobs_w0, jobs_w1)
+    if c is None or len(c[0]) == 0:
+        return None
+    a, b, _, _ = c
+    n = float(len(a))
+    if side == "jct":
+        per_job = a["jct"].astype(float) - b["jct"].astype(float)
+    else:
+        per_job = (b["rho"] > 1).astype(float) - (a["rho"] > 1).astype(float)
+    pre = "preemptions" in (a.dtype.names or ())
+    rows = []
+    for wl, wm in _classes(a["num_gpus"].astype(np.int64), WIDTHS, True):
+        for ll, lm in _classes(a["duration"].astype(float), LENGTHS, False):
+            m = wm & lm
+            k = int(m.sum())
+            if k:
+                rows.append((wl, ll, k, float(per_job[m].sum() / n), float(per_job[m].mean()),
+                             float(a["preemptions"][m].mean()) if pre else None,
+                             float(b["preemptions"][m].mean()) if pre else None))
+    order = sorted(range(len(rows)), key=lambda i: (-abs(rows[i][3]), i))
+    return {"total": float(per_job.sum() / n), "jobs": int(n), "rows": [rows[i] for i in order]}
+
+
+def cross_table(x, side, nrows=8):
+    """cross() as a Markdown table: its first @p nrows rows, then the other classes' jobs and
+    part in one row, then the total."""
+    def amount(v):
+        return "%+.4f" % v if side == "unfair" else "{:+,.0f} s".format(v)
+
+    pre = x["rows"] and x["rows"][0][5] is not None
+    head = "| jobs (width, length) | jobs | mean per job | part of the difference |"
+    lines = [head + (" preemptions per job, w = 0 / w = 1 |" if pre else ""),
+             "|---|---:|---:|---:|" + ("---|" if pre else "")]
+    for wl, ll, k, part, mean, p0, p1 in x["rows"][:nrows]:
+        lines.append("| %s, %s | {:,} | %s | %s |".format(k) % (wl, ll, amount(mean), amount(part)) +
+                     (" %.2f / %.2f |" % (p0, p1) if pre else ""))
+    rest = x["rows"][nrows:]
+    if rest:
+        k = sum(r[2] for r in rest)
+        lines.append("| the other {:,} jobs ({} classes) | {:,} | | %s |".format(k, len(rest), k)
+                     % amount(sum(r[3] for r in rest)) + (" |" if pre else ""))
+    lines.append("| all | {:,} | | %s |".format(x["jobs"]) % amount(x["total"]) + (" |" if pre else ""))
+    return "\n".join(lines)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Which jobs carry the difference between Dike's two ends "
+                                 "on one configuration: its parts by job width and length at once.")
+    ap.add_argument("w0", help="the output of Dike at w = 0")
+    ap.add_argument("w1", help="the output of Dike at w = 1, same configuration otherwise")
+    ap.add_argument("--side", choices=("jct", "unfair"), default="jct",
+                    help="jct: w = 0's average JCT minus w = 1's (default); unfair: w = 1's unfair "
+                    "fraction minus w = 0's")
+    ap.add_argument("--rows", type=int, default=8, help="classes shown one by one (default 8)")
+    a = ap.parse_args(argv)
+    import dikeio  # here: the functions above need only numpy
+    try:
+        runs = [dikeio.load(f) for f in (a.w0, a.w1)]
+    except dikeio.NotDikeOutput as e:
+        sys.exit("knobcause: %s" % e)
+    x = cross(runs[0].jobs, runs[1].jobs, a.side)
+    if x is None:
+        sys.exit("knobcause: %s and %s do not hold the same jobs (or none finished at both ends)"
+                 % (a.w0, a.w1))
+    print("%s side: %s, over the %s jobs finished at both ends" %
+          (a.side, "w = 0's average JCT minus w = 1's" if a.side == "jct" else
+           "w = 1's unfair fraction minus w = 0's", "{:,}".format(x["jobs"])))
+    print(cross_table(x, a.side, max(0, a.rows)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -100,6 +100,36 @@ check([(a, n) for a, n, _ in e["width"]] == [("2-4 GPUs", 1), ("5-8 GPUs", 1), (
 check([(a, n) for a, n, _ in e["length"]] == [("under 10 min", 1), ("10 min-1 h", 1), ("6-24 h", 1),
                                               ("over a day", 1)], "length edges 600 s and 86,400 s (%s)" % e["length"])
 
+# cross(): width and length at once, the largest parts either way first (worked out above: the
+# JCT parts per job are the per-job differences / 4; the unfair ones -0.25, +0.25, 0, +0.25)
+x = knobcause.cross(W0, W1, "jct")
+check(x["jobs"] == 4 and abs(x["total"] - 24575) < 1e-9, "cross: 4 jobs, total 24575 s")
+check([(r[0], r[1], r[2]) for r in x["rows"]] == [("5-8 GPUs", "over a day", 1), ("1 GPU", "1-6 h", 1),
+                                                  ("1 GPU", "under 10 min", 1), ("17+ GPUs", "1-6 h", 1)],
+      "cross: classes by the size of their part, 25000, -450, 25, 0 (%s)" % [r[:2] for r in x["rows"]])
+check(np.allclose([r[3] for r in x["rows"]], [25000, -450, 25, 0]) and
+      np.allclose([r[4] for r in x["rows"]], [100000, -1800, 100, 0]), "cross: parts and means per job")
+check(abs(sum(r[3] for r in x["rows"]) - x["total"]) < 1e-9, "cross: the parts add up to the total")
+check(all(r[5] is None and r[6] is None for r in x["rows"]), "cross: no preemptions column, no preemptions")
+t = knobcause.cross_table(x, "jct", 2).splitlines()
+check(t[2] == "| 5-8 GPUs, over a day | 1 | +100,000 s | +25,000 s |" and
+      t[4] == "| the other 2 jobs (2 classes) | 2 | | +25 s |" and t[5] == "| all | 4 | | +24,575 s |",
+      "cross table: two rows, the other two classes in one, the total (%s)" % t)
+u = knobcause.cross(W0, W1, "unfair")
+check([(r[0], r[1]) for r in u["rows"]] == [("1 GPU", "under 10 min"), ("1 GPU", "1-6 h"), ("17+ GPUs", "1-6 h"),
+                                            ("5-8 GPUs", "over a day")] and
+      np.allclose([r[3] for r in u["rows"]], [-0.25, 0.25, 0.25, 0]),
+      "cross, unfair side: -0.25, +0.25, +0.25 (ties in class order), then 0 (%s)" % u["rows"])
+PT = [("job_id", "<i8"), ("num_gpus", "<u4"), ("duration", "<f8"), ("finish_time", "<f8"), ("jct", "<f8"),
+      ("rho", "<f8"), ("preemptions", "<u4")]
+P0 = np.array([(1, 1, 60, 100, 100, 1.5, 1), (2, 1, 60, 400, 400, 2.0, 3)], dtype=PT)
+P1 = np.array([(1, 1, 60, 70, 70, 1.1, 0), (2, 1, 60, 70, 70, 1.1, 0)], dtype=PT)
+x = knobcause.cross(P0, P1, "jct")
+check(len(x["rows"]) == 1 and x["rows"][0][2:] == (2, 180.0, 180.0, 2.0, 0.0),
+      "cross with preemptions: one class, (30 + 330) / 2 = 180 s, 2.00 / 0.00 preemptions (%s)" % x["rows"])
+check(knobcause.cross_table(x, "jct").splitlines()[2] == "| 1 GPU, under 10 min | 2 | +180 s | +180 s | 2.00 / 0.00 |",
+      "cross table with preemptions")
+check(knobcause.cross(W0, other, "jct") is None, "cross: tables of other job ids: not compared")
 
 # report.py's failing knob line gets the phrase from each seed's runs at both ends
 class R:
