@@ -60,30 +60,46 @@ def parts(jobs_w0, jobs_w1, side):
     (lists of (label, jobs, part), in the order of WIDTHS and LENGTHS, classes without jobs left
     out) and 'jobs' (the jobs compared). The parts of either list add up to the total. None if the
     tables are not of the same workload or no job finished at both ends."""
+    d = _differences(jobs_w0, jobs_w1, side)
+    if d is None:
+        return None
+    a, _, n, per_job = d
+
+    def split(classes, widths):
+        values = a["num_gpus"].astype(np.int64) if widths else a["duration"].astype(float)
+        return [(label, int(m.sum()), float(per_job[m].sum() / n))
+                for label, m in _classes(values, classes, widths) if m.any()]
+
+    return {"total": float(per_job.sum() / n), "width": split(WIDTHS, True),
+            "length": split(LENGTHS, False), "jobs": int(n)}
+
+
+def _differences(jobs_w0, jobs_w1, side):
+    """The jobs finished at both ends and each one's part of the failing direction: (a, b, N,
+    per_job), a and b their rows at w = 0 and w = 1, per_job w = 0's JCT minus w = 1's (side
+    'jct') or whether it is unfair at w = 1 minus at w = 0 ('unfair'); None as for parts()."""
     if side not in ("jct", "unfair"):
         raise ValueError("side must be 'jct' or 'unfair', not %r" % (side,))
     c = _common(jobs_w0, jobs_w1)
     if c is None or len(c[0]) == 0:
         return None
     a, b, _, _ = c
-    n = float(len(a))
     if side == "jct":
         per_job = a["jct"].astype(float) - b["jct"].astype(float)
     else:
         per_job = (b["rho"] > 1).astype(float) - (a["rho"] > 1).astype(float)
-    gpus, length = a["num_gpus"].astype(np.int64), a["duration"].astype(float)
+    return a, b, float(len(a)), per_job
 
-    def split(classes, values):
-        out = []
-        for lo, hi, label in classes:
-            m = values >= lo if hi is None else ((values >= lo) & (values <= hi) if classes is WIDTHS
-                                                  else (values >= lo) & (values < hi))
-            if m.any():
-                out.append((label, int(m.sum()), float(per_job[m].sum() / n)))
-        return out
 
-    return {"total": float(per_job.sum() / n), "width": split(WIDTHS, gpus),
-            "length": split(LENGTHS, length), "jobs": int(n)}
+def _classes(values, classes, widths):
+    """For each of @p classes (WIDTHS, whose upper bounds are inclusive, or LENGTHS, whose are
+    not), its label and the mask of @p values in it."""
+    out = []
+    for lo, hi, label in classes:
+        m = values >= lo if hi is None else ((values >= lo) & (values <= hi) if widths else
+                                             (values >= lo) & (values < hi))
+        out.append((label, m))
+    return out
 
 
 def _amount(side, v):
@@ -132,16 +148,6 @@ def carried_by(jobs_w0, jobs_w1, side):
     return phrase(parts(jobs_w0, jobs_w1, side), side)
 
 
-def _classes(values, classes, widths):
-    """For each of @p classes (WIDTHS or LENGTHS), the mask of @p values in it."""
-    out = []
-    for lo, hi, label in classes:
-        m = values >= lo if hi is None else ((values >= lo) & (values <= hi) if widths else
-                                             (values >= lo) & (values < hi))
-        out.append((label, m))
-    return out
-
-
 def cross(jobs_w0, jobs_w1, side):
     """parts() by width and length at once: a dict with 'total' and 'jobs' as in parts(), and 'rows',
     one (width label, length label, jobs, part, mean per job, preemptions per job at w = 0, at
@@ -149,17 +155,10 @@ def cross(jobs_w0, jobs_w1, side):
     order). The parts add up to the total. The mean per job is the class's own difference (seconds
     of JCT, or its change in unfair share); preemptions are None when the tables have no
     `preemptions` column. None as for parts()."""
-    if side not in ("jct", "unfair"):
-        raise ValueError("side must be 'jct' or 'unfair', not %r" % (side,))
-    c = _common(jobs_w0, jobs_w1)
-    if c is None or len(c[0]) == 0:
+    d = _differences(jobs_w0, jobs_w1, side)
+    if d is None:
         return None
-    a, b, _, _ = c
-    n = float(len(a))
-    if side == "jct":
-        per_job = a["jct"].astype(float) - b["jct"].astype(float)
-    else:
-        per_job = (b["rho"] > 1).astype(float) - (a["rho"] > 1).astype(float)
+    a, b, n, per_job = d
     pre = "preemptions" in (a.dtype.names or ())
     rows = []
     for wl, wm in _classes(a["num_gpus"].astype(np.int64), WIDTHS, True):
