@@ -19,9 +19,13 @@ Unfair side, (rho > 1 at w = 1) - (rho > 1 at w = 0) per job: -1, +1, 0, +1; tot
   width: 1 GPU 0; 5-8 GPUs 0; 17+ GPUs +0.25.   length: under 10 min -0.25; 1-6 h +0.5; over a day 0.
 Each list of parts adds up to its total. With the two ends swapped the JCT total is -24575 s, not
 in the failing direction, so no phrase; the mean of a pair and its swap is 0.
+Split by width and length at once (cross), each job is its own class here: the parts are the
+per-job differences / 4 (JCT 25000, -450, 25, 0 in order of size; unfair -0.25, +0.25, +0.25, 0,
+ties in class order). Two 1-GPU jobs of 60 s with JCTs 100 and 400 at w = 0, 70 and 70 at w = 1,
+preempted 1 and 3 times at w = 0: one class, (30 + 330) / 2 = 180 s each and in all, 2.00 / 0.00
+preemptions.
 Prints one line per check; exits 1 if any failed.
 """
-import os
 import sys
 
 SRC = sys.argv[1] if len(sys.argv) > 1 else "."
