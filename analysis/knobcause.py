@@ -179,19 +179,24 @@ def cross_table(x, side, nrows=8):
     def amount(v):
         return "%+.4f" % v if side == "unfair" else "{:+,.0f} s".format(v)
 
-    pre = x["rows"] and x["rows"][0][5] is not None
-    head = "| jobs (width, length) | jobs | mean per job | part of the difference |"
-    lines = [head + (" preemptions per job, w = 0 / w = 1 |" if pre else ""),
+    pre = bool(x["rows"]) and x["rows"][0][5] is not None
+
+    def row(label, jobs, mean, part, p0=None, p1=None):
+        cells = [label, "{:,}".format(jobs), mean, part] + (["" if p0 is None else "%.2f / %.2f" % (p0, p1)]
+                                                            if pre else [])
+        return "|" + "|".join(" %s " % c if c else " " for c in cells) + "|"
+
+    lines = ["| jobs (width, length) | jobs | mean per job | part of the difference |" +
+             (" preemptions per job, w = 0 / w = 1 |" if pre else ""),
              "|---|---:|---:|---:|" + ("---|" if pre else "")]
     for wl, ll, k, part, mean, p0, p1 in x["rows"][:nrows]:
-        lines.append("| %s, %s | {:,} | %s | %s |".format(k) % (wl, ll, amount(mean), amount(part)) +
-                     (" %.2f / %.2f |" % (p0, p1) if pre else ""))
+        lines.append(row("%s, %s" % (wl, ll), k, amount(mean), amount(part), p0, p1))
     rest = x["rows"][nrows:]
     if rest:
         k = sum(r[2] for r in rest)
-        lines.append("| the other {:,} jobs ({} classes) | {:,} | | %s |".format(k, len(rest), k)
-                     % amount(sum(r[3] for r in rest)) + (" |" if pre else ""))
-    lines.append("| all | {:,} | | %s |".format(x["jobs"]) % amount(x["total"]) + (" |" if pre else ""))
+        lines.append(row("the other {:,} jobs ({} classes)".format(k, len(rest)), k, "",
+                         amount(sum(r[3] for r in rest))))
+    lines.append(row("all", x["jobs"], "", amount(x["total"])))
     return "\n".join(lines)
 
 
