@@ -70,6 +70,9 @@ DRAWS=(
   "37|--sample 30 --seed 37"
   "38|--sample 30 --seed 38"
   "39|--sample 30 --seed 39"
+  "40|--sample 30 --seed 40"
+  "41|--sample 30 --seed 41"
+  "42|--sample 30 --seed 42"
 )
 for p in "${PICK[@]}"; do
   found=0
