@@ -73,6 +73,9 @@ DRAWS=(
   "40|--sample 30 --seed 40"
   "41|--sample 30 --seed 41"
   "42|--sample 30 --seed 42"
+  "43|--sample 30 --seed 43 --loads 0.8:1.2 --nodes 128:256"
+  "44|--sample 30 --seed 44 --loads 0.3:0.7"
+  "45|--sample 30 --seed 45"
 )
 for p in "${PICK[@]}"; do
   found=0
