@@ -176,8 +176,8 @@ def cross(jobs_w0, jobs_w1, side):
 def cross_table(x, side, nrows=8):
     """cross() as a Markdown table: its first @p nrows rows, then the other classes' jobs and
     part in one row, then the total."""
-    def amount(v):
-        return "%+.4f" % v if side == "unfair" else "{:+,.0f} s".format(v)
+    def amount(v):  # whole seconds in a table column, not _amount's h / min / s
+        return _amount(side, v) if side == "unfair" else "{:+,.0f} s".format(v)
 
     pre = bool(x["rows"]) and x["rows"][0][5] is not None
 

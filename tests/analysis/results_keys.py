@@ -13,6 +13,7 @@ Either way the fix is to regenerate the page. N must be the number of keys in th
 Checks itself first on hand-made pages: one that agrees, one missing a key, one with a key too
 many, one whose count is wrong. Prints one line per group; exits 1 naming the group and the keys.
 """
+import configparser
 import re
 import subprocess
 import sys
@@ -21,16 +22,11 @@ SUMMARY = re.compile(r"<details><summary>Shared configuration of (.*) \((\d+) ke
 VARYING = re.compile(r"`([a-z_]+\.[a-z_0-9]+)=")
 
 
-def ini_keys(lines):
-    """section.key of each `key = value` line under a [section] header."""
-    sec, keys = None, set()
-    for ln in lines:
-        ln = ln.strip()
-        if ln.startswith("[") and ln.endswith("]"):
-            sec = ln[1:-1]
-        elif "=" in ln and sec and not ln.startswith((";", "#")):
-            keys.add("%s.%s" % (sec, ln.split("=", 1)[0].strip()))
-    return keys
+def ini_keys(text):
+    """section.key of each key of @p text, INI read as analysis/dikeio.py reads a stored config."""
+    c = configparser.ConfigParser(interpolation=None)
+    c.read_string(text)
+    return {"%s.%s" % (sec, key) for sec in c.sections() for key in c[sec]}
 
 
 def problems(page, want):
@@ -54,7 +50,7 @@ def problems(page, want):
             except ValueError:
                 out.append((m.group(1), "no ```ini block after its summary"))
                 break
-            keys = ini_keys(lines[start:end])
+            keys = ini_keys("\n".join(lines[start:end]))
             missing = sorted(want - keys - varying)
             extra = sorted(keys - want)
             what = []
@@ -96,7 +92,7 @@ def main():
     emu, path = sys.argv[1], sys.argv[2]
     self_check()
     out = subprocess.run([emu, "run", "--print-config"], check=True, capture_output=True, text=True).stdout
-    want = ini_keys(out.splitlines()) - {"run.out"}
+    want = ini_keys(out) - {"run.out"}
     if len(want) < 40:
         sys.exit("results_keys: --print-config printed %d keys: format changed?" % len(want))
     bad, blocks = problems(open(path, encoding="utf-8").read(), want)
